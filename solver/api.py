@@ -1,0 +1,67 @@
+"""The small solve API the CLI and the analyses use (see DESIGN.md, Flow).
+
+solve_problem(problem, catalog, ...) → a verified Plan, or Infeasible / NoSolution.
+Analyses change the problem or catalog (pydantic `model_copy(update=...)`) and call it
+again; they never reach into the MILP.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from solver.errors import Infeasible
+from solver.load import load_problem
+from solver.milp.build import Milp, build_milp
+from solver.milp.extract import extract_plan
+from solver.milp.instance import Instance, build_instance
+from solver.milp.solve import DEFAULT_BACKEND, NoSolution, solve_milp
+from solver.model.catalog import Catalog
+from solver.model.plan import Plan
+from solver.model.problem import Problem
+from solver.verify import check_plan
+
+
+def solve_problem(problem: Problem, catalog: Catalog, *, backend: str = DEFAULT_BACKEND,
+                  time_limit: float | None = None, gap: float | None = None,
+                  export_mps: str | Path | None = None) -> Plan:
+    """Cheapest plan for the problem, checked by the independent verifier before it is returned."""
+    inst = build_instance(problem, catalog)
+    milp = build_milp(inst)
+    if export_mps:
+        Path(export_mps).write_text(milp.model.export_to_mps_string(), encoding="utf-8")
+    try:
+        solution = solve_milp(milp, backend=backend, time_limit=time_limit, gap=gap)
+    except NoSolution as exc:
+        raise Infeasible(str(exc), reasons=explain_quick(inst)) from None
+    plan = extract_plan(solution)
+    check_plan(problem, catalog, plan)
+    return plan
+
+
+def solve_file(path: str | Path, **options) -> Plan:
+    problem, catalog = load_problem(path)
+    return solve_problem(problem, catalog, **options)
+
+
+def build(problem: Problem, catalog: Catalog) -> tuple[Instance, Milp]:
+    """The instance and the built model, for benchmarks and tests that inspect them."""
+    inst = build_instance(problem, catalog)
+    return inst, build_milp(inst)
+
+
+def explain_quick(inst: Instance) -> list[str]:
+    """What stands out before any relaxation: jobs with no usable configuration, and why.
+
+    The full elastic explanation (smallest relaxation of each limit) belongs to
+    solver/analysis; this names the obvious blockers from preprocessing alone.
+    """
+    reasons = []
+    usable = {o.job for o in inst.options}
+    for job in inst.problem.jobs:
+        if job.name not in usable:
+            why = sorted({r.split(": ", 1)[1] for r in inst.excluded[job.name]})
+            reasons.append(f"job {job.name} can use no offer: " + "; ".join(why[:4]))
+    if not reasons:
+        reasons.append("every job has usable offers, but not enough capacity, power, budget or time "
+                       "together: try a later deadline, a larger budget, or more offers")
+    return reasons

@@ -1,0 +1,151 @@
+"""`gpuplan` command line: parse, call the library, render. Exit 0 solved, 1 infeasible, 2 bad input."""
+
+from __future__ import annotations
+
+import json
+import sys
+from enum import Enum
+from pathlib import Path
+from typing import Optional
+
+import typer
+from rich.console import Console
+
+from solver.errors import Infeasible, PlanRejected, ProblemError
+from solver.milp.solve import BACKENDS, DEFAULT_BACKEND
+
+app = typer.Typer(add_completion=False, no_args_is_help=True, pretty_exceptions_enable=False,
+                  help="Plan which GPUs to rent, where, how many, on which contract and for how long.")
+catalog_app = typer.Typer(no_args_is_help=True, help="Inspect and validate catalogs (GPUs, datacenters, offers).")
+app.add_typer(catalog_app, name="catalog")
+
+Kind = Enum("Kind", {k: k for k in ("pretrain", "full_finetune", "lora", "qlora", "sweep", "inference")}, type=str)
+Backend = Enum("Backend", {b: b for b in BACKENDS}, type=str)
+DEFAULT_CATALOG = Path(__file__).resolve().parent.parent / "catalogs" / "beijing-sample"
+
+
+def _run(action) -> None:
+    """Map library errors to exit codes with one message and no traceback."""
+    err = Console(stderr=True)
+    try:
+        action()
+    except ProblemError as exc:
+        err.print(f"[red]error:[/] {exc.render()}", highlight=False)
+        raise typer.Exit(2) from None
+    except Infeasible as exc:
+        err.print(f"[red]infeasible:[/] {exc}", highlight=False)
+        for reason in exc.reasons:
+            err.print(f"  - {reason}", highlight=False)
+        raise typer.Exit(1) from None
+    except PlanRejected as exc:
+        err.print(f"[red]internal error, plan withheld:[/] {exc}", highlight=False)
+        raise typer.Exit(3) from None
+
+
+def _print_json(data: dict) -> None:
+    sys.stdout.write(json.dumps(data, indent=2, ensure_ascii=False, default=str) + "\n")
+
+
+@app.command()
+def solve(problem: Path = typer.Argument(..., help="problem YAML"),
+          as_json: bool = typer.Option(False, "--json", help="print one JSON object"),
+          backend: Backend = typer.Option(DEFAULT_BACKEND, help="MILP solver bundled with OR-Tools"),
+          time_limit: Optional[float] = typer.Option(None, help="seconds; returns the best plan with its gap"),
+          gap: Optional[float] = typer.Option(None, help="stop at this relative gap, e.g. 0.01"),
+          export_mps: Optional[Path] = typer.Option(None, help="write the model as MPS for another solver")) -> None:
+    """Cheapest feasible rental plan for PROBLEM, verified independently before it is shown."""
+    from solver.api import solve_file
+    from solver.report.terminal import render_plan
+
+    def action() -> None:
+        plan = solve_file(problem, backend=backend.value, time_limit=time_limit, gap=gap,
+                          export_mps=export_mps)
+        if as_json:
+            _print_json(plan.model_dump(mode="json"))
+        else:
+            render_plan(plan, Console())
+    _run(action)
+
+
+@app.command()
+def estimate(params: float = typer.Option(..., help="parameters, e.g. 7e9 (total for MoE)"),
+             tokens: float = typer.Option(..., help="training tokens, e.g. 200e9"),
+             gpu: str = typer.Option("A100-80G", help="GPU name from the catalog"),
+             mfu: Optional[float] = typer.Option(None, help="model FLOPs utilisation; default from the GPU row"),
+             kind: Kind = typer.Option("pretrain", help="kind of job"),
+             precision: str = typer.Option("bf16", help="bf16 | fp16 | fp8"),
+             seq_len: int = typer.Option(4096, help="sequence length"),
+             layers: Optional[int] = typer.Option(None), hidden: Optional[int] = typer.Option(None),
+             heads: Optional[int] = typer.Option(None),
+             active_params: Optional[float] = typer.Option(None, help="MoE: parameters active per token"),
+             days: float = typer.Option(30, help="deadline in days, for the GPU count"),
+             redundancy: float = typer.Option(0.30, help="extra work for failures and restarts"),
+             gpus_per_node: int = typer.Option(8),
+             catalog: Path = typer.Option(DEFAULT_CATALOG, help="catalog folder for the GPU row"),
+             as_json: bool = typer.Option(False, "--json")) -> None:
+    """FLOPs, GPU-hours, minimal layout and GPUs for one job on one GPU type."""
+    from solver.estimate.shape import infer_shape
+    from solver.estimate.summary import estimate_job
+    from solver.load import load_catalog
+    from solver.model.problem import ModelSpec
+
+    def action() -> None:
+        cat = load_catalog(catalog)
+        if gpu not in cat.gpus:
+            raise ProblemError(f"unknown gpu {gpu!r}", key="--gpu", file=str(catalog / "gpus.csv"),
+                               fix=f"use one of {', '.join(sorted(cat.gpus))}")
+        row = cat.gpus[gpu]
+        spec = _model_spec(params, active_params, layers, hidden, heads, seq_len, tokens)
+        if mfu is not None and not 0 < mfu <= 1:
+            raise ProblemError("mfu must be in (0, 1]", key="--mfu", fix="e.g. --mfu 0.4")
+        result = estimate_job(infer_shape(spec), tokens, kind=kind.value, gpu_memory_gb=row.memory_gb,
+                              bf16_tflops=row.bf16_tflops, fp8_tflops=row.fp8_tflops,
+                              mfu=mfu or row.default_mfu, precision=precision, days=days,
+                              redundancy=redundancy, gpus_per_node=gpus_per_node)
+        data = {"gpu": gpu, "kind": kind.value, "mfu": mfu or row.default_mfu, **result.to_dict()}
+        if as_json:
+            _print_json(data)
+        else:
+            from solver.report.terminal import render_estimate
+            render_estimate(data, days, redundancy, Console())
+    _run(action)
+
+
+def _model_spec(params, active_params, layers, hidden, heads, seq_len, tokens):
+    from pydantic import ValidationError
+
+    from solver.model.problem import ModelSpec
+    if tokens <= 0:
+        raise ProblemError("tokens must be > 0", key="--tokens", fix="e.g. --tokens 200e9")
+    try:
+        return ModelSpec(params=params, active_params=active_params, layers=layers, hidden=hidden,
+                         heads=heads, seq_len=seq_len)
+    except ValidationError as exc:
+        e = exc.errors()[0]
+        raise ProblemError(f"{e['msg']}", key="--" + str(e["loc"][0]).replace("_", "-") if e["loc"] else None,
+                           fix="give positive numbers") from None
+
+
+@catalog_app.command("show")
+def catalog_show(folder: Path = typer.Argument(DEFAULT_CATALOG),
+                 table: str = typer.Option("offers", help="offers | gpus | datacenters")) -> None:
+    """Print one table of a catalog (offers sorted by GPU and price per GPU-hour)."""
+    from solver.load import load_catalog
+    from solver.report.terminal import render_catalog
+    _run(lambda: render_catalog(load_catalog(folder), Console(width=200), table))
+
+
+@catalog_app.command("validate")
+def catalog_validate(folder: Path = typer.Argument(...)) -> None:
+    """Check every row and cross-reference of a catalog; exit 2 naming the first bad cell."""
+    from solver.load import load_catalog
+
+    def action() -> None:
+        cat = load_catalog(folder)
+        Console().print(f"{folder}: ok — {len(cat.gpus)} GPUs, {len(cat.datacenters)} datacenters, "
+                        f"{len(cat.offers)} offers from {len({o.vendor for o in cat.offers.values()})} vendors")
+    _run(action)
+
+
+if __name__ == "__main__":
+    app()

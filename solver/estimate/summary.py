@@ -1,0 +1,65 @@
+"""One job on one GPU type, end to end: FLOPs, layout, card-hours, GPUs for a deadline.
+
+This is what `gpuplan estimate` prints: the seed articles' back-of-envelope sizing,
+done with the real memory accounting instead of rules of thumb.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import asdict, dataclass
+
+from solver.estimate.flops import card_hours, flops_factor, training_flops
+from solver.estimate.memory import ModelShape, memory_per_gpu, minimal_layout, seed_rule_of_thumb_gb
+from solver.estimate.throughput import effective_tflops, peak_tflops
+
+
+@dataclass(frozen=True)
+class JobEstimate:
+    flops: float
+    effective_tflops: float
+    gpu_hours: float
+    min_gpus: int                 # for the deadline, redundancy included, whole groups
+    nodes: int
+    gpus_whole_nodes: int
+    memory_per_gpu_gb: float | None
+    layout: dict | None
+    layout_text: str
+    fits_one_node: bool
+    needs_rdma: bool
+    seed_rule_gb: float
+    memory_breakdown_gb: dict | None
+
+    def to_dict(self) -> dict:
+        return asdict(self)
+
+
+def estimate_job(shape: ModelShape, tokens: float, *, kind: str, gpu_memory_gb: float, bf16_tflops: float,
+                 fp8_tflops: float | None, mfu: float, precision: str = "bf16", days: float = 30,
+                 redundancy: float = 0.0, gpus_per_node: int = 8, max_gpus: int = 4096,
+                 micro_batch: int = 1, lora_rank: int = 16, trials: int = 1) -> JobEstimate:
+    """Size a job on one GPU type; recompute, when the layout needs it, slows the rate."""
+    flops = training_flops(shape.params, tokens, kind, active_params=shape.active_params, trials=trials)
+    layout = minimal_layout(shape, kind, gpu_memory_gb, gpus_per_node=gpus_per_node, max_gpus=max_gpus,
+                            micro_batch=micro_batch, lora_rank=lora_rank)
+    eff = effective_tflops(peak_tflops(bf16_tflops, fp8_tflops, precision), mfu)
+    if layout is not None and layout.recompute:
+        eff /= flops_factor(kind, True) / flops_factor(kind, False)
+    hours = card_hours(flops, eff)
+    group = layout.gpus if layout else 1
+    raw = hours * (1 + redundancy) / (days * 24)
+    gpus = max(group, math.ceil(raw / group - 1e-9) * group)
+    nodes = math.ceil(gpus / gpus_per_node - 1e-9)
+    breakdown = None
+    if layout is not None:
+        mem = memory_per_gpu(shape, kind, tp=layout.tp, pp=layout.pp, dp=layout.dp, zero=layout.zero,
+                             recompute=layout.recompute, micro_batch=micro_batch, lora_rank=lora_rank)
+        breakdown = {k: round(v, 2) for k, v in asdict(mem).items()}
+    return JobEstimate(
+        flops=flops, effective_tflops=eff, gpu_hours=hours, min_gpus=gpus, nodes=nodes,
+        gpus_whole_nodes=nodes * gpus_per_node,
+        memory_per_gpu_gb=round(layout.memory_per_gpu_gb, 2) if layout else None,
+        layout={k: v for k, v in asdict(layout).items()} if layout else None,
+        layout_text=layout.describe() if layout else f"does not fit on {max_gpus} GPUs of {gpu_memory_gb:g} GB",
+        fits_one_node=bool(layout and not layout.multi_node), needs_rdma=bool(layout and layout.multi_node),
+        seed_rule_gb=seed_rule_of_thumb_gb(shape.params), memory_breakdown_gb=breakdown)

@@ -1,0 +1,174 @@
+"""Reading catalogs (CSV folders) and problems (YAML) into validated models.
+
+Every failure becomes one ProblemError naming the file, the key (row and column for
+CSV) and what is allowed, so the CLI can print it without a traceback.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import pandas as pd
+import yaml
+from pydantic import BaseModel, ValidationError
+
+from solver.errors import ProblemError
+from solver.model.catalog import Catalog, Datacenter, Gpu, Offer
+from solver.model.problem import Problem, Restrict
+
+TABLES: dict[str, tuple[type[BaseModel], str]] = {
+    "gpus.csv": (Gpu, "gpu"),
+    "datacenters.csv": (Datacenter, "datacenter"),
+    "offers.csv": (Offer, "offer"),
+}
+
+
+def load_catalog(folder: str | Path) -> Catalog:
+    """Load and cross-check the three tables of a catalog folder."""
+    folder = Path(folder)
+    if not folder.is_dir():
+        raise ProblemError("catalog folder not found", file=str(folder),
+                           fix="point `catalog:` at a folder holding gpus.csv, datacenters.csv, offers.csv")
+    tables = {name: _read_table(folder / name, model, key) for name, (model, key) in TABLES.items()}
+    catalog = Catalog(gpus=tables["gpus.csv"], datacenters=tables["datacenters.csv"],
+                      offers=tables["offers.csv"], path=str(folder))
+    _cross_check(catalog, folder)
+    return catalog
+
+
+def _read_table(path: Path, model: type[BaseModel], key: str) -> dict[str, Any]:
+    if not path.is_file():
+        raise ProblemError("file not found", file=str(path), fix=f"every catalog needs {path.name}")
+    try:
+        frame = pd.read_csv(path, dtype=str, keep_default_na=False, skipinitialspace=True)
+    except (pd.errors.ParserError, pd.errors.EmptyDataError, UnicodeDecodeError) as exc:
+        raise ProblemError(f"not a readable CSV table ({str(exc).strip()})", file=str(path),
+                           fix="save it as comma-separated UTF-8 text with a header row") from None
+    _check_columns(path, frame, model)
+    rows: dict[str, Any] = {}
+    for index, record in enumerate(frame.to_dict("records")):
+        cells = {col: (val.strip() or None) for col, val in record.items()}
+        label = f"row {index + 2}" + (f" ({cells.get(key)})" if cells.get(key) else "")
+        try:
+            row = model.model_validate(cells)
+        except ValidationError as exc:
+            raise _from_validation(exc, str(path), prefix=label) from None
+        ident = getattr(row, key)
+        if ident in rows:
+            raise ProblemError(f"duplicate {key} {ident!r}", file=str(path), key=label,
+                               fix=f"each {key} must be unique")
+        rows[ident] = row
+    if not rows:
+        raise ProblemError("table has no rows", file=str(path), fix="add at least one row")
+    return rows
+
+
+def _check_columns(path: Path, frame: pd.DataFrame, model: type[BaseModel]) -> None:
+    allowed = {f.alias or name for name, f in model.model_fields.items()}
+    unknown = [c for c in frame.columns if c not in allowed]
+    if unknown:
+        raise ProblemError(f"unknown column {unknown[0]!r}", file=str(path), key=unknown[0],
+                           fix=f"allowed columns: {', '.join(sorted(allowed))}")
+    required = {f.alias or name for name, f in model.model_fields.items() if f.is_required()}
+    missing = sorted(required - set(frame.columns))
+    if missing:
+        raise ProblemError(f"missing column {missing[0]!r}", file=str(path), key=missing[0],
+                           fix=f"required columns: {', '.join(sorted(required))}")
+
+
+def _cross_check(catalog: Catalog, folder: Path) -> None:
+    """Offers must name known GPUs and sites; storage/egress prices are per vendor and site."""
+    path = str(folder / "offers.csv")
+    seen: dict[tuple[str, str], tuple[float, float]] = {}
+    for offer in catalog.offers.values():
+        label = f"offer {offer.offer}"
+        if offer.gpu not in catalog.gpus:
+            raise ProblemError(f"unknown gpu {offer.gpu!r}", file=path, key=f"{label}.gpu",
+                               fix=f"use one of {', '.join(sorted(catalog.gpus))} or add it to gpus.csv")
+        if offer.datacenter not in catalog.datacenters:
+            raise ProblemError(f"unknown datacenter {offer.datacenter!r}", file=path,
+                               key=f"{label}.datacenter",
+                               fix=f"use one of {', '.join(sorted(catalog.datacenters))} or add it to datacenters.csv")
+        prices = (offer.storage_cny_per_tb_month, offer.egress_cny_per_tb)
+        site = (offer.vendor, offer.datacenter)
+        if seen.setdefault(site, prices) != prices:
+            raise ProblemError(f"storage/egress prices differ between offers of {offer.vendor} at "
+                               f"{offer.datacenter}", file=path, key=f"{label}.storage_cny_per_tb_month",
+                               fix="use one storage and one egress price per vendor and datacenter")
+
+
+def load_problem(path: str | Path) -> tuple[Problem, Catalog]:
+    """Load a problem YAML and the catalog it points at (relative to the problem file)."""
+    path = Path(path)
+    if not path.is_file():
+        raise ProblemError("problem file not found", file=str(path), fix="check the path")
+    try:
+        data = yaml.safe_load(path.read_text(encoding="utf-8"))
+    except yaml.YAMLError as exc:
+        mark = getattr(exc, "problem_mark", None)
+        where = f"line {mark.line + 1}" if mark else None
+        raise ProblemError(f"not valid YAML ({getattr(exc, 'problem', exc)})", file=str(path), key=where,
+                           fix="check indentation and quoting") from None
+    if not isinstance(data, dict):
+        raise ProblemError("expected a mapping of keys (name, catalog, horizon_days, jobs, ...)",
+                           file=str(path), fix="see problems/*.yaml for examples")
+    try:
+        problem = Problem.model_validate(data)
+    except ValidationError as exc:
+        raise _from_validation(exc, str(path)) from None
+    catalog_dir = (path.parent / problem.catalog).resolve()
+    if not catalog_dir.is_dir():
+        raise ProblemError(f"catalog folder {problem.catalog!r} not found (looked in {catalog_dir})",
+                           file=str(path), key="catalog", fix="give the folder relative to the problem file")
+    catalog = load_catalog(catalog_dir)
+    check_problem_against_catalog(problem, catalog, str(path))
+    return problem, catalog
+
+
+def check_problem_against_catalog(problem: Problem, catalog: Catalog, file: str) -> None:
+    """Names in allow-lists and residency tags must exist in the catalog, or nothing could match."""
+    restricts = [("restrict", problem.restrict)] + [
+        (f"jobs[{i}].restrict", job.restrict) for i, job in enumerate(problem.jobs)]
+    known = {"gpus": set(catalog.gpus), "datacenters": set(catalog.datacenters),
+             "vendors": {o.vendor for o in catalog.offers.values()}}
+    for where, restrict in restricts:
+        if restrict is None:
+            continue
+        for field, names in known.items():
+            for k, name in enumerate(getattr(restrict, field)):
+                if name not in names:
+                    raise ProblemError(f"unknown {field[:-1]} {name!r}", file=file, key=f"{where}.{field}[{k}]",
+                                       fix=f"use one of {', '.join(sorted(names))}")
+    tags = {t for dc in catalog.datacenters.values() for t in dc.residency}
+    for i, job in enumerate(problem.jobs):
+        if job.residency and job.residency not in tags:
+            raise ProblemError(f"no datacenter carries residency tag {job.residency!r}", file=file,
+                               key=f"jobs[{i}].residency", fix=f"use one of {', '.join(sorted(tags))}")
+
+
+def _from_validation(exc: ValidationError, file: str, prefix: str | None = None) -> ProblemError:
+    """The first pydantic error as one message: key path, what was wrong, what is allowed."""
+    err = exc.errors()[0]
+    path = _key_path(err["loc"])
+    key = f"{prefix}, column {path}" if prefix and path else (prefix or path or None)
+    msg = err["msg"]
+    if err["type"] == "extra_forbidden":
+        msg, fix = "unknown key", "remove it or check its spelling (see README, file formats)"
+    elif err["type"] == "missing":
+        msg, fix = "required key is missing", "add it"
+    else:
+        fix = None
+        if "input" in err and not isinstance(err["input"], (dict, list)):
+            msg = f"{msg} (got {err['input']!r})"
+    more = len(exc.errors()) - 1
+    if more:
+        msg += f" [and {more} more problem{'s' if more > 1 else ''}]"
+    return ProblemError(msg, file=file, key=key, fix=fix)
+
+
+def _key_path(loc: tuple) -> str:
+    out = ""
+    for part in loc:
+        out += f"[{part}]" if isinstance(part, int) else (f".{part}" if out else str(part))
+    return out

@@ -1,0 +1,70 @@
+"""Assemble the MILP: variables and constraint families over an Instance, objective = total cost.
+
+The model is built once; analyses change bounds or coefficients and re-solve. Every
+constraint row carries a systematic name `<Family>-<what>-<index>` so that a binding
+or violated row can be named to the user.
+"""
+
+from __future__ import annotations
+
+from collections import defaultdict
+from dataclasses import dataclass, field
+
+from ortools.linear_solver.python import model_builder as mb
+
+from solver.milp.instance import Instance
+
+COST_PARTS = ("gpu_rent", "interconnect", "platform_fee", "storage", "egress", "volume_discount")
+
+
+@dataclass
+class Milp:
+    """The built model with handles to its variables, keyed like the Instance."""
+
+    inst: Instance
+    model: mb.Model = field(default_factory=mb.Model)
+    nodes: dict[tuple[str, int], mb.Variable] = field(default_factory=dict)            # (config, t)
+    contracts: dict[tuple[str, int], mb.Variable] = field(default_factory=dict)        # (config, start)
+    replicas: dict[tuple[int, int, int], mb.Variable] = field(default_factory=dict)    # (option, t, tier)
+    discounted: dict[tuple[str, int], mb.Variable] = field(default_factory=dict)       # (config, t|start)
+    discount_flag: dict[tuple[str, int], mb.Variable] = field(default_factory=dict)
+    sites: dict[tuple[str, str], mb.Variable] = field(default_factory=dict)            # (job, link group)
+    data_sites: dict[tuple[str, str, str], mb.Variable] = field(default_factory=dict)  # (job, vendor, dc)
+    cost: dict[str, list[tuple[mb.Variable, float]]] = field(default_factory=lambda: defaultdict(list))
+    rows: dict[str, mb.LinearConstraint] = field(default_factory=dict)
+
+    def add_row(self, name: str, constraint) -> None:
+        """Add a named constraint and keep its handle (names must be unique)."""
+        self.rows[name] = self.model.add(constraint, name=name)
+
+    def total_cost(self) -> mb.LinearExpr:
+        terms = [t for part in self.cost.values() for t in part]
+        return mb.LinearExpr.weighted_sum([v for v, _ in terms], [c for _, c in terms])
+
+    def replicas_of(self, option_index: int, t: int) -> list[tuple[int, mb.Variable]]:
+        """(tier, variable) pairs of one option in one period."""
+        tiers = len(self.inst.options[option_index].tiers)
+        return [(k, self.replicas[option_index, t, k]) for k in range(tiers)
+                if (option_index, t, k) in self.replicas]
+
+
+def build_milp(inst: Instance, *, relax: bool = False) -> Milp:
+    """Create every variable and constraint family; relax=True gives the LP relaxation."""
+    from solver.milp import assignment, budget, capacity, data, power, site, work
+
+    milp = Milp(inst)
+    milp.model.name = inst.problem.name
+    capacity.add_capacity(milp)
+    capacity.add_availability(milp)
+    capacity.add_volume_discount(milp)
+    assignment.add_assignment(milp)
+    work.add_work(milp)
+    site.add_single_site(milp)
+    data.add_data_costs(milp)
+    power.add_power(milp)
+    budget.add_budget(milp)
+    milp.model.minimize(milp.total_cost())
+    if relax:
+        for var in milp.model.get_variables():
+            var.is_integral = False
+    return milp

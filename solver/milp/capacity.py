@@ -1,0 +1,99 @@
+"""Rented capacity: nodes held per configuration and period, contracts, availability, discounts."""
+
+from __future__ import annotations
+
+from collections import defaultdict
+
+from ortools.linear_solver.python import model_builder as mb
+
+from solver.milp.build import Milp
+
+
+def add_capacity(milp: Milp) -> None:
+    """Nodes held n[o,t]; committed modes through contract starts c[o,s].
+
+    Hourly/spot:  cost = Σ_t n[o,t]·H_t·p_o (paid per period used).
+    Committed:    n[o,t] = Σ_{s ≤ t < s+term_o} c[o,s]  (row `Capacity-contract-<o>-<t>`),
+                  cost = Σ_s c[o,s]·P_o (the whole term is paid, even past the horizon).
+    Nothing before the lead time: n[o,t], c[o,s] exist only for t, s ≥ lead_o.
+    """
+    inst, model = milp.inst, milp.model
+    for key, cfg in inst.configs.items():
+        cap = cfg.offer.max_nodes
+        for t in inst.periods:
+            if t >= cfg.first_period:
+                milp.nodes[key, t] = model.new_int_var(0, cap, f"n[{key},{t}]")
+        if cfg.committed:
+            _add_contracts(milp, key)
+        else:
+            for t in inst.periods:
+                if (key, t) in milp.nodes:
+                    _charge(milp, cfg, milp.nodes[key, t], cfg.node_cost_hour * inst.hours[t])
+
+
+def _add_contracts(milp: Milp, key: str) -> None:
+    inst, model, cfg = milp.inst, milp.model, milp.inst.configs[key]
+    for s in inst.periods:
+        if s >= cfg.first_period:
+            var = model.new_int_var(0, cfg.offer.max_nodes, f"c[{key},{s}]")
+            milp.contracts[key, s] = var
+            _charge(milp, cfg, var, cfg.node_cost_term)
+    for t in inst.periods:
+        if (key, t) not in milp.nodes:
+            continue
+        active = [milp.contracts[key, s] for s in range(max(0, t - cfg.term_periods + 1), t + 1)
+                  if (key, s) in milp.contracts]
+        milp.add_row(f"Capacity-contract-{key}-{t}", milp.nodes[key, t] == mb.LinearExpr.sum(active))
+
+
+def _charge(milp: Milp, cfg, var: mb.Variable, amount: float) -> None:
+    """Split a node cost into rent, interconnect and platform fee for the breakdown."""
+    interconnect_share = 1 - cfg.rent_share - cfg.fee_share
+    milp.cost["gpu_rent"].append((var, amount * cfg.rent_share))
+    if interconnect_share > 1e-12:
+        milp.cost["interconnect"].append((var, amount * interconnect_share))
+    if cfg.fee_share > 0:
+        milp.cost["platform_fee"].append((var, amount * cfg.fee_share))
+
+
+def add_availability(milp: Milp) -> None:
+    """Σ_{o of offer} n[o,t] ≤ max_nodes: interconnect options of one offer share its stock.
+
+    Row `Availability-<offer>-<t>`.
+    """
+    by_offer: dict[tuple[str, int], list[mb.Variable]] = defaultdict(list)
+    for (key, t), var in milp.nodes.items():
+        by_offer[milp.inst.configs[key].offer.offer, t].append(var)
+    for (offer, t), variables in by_offer.items():
+        if len(variables) > 1:
+            cap = milp.inst.catalog.offers[offer].max_nodes
+            milp.add_row(f"Availability-{offer}-{t}", mb.LinearExpr.sum(variables) <= cap)
+
+
+def add_volume_discount(milp: Milp) -> None:
+    """Volume discount d on GPU rent (and the platform fee on it, not the interconnect) when one
+    contract (committed) or one period's rental (hourly) reaches N0 nodes.
+
+    y ∈ {0,1}, 0 ≤ w ≤ x, w ≤ X̄·y, x ≥ N0·y;  cost −= d·price·w.
+    Minimising cost drives w to x whenever y can be 1, so the discount is exact.
+    Rows `Discount-<o>-<t>-{cap,min}`.
+    """
+    inst, model = milp.inst, milp.model
+    for key, cfg in inst.configs.items():
+        n0 = cfg.discount_nodes
+        if n0 is None or n0 > cfg.offer.max_nodes:
+            continue
+        base = milp.contracts if cfg.committed else milp.nodes
+        rate = cfg.offer.discount_pct / 100
+        for (k, t), x in list(base.items()):
+            if k != key:
+                continue
+            unit = cfg.node_cost_term if cfg.committed else cfg.node_cost_hour * inst.hours[t]
+            unit *= cfg.rent_share / (1 - cfg.fee_share)  # GPU rent and the fee on it
+            y = model.new_bool_var(f"y[{key},{t}]")
+            w = model.new_int_var(0, cfg.offer.max_nodes, f"w[{key},{t}]")
+            milp.discount_flag[key, t], milp.discounted[key, t] = y, w
+            milp.add_row(f"Discount-{key}-{t}-le", w <= x)
+            milp.add_row(f"Discount-{key}-{t}-cap", w <= cfg.offer.max_nodes * y)
+            milp.add_row(f"Discount-{key}-{t}-min", x >= n0 * y)
+            milp.cost["volume_discount"].append((w, -rate * unit))

@@ -1,0 +1,141 @@
+"""Turn a Solution into a Plan: the raw schedule plus its readable summary."""
+
+from __future__ import annotations
+
+from collections import defaultdict
+
+from solver.milp.solve import Solution
+from solver.model.plan import (Allocation, Assignment, Contract, JobResult, Plan, Rental,
+                               Schedule)
+
+
+def extract_plan(sol: Solution) -> Plan:
+    """Read the decision variables into a Plan; costs come from the objective's own terms."""
+    schedule = _schedule(sol)
+    inst = sol.milp.inst
+    parts = {k: round(v, 2) for k, v in sol.cost_parts().items()}
+    return Plan(problem=inst.problem.name, status=sol.status, total_cost=round(sol.objective, 2),
+                currency=inst.problem.currency, allocations=_allocations(sol),
+                jobs=_jobs(sol, schedule), cost_breakdown=parts,
+                lower_bound=round(sol.bound, 2), gap=round(sol.gap, 6),
+                solve_seconds=round(sol.seconds, 3), backend=sol.backend, schedule=schedule)
+
+
+def _schedule(sol: Solution) -> Schedule:
+    milp, inst = sol.milp, sol.milp.inst
+    out = Schedule(period_days=inst.period_days)
+    for (key, s), var in milp.contracts.items():
+        if sol.count(var) > 0:
+            cfg = inst.configs[key]
+            out.contracts.append(Contract(offer=cfg.offer.offer, interconnect=cfg.interconnect,
+                                          start_period=s, nodes=sol.count(var),
+                                          discounted=_discounted(sol, key, s)))
+    for (key, t), var in milp.nodes.items():
+        cfg = inst.configs[key]
+        if not cfg.committed and sol.count(var) > 0:
+            out.rentals.append(Rental(offer=cfg.offer.offer, interconnect=cfg.interconnect, period=t,
+                                      nodes=sol.count(var), discounted=_discounted(sol, key, t)))
+    merged: dict[tuple[int, int], int] = defaultdict(int)
+    for (i, t, _k), var in milp.replicas.items():
+        merged[i, t] += sol.count(var)
+    for (i, t), replicas in sorted(merged.items(), key=lambda item: (item[0][1], item[0][0])):
+        if replicas > 0:
+            opt = inst.options[i]
+            cfg = inst.configs[opt.config]
+            out.assignments.append(Assignment(job=opt.job, offer=cfg.offer.offer, interconnect=cfg.interconnect,
+                                              period=t, replicas=replicas, group_gpus=opt.group_gpus))
+    return out
+
+
+def _discounted(sol: Solution, key: str, t: int) -> bool:
+    var = sol.milp.discount_flag.get((key, t))
+    return var is not None and sol.count(sol.milp.discounted[key, t]) > 0
+
+
+def _allocations(sol: Solution) -> list[Allocation]:
+    milp, inst = sol.milp, sol.milp.inst
+    pd, horizon = inst.period_days, inst.problem.horizon_days
+    costs = _cost_by_variable(sol)
+    rows = []
+    for (key, s), var in sorted(milp.contracts.items()):
+        nodes = sol.count(var)
+        if nodes:
+            cost = costs[var.index] + costs.get(_disc_index(milp, key, s), 0.0)
+            rows.append(_row(inst, key, nodes, s * pd, s * pd + inst.configs[key].offer.term_days, cost))
+    for key, cfg in inst.configs.items():
+        if cfg.committed:
+            continue
+        run: list[int] = []
+        for t in list(inst.periods) + [None]:
+            nodes = sol.count(milp.nodes[key, t]) if t is not None and (key, t) in milp.nodes else 0
+            if run and (nodes != sol.count(milp.nodes[key, run[0]])):
+                cost = sum(costs[milp.nodes[key, p].index] + costs.get(_disc_index(milp, key, p), 0.0) for p in run)
+                rows.append(_row(inst, key, sol.count(milp.nodes[key, run[0]]), run[0] * pd,
+                                 min((run[-1] + 1) * pd, horizon), cost))
+                run = []
+            if nodes:
+                run.append(t)
+    return sorted(rows, key=lambda r: (r.start_day, r.datacenter, r.offer))
+
+
+def _cost_by_variable(sol: Solution) -> dict[int, float]:
+    out: dict[int, float] = defaultdict(float)
+    for terms in sol.milp.cost.values():
+        for var, coef in terms:
+            out[var.index] += coef * sol.value(var)
+    return out
+
+
+def _disc_index(milp, key: str, t: int) -> int:
+    var = milp.discounted.get((key, t))
+    return var.index if var is not None else -1
+
+
+def _row(inst, key: str, nodes: int, start: int, end: int, cost: float) -> Allocation:
+    cfg = inst.configs[key]
+    o = cfg.offer
+    return Allocation(offer=o.offer, vendor=o.vendor, datacenter=o.datacenter, gpu=o.gpu, mode=o.mode,
+                      interconnect=cfg.interconnect, nodes=nodes, gpus=nodes * o.gpus_per_node,
+                      start_day=start, end_day=end, cost=round(cost, 2))
+
+
+def _jobs(sol: Solution, schedule: Schedule) -> list[JobResult]:
+    inst = sol.milp.inst
+    pd, horizon = inst.period_days, inst.problem.horizon_days
+    options = {(o.job, o.config): i for i, o in enumerate(inst.options)}
+    results = []
+    for job in inst.problem.jobs:
+        mine = [a for a in schedule.assignments if a.job == job.name]
+        per_period: dict[int, int] = defaultdict(int)
+        gpu_periods: dict[str, int] = defaultdict(int)
+        done = 0.0
+        for a in mine:
+            key = f"{a.offer}:{a.interconnect}"
+            per_period[a.period] += a.replicas * a.group_gpus
+            gpu_periods[key] += a.replicas * a.group_gpus
+            done += _work_done(sol, options[job.name, key], a.period)
+        main = inst.options[options[job.name, max(gpu_periods, key=gpu_periods.get)]] if gpu_periods else None
+        layout = main.layout if main else None
+        results.append(JobResult(
+            name=job.name, finish_day=min((max(per_period) + 1) * pd, horizon) if per_period else 0,
+            gpus=max(per_period.values(), default=0),
+            gpu_types=sorted({inst.configs[k].offer.gpu for k in gpu_periods}),
+            layout=_layout_dict(layout), layout_text=layout.describe() if layout else "",
+            memory_per_gpu_gb=round(layout.memory_per_gpu_gb, 2) if layout else 0.0,
+            required_eflop=round(inst.required[job.name], 3), done_eflop=round(done, 3),
+            sites=sorted({inst.configs[k].offer.datacenter for k in gpu_periods})))
+    return results
+
+
+def _work_done(sol: Solution, index: int, t: int) -> float:
+    milp = sol.milp
+    opt = milp.inst.options[index]
+    return sum(sol.count(var) * opt.work_per_replica(milp.inst.hours[t], opt.tiers[k])
+               for k, var in milp.replicas_of(index, t))
+
+
+def _layout_dict(layout) -> dict:
+    if layout is None:
+        return {}
+    return {"gpus": layout.gpus, "tp": layout.tp, "pp": layout.pp, "dp": layout.dp, "zero": layout.zero,
+            "recompute": layout.recompute, "multi_node": layout.multi_node}

@@ -1,0 +1,233 @@
+"""Preprocessing: problem + catalog → the index sets and coefficients of the MILP.
+
+Offers are expanded into configurations (offer × interconnect option); each job gets,
+per configuration it may use, its model-parallel group (from the memory estimator),
+its effective FLOP/s per GPU and its size tiers. Everything the MILP needs is a plain
+number here, so the constraint modules stay short and the verifier can be checked
+against the same inputs.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, field
+
+from solver.estimate.flops import flops_factor, training_flops
+from solver.estimate.memory import Layout, minimal_layout
+from solver.estimate.shape import infer_shape
+from solver.estimate.throughput import fabric_factor, peak_tflops, scale_tiers, spot_loss
+from solver.model.catalog import Catalog, Offer
+from solver.model.problem import Job, Problem, Restrict
+
+UNGUARANTEED_PERF = 0.90
+"""Throughput factor where the contract guarantees nothing: seed 002 warns that
+degraded or down-clocked cards run 10 %+ slower; a ≥95 % clause gives 0.95."""
+
+WORK_UNIT = 1e18  # work is counted in EFLOP so coefficients stay near 1
+
+
+@dataclass(frozen=True)
+class Config:
+    """One rentable configuration: an offer with one of its interconnect options."""
+
+    key: str
+    offer: Offer
+    option: int
+    interconnect: str
+    link_group: str
+    first_period: int          # nothing before the lead time has passed
+    term_periods: int          # committed modes: periods one contract covers
+    node_cost_hour: float      # hourly/spot: rent + interconnect + fee per node-hour
+    node_cost_term: float      # committed: rent + interconnect + fee per node per term
+    rent_share: float          # fraction of the node cost that is GPU rent (for the breakdown)
+    fee_share: float           # fraction that is the platform fee
+
+    @property
+    def committed(self) -> bool:
+        return self.offer.committed
+
+    @property
+    def discount_nodes(self) -> int | None:
+        """Nodes from which the volume discount applies, if the offer has one."""
+        if self.offer.discount_from_gpus is None:
+            return None
+        return math.ceil(self.offer.discount_from_gpus / self.offer.gpus_per_node)
+
+
+@dataclass(frozen=True)
+class Tier:
+    """Replicas of a job on one configuration up to `max_replicas` run at `factor` × rate."""
+
+    max_replicas: int
+    factor: float
+
+
+@dataclass(frozen=True)
+class JobOption:
+    """Job j may run on configuration o in `periods`, in groups of `group_gpus`."""
+
+    job: str
+    config: str
+    group_gpus: int
+    layout: Layout
+    rate_flops: float          # FLOP/s per GPU, before size tiers
+    tiers: tuple[Tier, ...]
+    periods: tuple[int, ...]
+
+    def work_per_replica(self, hours: float, tier: Tier) -> float:
+        """EFLOP one replica does in a period of `hours` hours at `tier`."""
+        return self.group_gpus * self.rate_flops * tier.factor * hours * 3600 / WORK_UNIT
+
+
+@dataclass
+class Instance:
+    """Everything the MILP is built from."""
+
+    problem: Problem
+    catalog: Catalog
+    period_days: int
+    hours: list[float]
+    configs: dict[str, Config]
+    required: dict[str, float]          # EFLOP each job must complete, redundancy included
+    options: list[JobOption]
+    excluded: dict[str, list[str]] = field(default_factory=dict)  # job → why configs were dropped
+
+    @property
+    def periods(self) -> range:
+        return range(len(self.hours))
+
+
+def build_instance(problem: Problem, catalog: Catalog) -> Instance:
+    """Expand offers, size every job on every GPU type, keep only usable pairs."""
+    pd = problem.effective_period_days
+    n_periods = math.ceil(problem.horizon_days / pd)
+    hours = [24.0 * (min(problem.horizon_days, (t + 1) * pd) - t * pd) for t in range(n_periods)]
+    configs = {c.key: c for offer in catalog.offers.values()
+               if _allowed(offer, problem.restrict) for c in _expand(offer, catalog, pd)}
+    inst = Instance(problem, catalog, pd, hours, configs, {}, [])
+    for job in problem.jobs:
+        inst.required[job.name] = job_flops(job) * (1 + problem.redundancy) / WORK_UNIT
+        inst.excluded[job.name] = []
+        for config in configs.values():
+            option = _job_option(job, config, inst)
+            if isinstance(option, JobOption):
+                inst.options.append(option)
+            else:
+                inst.excluded[job.name].append(f"{config.key}: {option}")
+    return inst
+
+
+def job_flops(job: Job) -> float:
+    """Total FLOPs of a job without recompute (the layout's recompute slows the rate instead)."""
+    if job.flops is not None:
+        return job.flops
+    assert job.model is not None and job.tokens is not None
+    return training_flops(job.model.params, job.tokens, job.kind,
+                          active_params=job.model.active_params, trials=job.trials)
+
+
+def _allowed(offer: Offer, restrict: Restrict | None) -> bool:
+    if restrict is None:
+        return True
+    checks = ((restrict.gpus, offer.gpu), (restrict.modes, offer.mode),
+              (restrict.vendors, offer.vendor), (restrict.datacenters, offer.datacenter))
+    return all(not allow or value in allow for allow, value in checks)
+
+
+def _expand(offer: Offer, catalog: Catalog, pd: int) -> list[Config]:
+    fee = 1 + offer.platform_fee_pct / 100
+    out = []
+    for i, interconnect in enumerate(offer.interconnect):
+        cost = offer.node_cost_per_term if offer.committed else offer.node_cost_per_hour
+        rent, total = cost(i, rent_only=True), cost(i)
+        out.append(Config(
+            key=f"{offer.offer}:{interconnect}", offer=offer, option=i, interconnect=interconnect,
+            link_group=catalog.datacenters[offer.datacenter].link_group,
+            first_period=math.ceil(offer.lead_time_days / pd),
+            term_periods=math.ceil(offer.term_days / pd) if offer.committed else 0,
+            node_cost_hour=0.0 if offer.committed else total * fee,
+            node_cost_term=total * fee if offer.committed else 0.0,
+            rent_share=rent / total / fee,
+            fee_share=(fee - 1) / fee))
+    return out
+
+
+def _job_option(job: Job, config: Config, inst: Instance) -> JobOption | str:
+    """The job's option on this configuration, or why it cannot use it."""
+    offer, problem = config.offer, inst.problem
+    if not _allowed(offer, job.restrict) or (
+            job.restrict and job.restrict.interconnects and config.interconnect not in job.restrict.interconnects):
+        return "excluded by the job's restrict list"
+    if problem.restrict and problem.restrict.interconnects and config.interconnect not in problem.restrict.interconnects:
+        return "excluded by restrict.interconnects"
+    if offer.mode == "spot" and not job.interruptible:
+        return "spot capacity can be reclaimed; the job is not interruptible"
+    if job.residency and job.residency not in inst.catalog.datacenters[offer.datacenter].residency:
+        return f"datacenter {offer.datacenter} does not carry residency {job.residency}"
+    gpu = inst.catalog.gpus[offer.gpu]
+    max_gpus = offer.gpus_per_node * offer.max_nodes
+    layout = job_layout(job, gpu.memory_gb, offer.gpus_per_node, max_gpus)
+    if layout is None:
+        return f"memory: the model does not fit on {max_gpus} × {gpu.gpu}"
+    if layout.multi_node and config.interconnect == "ethernet":
+        return "fabric: its model-parallel group spans nodes and needs RDMA (IB or RoCE)"
+    try:
+        peak = peak_tflops(gpu.bf16_tflops, gpu.fp8_tflops, job.precision)
+    except ValueError as exc:
+        return str(exc)
+    periods = tuple(t for t in inst.periods if t >= config.first_period and
+                    t * inst.period_days >= job.start_day and
+                    min((t + 1) * inst.period_days, problem.horizon_days) <= job.deadline_days)
+    if not periods:
+        return "lead_time: not available inside the job's window"
+    rate = effective_rate(job, offer, peak, gpu.default_mfu, layout)
+    tiers = size_tiers(layout.gpus, offer.gpus_per_node, max_gpus, config.interconnect)
+    return JobOption(job.name, config.key, layout.gpus, layout, rate, tiers, periods)
+
+
+def job_layout(job: Job, memory_gb: float, gpus_per_node: int, max_gpus: int) -> Layout | None:
+    """Smallest model-parallel group of this job on a GPU with `memory_gb`."""
+    assert job.model is not None
+    shape = infer_shape(job.model)
+    return minimal_layout(shape, job.kind, memory_gb, gpus_per_node=gpus_per_node, max_gpus=max_gpus,
+                          micro_batch=job.micro_batch, lora_rank=job.lora_rank)
+
+
+def effective_rate(job: Job, offer: Offer, peak: float, default_mfu: float, layout: Layout) -> float:
+    """FLOP/s per GPU of useful work: peak × MFU × performance clause × (1 − spot loss) ÷ recompute."""
+    mfu = job.mfu if job.mfu is not None else default_mfu
+    perf = offer.perf_guarantee_pct / 100 if offer.perf_guarantee_pct else UNGUARANTEED_PERF
+    loss = spot_loss(offer.preemptions_per_day, job.checkpoint_interval_hours, job.restart_hours) \
+        if offer.mode == "spot" else 0.0
+    slow = flops_factor(job.kind, True) / flops_factor(job.kind, False) if layout.recompute else 1.0
+    return peak * 1e12 * mfu * perf * (1 - loss) / slow
+
+
+def size_tiers(group: int, gpus_per_node: int, max_gpus: int, interconnect: str) -> tuple[Tier, ...]:
+    """Piecewise-constant efficiency by the job's GPUs on one configuration.
+
+    Inside one node nothing crosses the fabric (factor 1); across nodes the fabric
+    factor applies, times the size tier's factor (seed 000: speed-up falls past ~512).
+    Consecutive tiers with equal factors merge, so IB up to 256 GPUs is a single tier.
+    """
+    raw: list[tuple[int, float]] = []
+    if group <= gpus_per_node:
+        raw.append((gpus_per_node, 1.0))
+    fabric = fabric_factor(interconnect, True)
+    for bound, factor in scale_tiers(interconnect):
+        raw.append((bound, fabric * factor))
+    tiers: list[Tier] = []
+    low = 0
+    for bound, factor in raw:
+        bound = min(bound, max_gpus)
+        if bound <= low:
+            continue
+        replicas = bound // group
+        if replicas < 1:
+            continue
+        if tiers and math.isclose(tiers[-1].factor, factor):
+            tiers[-1] = Tier(replicas, factor)
+        else:
+            tiers.append(Tier(replicas, factor))
+        low = bound
+    return tuple(tiers)

@@ -1,0 +1,27 @@
+"""Power quota per site per period for capacity whose draw counts against it (hosted racks)."""
+
+from __future__ import annotations
+
+from collections import defaultdict
+
+from ortools.linear_solver.python import model_builder as mb
+
+from solver.milp.build import Milp
+
+
+def add_power(milp: Milp) -> None:
+    """Σ_{o at d, counts_power} node_kw_o·n[o,t] ≤ power_quota_kw_d   row `Power-<d>-<t>`.
+
+    Seed 000: Beijing sites have limited power quota; hundreds of cards need it confirmed
+    weeks ahead. Cloud instances (counts_power false) are the vendor's quota, not ours.
+    """
+    inst = milp.inst
+    draw: dict[tuple[str, int], list[tuple[mb.Variable, float]]] = defaultdict(list)
+    for (key, t), var in milp.nodes.items():
+        offer = inst.configs[key].offer
+        if offer.counts_power:
+            draw[offer.datacenter, t].append((var, offer.node_kw))
+    for (dc, t), terms in draw.items():
+        quota = inst.catalog.datacenters[dc].power_quota_kw
+        lhs = mb.LinearExpr.weighted_sum([v for v, _ in terms], [kw for _, kw in terms])
+        milp.add_row(f"Power-{dc}-{t}", lhs <= quota)

@@ -1,0 +1,167 @@
+"""Catalog nouns: GPUs, datacenters and vendor offers, exactly the CSV columns (see catalogs/*/README.md).
+
+Unit conversion of a price lives here because it is part of what a price *means*
+(a month is 30 days, a year 365); nothing here knows about solving.
+"""
+
+from __future__ import annotations
+
+from datetime import date
+from typing import Literal
+
+from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
+
+Mode = Literal["hourly", "monthly", "yearly", "hosted", "spot"]
+Interconnect = Literal["ib_ndr", "ib_hdr", "roce", "ethernet"]
+PriceUnit = Literal["cny_per_gpu_hour", "cny_per_node_hour", "cny_per_gpu_month",
+                    "cny_per_node_month", "cny_per_node_year"]
+
+COMMITTED_MODES = ("monthly", "yearly", "hosted")
+UNIT_DAYS = {"hour": 1 / 24, "month": 30, "year": 365}
+MODE_UNITS = {"hourly": "hour", "spot": "hour", "monthly": "month", "hosted": "month", "yearly": "year"}
+
+
+class _Row(BaseModel):
+    model_config = ConfigDict(extra="forbid", frozen=True, populate_by_name=True)
+
+
+class Gpu(_Row):
+    """One accelerator type: dense (no sparsity) tensor peak, memory, power."""
+
+    gpu: str = Field(min_length=1)
+    memory_gb: float = Field(gt=0)
+    bf16_tflops: float = Field(gt=0, description="dense BF16 tensor TFLOPS, no sparsity")
+    fp8_tflops: float | None = Field(default=None, gt=0)
+    mem_bw_tbs: float = Field(gt=0)
+    tdp_w: float = Field(gt=0)
+    form: Literal["sxm", "pcie", "oam"]
+    gpu_class: Literal["datacenter", "consumer", "domestic"] = Field(alias="class")
+    default_mfu: float = Field(gt=0, le=1)
+    confidence: Literal["high", "medium", "low"] = "medium"
+    as_of: date | None = None
+    source: str = Field(min_length=1)
+
+
+class Datacenter(_Row):
+    """A site with the IT power quota available to us and the data-residency tags it carries."""
+
+    datacenter: str = Field(min_length=1)
+    region: str
+    power_quota_kw: float = Field(ge=0)
+    pue: float = Field(ge=1, le=3)
+    residency: tuple[str, ...] = ()
+    link_group: str = Field(min_length=1)
+    as_of: date | None = None
+    source: str = Field(min_length=1)
+
+    @field_validator("residency", mode="before")
+    @classmethod
+    def _split_tags(cls, v: object) -> object:
+        return _split(v)
+
+
+class Offer(_Row):
+    """One vendor quote: a GPU node type at a datacenter under one rental mode."""
+
+    offer: str = Field(min_length=1)
+    vendor: str = Field(min_length=1)
+    datacenter: str = Field(min_length=1)
+    gpu: str = Field(min_length=1)
+    mode: Mode
+    price: float = Field(gt=0)
+    price_unit: PriceUnit
+    gpus_per_node: int = Field(gt=0, le=64)
+    max_nodes: int = Field(gt=0)
+    min_term_days: int = Field(default=0, ge=0)
+    lead_time_days: int = Field(default=0, ge=0)
+    interconnect: tuple[Interconnect, ...] = Field(min_length=1)
+    interconnect_price: tuple[float, ...] = ()
+    counts_power: bool = False
+    node_kw: float | None = Field(default=None, gt=0)
+    platform_fee_pct: float = Field(default=0, ge=0, le=100)
+    preemptions_per_day: float = Field(default=0, ge=0)
+    perf_guarantee_pct: float | None = Field(default=None, gt=0, le=100)
+    discount_from_gpus: int | None = Field(default=None, gt=0)
+    discount_pct: float | None = Field(default=None, gt=0, lt=100)
+    storage_cny_per_tb_month: float = Field(default=0, ge=0)
+    egress_cny_per_tb: float = Field(default=0, ge=0)
+    illustrative: bool = True
+    as_of: date | None = None
+    source: str = Field(min_length=1)
+
+    @field_validator("interconnect", "interconnect_price", mode="before")
+    @classmethod
+    def _split_options(cls, v: object) -> object:
+        return _split(v)
+
+    @model_validator(mode="after")
+    def _consistent(self) -> "Offer":
+        unit = self.price_unit.rsplit("_", 1)[1]
+        if unit != MODE_UNITS[self.mode]:
+            raise ValueError(f"price_unit {self.price_unit} does not fit mode {self.mode}: "
+                             f"{self.mode} offers are priced per {MODE_UNITS[self.mode]}")
+        if not self.interconnect_price:
+            object.__setattr__(self, "interconnect_price", (0.0,) * len(self.interconnect))
+        if len(self.interconnect_price) != len(self.interconnect):
+            raise ValueError("interconnect_price needs one '|'-separated value per interconnect option")
+        if any(p < 0 for p in self.interconnect_price):
+            raise ValueError("interconnect_price must be >= 0")
+        if self.counts_power and self.node_kw is None:
+            raise ValueError("node_kw is required when counts_power is true (its draw counts against the site quota)")
+        if (self.discount_from_gpus is None) != (self.discount_pct is None):
+            raise ValueError("discount_from_gpus and discount_pct go together: set both or neither")
+        if self.mode == "spot" and self.preemptions_per_day <= 0:
+            raise ValueError("spot offers need preemptions_per_day > 0 (how often capacity is reclaimed)")
+        return self
+
+    @property
+    def committed(self) -> bool:
+        """Committed modes are paid by whole term from their start, used or not."""
+        return self.mode in COMMITTED_MODES
+
+    @property
+    def term_days(self) -> int:
+        """Contract length of committed modes: the minimum term, at least one price unit."""
+        if not self.committed:
+            return 0
+        return max(self.min_term_days, int(UNIT_DAYS[MODE_UNITS[self.mode]]))
+
+    def _per_node(self, value: float) -> float:
+        return value * self.gpus_per_node if "_gpu_" in self.price_unit else value
+
+    def node_cost_per_hour(self, option: int = 0, *, rent_only: bool = False) -> float:
+        """Rent + interconnect of one node for one hour, before platform fee (hourly/spot)."""
+        extra = 0.0 if rent_only else self.interconnect_price[option]
+        return self._per_node(self.price) + extra
+
+    def node_cost_per_term(self, option: int = 0, *, rent_only: bool = False) -> float:
+        """Rent + interconnect of one node for one whole term, before platform fee (committed)."""
+        days = UNIT_DAYS[MODE_UNITS[self.mode]]
+        return self.node_cost_per_hour(option, rent_only=rent_only) * self.term_days / days
+
+    def gpu_price_per_hour(self) -> float:
+        """Rent alone per GPU-hour, any mode (for comparing offers, not for billing)."""
+        per_gpu = self._per_node(self.price) / self.gpus_per_node
+        return per_gpu / (UNIT_DAYS[MODE_UNITS[self.mode]] * 24)
+
+
+class Catalog(BaseModel):
+    """The three tables, cross-checked: every offer names a GPU and a datacenter that exist."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    gpus: dict[str, Gpu]
+    datacenters: dict[str, Datacenter]
+    offers: dict[str, Offer]
+    path: str = ""
+
+
+def _split(v: object) -> object:
+    """CSV cells hold lists as 'a|b'; blank cells arrive as None."""
+    if v is None:
+        return ()
+    if isinstance(v, str):
+        return tuple(part.strip() for part in v.split("|") if part.strip())
+    if isinstance(v, (int, float)):
+        return (v,)
+    return v

@@ -1,0 +1,98 @@
+"""Plan nouns: what to rent when, which job runs where, what it costs.
+
+`schedule` is the raw decision (contracts, per-period rentals, per-period job
+replicas); `allocations` and `jobs` are the readable summary of it. The verifier
+reads only `schedule` and the problem, never the summary or the MILP.
+"""
+
+from __future__ import annotations
+
+from typing import Literal
+
+from pydantic import BaseModel, ConfigDict, Field
+
+
+class _Out(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+
+class Contract(_Out):
+    """A committed contract: `nodes` nodes from `start_period` for the offer's whole term."""
+
+    offer: str
+    interconnect: str
+    start_period: int
+    nodes: int
+    discounted: bool = False
+
+
+class Rental(_Out):
+    """Hourly or spot nodes held during one period."""
+
+    offer: str
+    interconnect: str
+    period: int
+    nodes: int
+    discounted: bool = False
+
+
+class Assignment(_Out):
+    """`replicas` copies of a job's model-parallel group of `group_gpus` GPUs in one period."""
+
+    job: str
+    offer: str
+    interconnect: str
+    period: int
+    replicas: int
+    group_gpus: int
+
+
+class Schedule(_Out):
+    period_days: int
+    contracts: list[Contract] = []
+    rentals: list[Rental] = []
+    assignments: list[Assignment] = []
+
+
+class Allocation(_Out):
+    """One line of the rental plan (contract, or a run of hourly periods at constant size)."""
+
+    offer: str
+    vendor: str
+    datacenter: str
+    gpu: str
+    mode: str
+    interconnect: str
+    nodes: int
+    gpus: int
+    start_day: int
+    end_day: int
+    cost: float = Field(description="CNY, platform fee included, discount deducted")
+
+
+class JobResult(_Out):
+    name: str
+    finish_day: int
+    gpus: int = Field(description="peak GPUs used at once")
+    gpu_types: list[str]
+    layout: dict
+    layout_text: str
+    memory_per_gpu_gb: float
+    required_eflop: float
+    done_eflop: float
+    sites: list[str]
+
+
+class Plan(_Out):
+    problem: str
+    status: Literal["optimal", "feasible"]
+    total_cost: float
+    currency: str = "CNY"
+    allocations: list[Allocation]
+    jobs: list[JobResult]
+    cost_breakdown: dict[str, float]
+    lower_bound: float
+    gap: float
+    solve_seconds: float
+    backend: str
+    schedule: Schedule

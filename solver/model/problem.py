@@ -1,0 +1,113 @@
+"""Problem nouns: what must be trained, by when, under which budget and restrictions."""
+
+from __future__ import annotations
+
+from typing import Literal
+
+from pydantic import BaseModel, ConfigDict, Field, model_validator
+
+from solver.model.catalog import Interconnect, Mode
+
+Kind = Literal["pretrain", "full_finetune", "lora", "qlora", "sweep", "preprocess", "inference"]
+
+
+class _Strict(BaseModel):
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+
+class ModelSpec(_Strict):
+    """Transformer shape. Only params is required; a missing shape is inferred (see estimate.shape)."""
+
+    params: float = Field(gt=0, description="total parameters (all experts for MoE)")
+    active_params: float | None = Field(default=None, gt=0, description="parameters active per token (MoE)")
+    layers: int | None = Field(default=None, gt=0)
+    hidden: int | None = Field(default=None, gt=0)
+    heads: int | None = Field(default=None, gt=0)
+    seq_len: int = Field(default=4096, gt=0)
+    vocab: int = Field(default=32000, gt=0)
+
+    @model_validator(mode="after")
+    def _active_le_total(self) -> "ModelSpec":
+        if self.active_params is not None and self.active_params > self.params:
+            raise ValueError("active_params cannot exceed params")
+        return self
+
+
+class Restrict(_Strict):
+    """Allow-lists; an empty or missing list allows everything."""
+
+    gpus: list[str] = []
+    modes: list[Mode] = []
+    vendors: list[str] = []
+    datacenters: list[str] = []
+    interconnects: list[Interconnect] = []
+
+
+class Job(_Strict):
+    """One piece of work with a window [start_day, deadline_days) in days from the plan's start."""
+
+    name: str = Field(min_length=1)
+    kind: Kind = "pretrain"
+    model: ModelSpec | None = None
+    tokens: float | None = Field(default=None, gt=0)
+    flops: float | None = Field(default=None, gt=0, description="override: total FLOPs of the job")
+    precision: Literal["bf16", "fp16", "fp8"] = "bf16"
+    mfu: float | None = Field(default=None, gt=0, le=1, description="override of the GPU's default MFU")
+    start_day: int = Field(default=0, ge=0)
+    deadline_days: int = Field(gt=0)
+    interruptible: bool = False
+    single_site: bool = True
+    residency: str | None = None
+    trials: int = Field(default=1, gt=0)
+    lora_rank: int = Field(default=16, gt=0)
+    micro_batch: int = Field(default=1, gt=0)
+    checkpoint_interval_hours: float = Field(default=1.0, gt=0)
+    restart_hours: float = Field(default=0.25, ge=0)
+    storage_tb: float = Field(default=0, ge=0, description="parallel FS kept at the site for the job window")
+    egress_tb: float = Field(default=0, ge=0, description="data exported from the site once (weights, logs)")
+    restrict: Restrict | None = None
+
+    @model_validator(mode="after")
+    def _work_is_defined(self) -> "Job":
+        if self.start_day >= self.deadline_days:
+            raise ValueError(f"start_day {self.start_day} must be before deadline_days {self.deadline_days}")
+        if self.model is None:
+            raise ValueError("model is required (at least model.params): memory fit depends on it")
+        if self.flops is None and self.tokens is None:
+            raise ValueError("give tokens (or flops for a preprocess job)")
+        if self.kind == "preprocess" and self.flops is None:
+            raise ValueError("a preprocess job needs flops: its work cannot be derived from tokens")
+        return self
+
+
+class Problem(_Strict):
+    """A planning problem; `catalog` is a folder relative to the problem file."""
+
+    name: str = Field(min_length=1)
+    catalog: str = Field(min_length=1)
+    currency: Literal["CNY"] = "CNY"
+    horizon_days: int = Field(gt=0, le=3650)
+    period_days: int | None = Field(default=None, gt=0, description="plan granularity; default 1 day up to 120 days, else 7")
+    redundancy: float = Field(default=0.30, ge=0, le=5)
+    budget: float | None = Field(default=None, gt=0)
+    jobs: list[Job] = Field(min_length=1)
+    restrict: Restrict | None = None
+
+    @model_validator(mode="after")
+    def _jobs_fit_horizon(self) -> "Problem":
+        names = [j.name for j in self.jobs]
+        dupes = sorted({n for n in names if names.count(n) > 1})
+        if dupes:
+            raise ValueError(f"job names must be unique; repeated: {', '.join(dupes)}")
+        for job in self.jobs:
+            if job.deadline_days > self.horizon_days:
+                raise ValueError(f"job {job.name!r}: deadline_days {job.deadline_days} is past "
+                                 f"horizon_days {self.horizon_days}")
+        return self
+
+    @property
+    def effective_period_days(self) -> int:
+        """Days per period: daily plans for short horizons, weekly for long ones."""
+        if self.period_days:
+            return self.period_days
+        return 1 if self.horizon_days <= 120 else 7

@@ -1,0 +1,1 @@
+"""Rendering plans and estimates for people (rich tables) and programs (JSON)."""

@@ -1,0 +1,104 @@
+"""Rich tables for the terminal: every figure says its unit."""
+
+from __future__ import annotations
+
+from rich.console import Console
+from rich.table import Table
+
+from solver.model.catalog import Catalog
+from solver.model.plan import Plan
+
+
+def _money(value: float) -> str:
+    return f"{value:,.0f}"
+
+
+def render_plan(plan: Plan, console: Console) -> None:
+    """Allocation by site/vendor/mode/GPU, jobs with layout and finish day, cost breakdown, bound."""
+    headline = (f"[bold]{plan.problem}[/]: {plan.status}, total {_money(plan.total_cost)} {plan.currency}"
+                f" (lower bound {_money(plan.lower_bound)}, gap {plan.gap:.2%}, {plan.solve_seconds:.2f} s, "
+                f"{plan.backend})")
+    console.print(headline)
+    console.print(_allocation_table(plan))
+    console.print(_jobs_table(plan))
+    console.print(_cost_table(plan))
+
+
+def _allocation_table(plan: Plan) -> Table:
+    table = Table(title="Rentals (days from the plan's start; cost in CNY incl. fee, after discount)")
+    for col in ("site", "vendor", "mode", "GPU", "fabric", "nodes", "GPUs", "days", "cost"):
+        table.add_column(col, justify="right" if col in ("nodes", "GPUs", "cost") else "left")
+    for a in plan.allocations:
+        table.add_row(a.datacenter, a.vendor, a.mode, a.gpu, a.interconnect, str(a.nodes), str(a.gpus),
+                      f"{a.start_day}–{a.end_day}", _money(a.cost))
+    return table
+
+
+def _jobs_table(plan: Plan) -> Table:
+    table = Table(title="Jobs (work in EFLOP = 1e18 FLOPs, redundancy included)")
+    for col in ("job", "GPUs", "on", "layout", "GB/GPU", "finish day", "work done / needed"):
+        table.add_column(col)
+    for j in plan.jobs:
+        table.add_row(j.name, str(j.gpus), ", ".join(j.gpu_types) + " @ " + ", ".join(j.sites),
+                      j.layout_text, f"{j.memory_per_gpu_gb:.1f}", str(j.finish_day),
+                      f"{j.done_eflop:,.0f} / {j.required_eflop:,.0f}")
+    return table
+
+
+def _cost_table(plan: Plan) -> Table:
+    table = Table(title=f"Cost breakdown ({plan.currency})")
+    table.add_column("part")
+    table.add_column("cost", justify="right")
+    for part, value in plan.cost_breakdown.items():
+        if abs(value) >= 0.005:
+            table.add_row(part.replace("_", " "), _money(value))
+    table.add_row("[bold]total[/]", f"[bold]{_money(plan.total_cost)}[/]")
+    return table
+
+
+def render_catalog(catalog: Catalog, console: Console, table_name: str = "offers") -> None:
+    """One catalog table, offers sorted by GPU then price per GPU-hour."""
+    if table_name == "gpus":
+        rows = [g.model_dump(by_alias=True) for g in catalog.gpus.values()]
+    elif table_name == "datacenters":
+        rows = [d.model_dump() for d in catalog.datacenters.values()]
+    else:
+        offers = sorted(catalog.offers.values(), key=lambda o: (o.gpu, o.gpu_price_per_hour()))
+        rows = [{"offer": o.offer, "vendor": o.vendor, "site": o.datacenter, "gpu": o.gpu, "mode": o.mode,
+                 "CNY/GPU-h": f"{o.gpu_price_per_hour():.2f}", "node": f"{o.gpus_per_node}×",
+                 "max nodes": o.max_nodes, "term d": o.term_days, "lead d": o.lead_time_days,
+                 "fabric": "|".join(o.interconnect)} for o in offers]
+    table = Table(title=f"{catalog.path} — {table_name}")
+    skip = {"source", "as_of"}
+    columns = [c for c in rows[0] if c not in skip] if rows else []
+    for col in columns:
+        table.add_column(str(col))
+    for row in rows:
+        table.add_row(*(_cell(row[c]) for c in columns))
+    console.print(table)
+
+
+def _cell(value: object) -> str:
+    if isinstance(value, (list, tuple)):
+        return "|".join(str(v) for v in value)
+    return "" if value is None else str(value)
+
+
+def render_estimate(data: dict, days: float, redundancy: float, console: Console) -> None:
+    """The seed's back-of-envelope sizing, line by line."""
+    table = Table(title=f"Estimate: {data['kind']} on {data['gpu']} (MFU {data['mfu']:.0%})", show_header=False)
+    table.add_column("what")
+    table.add_column("value", justify="right")
+    rows = [("compute", f"{data['flops']:.3g} FLOPs"),
+            ("effective per GPU", f"{data['effective_tflops']:.1f} TFLOPS"),
+            ("GPU-hours", f"{data['gpu_hours']:,.0f}"),
+            (f"GPUs for {days:g} days, +{redundancy:.0%}", f"{data['min_gpus']}"),
+            ("whole nodes", f"{data['nodes']} ({data['gpus_whole_nodes']} GPUs)"),
+            ("layout (smallest group)", data["layout_text"]),
+            ("memory per GPU", "—" if data["memory_per_gpu_gb"] is None else f"{data['memory_per_gpu_gb']:.1f} GB"),
+            ("seed 000 rule of thumb", f"{data['seed_rule_gb']:.1f} GB"),
+            ("fits one node", "yes" if data["fits_one_node"] else
+             ("no: needs RDMA across nodes" if data["needs_rdma"] else "no"))]
+    for what, value in rows:
+        table.add_row(what, value)
+    console.print(table)

@@ -1,0 +1,255 @@
+"""Independent check of a plan against its problem and catalog. No solver, no MILP code.
+
+Why: a MILP can be mis-built in ways that still solve (a wrong coefficient, a missing
+row). This module re-derives every rule from the problem text and the catalog rows —
+units, windows, capacity, memory, power, work, cost — in its own code, so a plan is
+shown only when two independent readings of the rules agree.
+"""
+
+from __future__ import annotations
+
+import math
+from collections import defaultdict
+
+from solver.errors import PlanRejected
+from solver.estimate.flops import flops_factor, training_flops
+from solver.estimate.memory import minimal_layout
+from solver.estimate.shape import infer_shape
+from solver.estimate.throughput import fabric_factor, peak_tflops, scale_factor, spot_loss
+from solver.model.catalog import Catalog, Offer
+from solver.model.plan import Plan
+from solver.model.problem import Job, Problem
+
+DAYS_PER_UNIT = {"hour": 1 / 24, "month": 30.0, "year": 365.0}
+COMMITTED = {"monthly", "yearly", "hosted"}
+TOL_CNY = 1.0
+TOL_REL = 1e-6
+
+
+def verify_plan(problem: Problem, catalog: Catalog, plan: Plan) -> list[str]:
+    """Every violated rule, in words; an empty list means the plan is valid."""
+    v = _Verifier(problem, catalog, plan)
+    v.run()
+    return v.violations
+
+
+def check_plan(problem: Problem, catalog: Catalog, plan: Plan) -> None:
+    """Raise PlanRejected when the plan breaks any rule."""
+    violations = verify_plan(problem, catalog, plan)
+    if violations:
+        raise PlanRejected(violations)
+
+
+class _Verifier:
+    def __init__(self, problem: Problem, catalog: Catalog, plan: Plan) -> None:
+        self.p, self.cat, self.plan = problem, catalog, plan
+        self.pd = plan.schedule.period_days
+        self.n_periods = math.ceil(problem.horizon_days / self.pd)
+        self.jobs = {j.name: j for j in problem.jobs}
+        self.violations: list[str] = []
+        self.held: dict[tuple[str, str, int], int] = defaultdict(int)
+
+    def fail(self, text: str) -> None:
+        self.violations.append(text)
+
+    def hours(self, t: int) -> float:
+        return 24.0 * (min(self.p.horizon_days, (t + 1) * self.pd) - t * self.pd)
+
+    def run(self) -> None:
+        expected = self.p.period_days or (1 if self.p.horizon_days <= 120 else 7)
+        if self.pd != expected:
+            self.fail(f"plan uses {self.pd}-day periods, the problem {expected}-day periods")
+        self._rentals()
+        self._availability_and_power()
+        self._assignments()
+        self._cost()
+
+    def _offer(self, name: str, interconnect: str, what: str) -> Offer | None:
+        offer = self.cat.offers.get(name)
+        if offer is None:
+            self.fail(f"{what}: offer {name!r} is not in the catalog")
+            return None
+        if interconnect not in offer.interconnect:
+            self.fail(f"{what}: offer {name} has no interconnect {interconnect}")
+            return None
+        if not _restrict_ok(self.p.restrict, offer, interconnect):
+            self.fail(f"{what}: offer {name} is excluded by the problem's restrict list")
+        return offer
+
+    def _rentals(self) -> None:
+        for c in self.plan.schedule.contracts:
+            offer = self._offer(c.offer, c.interconnect, f"contract {c.offer}@{c.start_period}")
+            if offer is None:
+                continue
+            if offer.mode not in COMMITTED:
+                self.fail(f"contract on {offer.offer}: {offer.mode} offers are not contracts")
+            self._lead(offer, c.start_period, "contract")
+            if not 0 <= c.start_period < self.n_periods:
+                self.fail(f"contract on {offer.offer} starts outside the horizon (period {c.start_period})")
+            term = math.ceil(_term_days(offer) / self.pd)
+            for t in range(c.start_period, min(c.start_period + term, self.n_periods)):
+                self.held[offer.offer, c.interconnect, t] += c.nodes
+        for r in self.plan.schedule.rentals:
+            offer = self._offer(r.offer, r.interconnect, f"rental {r.offer}@{r.period}")
+            if offer is None:
+                continue
+            if offer.mode in COMMITTED:
+                self.fail(f"rental of {offer.offer}: {offer.mode} capacity must be a contract")
+            self._lead(offer, r.period, "rental")
+            if not 0 <= r.period < self.n_periods:
+                self.fail(f"rental of {offer.offer} outside the horizon (period {r.period})")
+            self.held[offer.offer, r.interconnect, r.period] += r.nodes
+
+    def _lead(self, offer: Offer, period: int, what: str) -> None:
+        if period * self.pd < offer.lead_time_days:
+            self.fail(f"{what} of {offer.offer} in period {period} (day {period * self.pd}) "
+                      f"before its lead time of {offer.lead_time_days} days")
+
+    def _availability_and_power(self) -> None:
+        per_offer: dict[tuple[str, int], int] = defaultdict(int)
+        draw: dict[tuple[str, int], float] = defaultdict(float)
+        for (name, _ic, t), nodes in self.held.items():
+            offer = self.cat.offers[name]
+            per_offer[name, t] += nodes
+            if offer.counts_power:
+                draw[offer.datacenter, t] += nodes * (offer.node_kw or 0.0)
+        for (name, t), nodes in per_offer.items():
+            if nodes > self.cat.offers[name].max_nodes:
+                self.fail(f"availability: {nodes} nodes of {name} in period {t}, "
+                          f"max_nodes is {self.cat.offers[name].max_nodes}")
+        for (dc, t), kw in draw.items():
+            quota = self.cat.datacenters[dc].power_quota_kw
+            if kw > quota + 1e-6:
+                self.fail(f"power: {kw:.1f} kW at {dc} in period {t} exceeds the quota of {quota:.1f} kW")
+
+    def _assignments(self) -> None:
+        used: dict[tuple[str, str, int], int] = defaultdict(int)
+        work: dict[str, float] = defaultdict(float)
+        groups: dict[str, set[str]] = defaultdict(set)
+        for a in self.plan.schedule.assignments:
+            job = self.jobs.get(a.job)
+            offer = self._offer(a.offer, a.interconnect, f"assignment of {a.job}")
+            if job is None or offer is None:
+                self.fail(f"assignment names unknown job {a.job!r}") if job is None else None
+                continue
+            self._job_may_use(job, offer, a.interconnect, a.period, a.group_gpus)
+            used[a.offer, a.interconnect, a.period] += a.replicas * a.group_gpus
+            groups[job.name].add(f"{offer.vendor}@{self.cat.datacenters[offer.datacenter].link_group}")
+            work[job.name] += self._work(job, offer, a.interconnect, a.period, a.replicas, a.group_gpus)
+        for (name, ic, t), gpus in used.items():
+            have = self.held.get((name, ic, t), 0) * self.cat.offers[name].gpus_per_node
+            if gpus > have:
+                self.fail(f"capacity: {gpus} GPUs of {name}/{ic} used in period {t}, {have} rented")
+        for job in self.p.jobs:
+            need = _job_flops(job) * (1 + self.p.redundancy)
+            if work[job.name] < need * (1 - 1e-6):
+                self.fail(f"work: job {job.name} gets {work[job.name]:.4g} FLOPs by its deadline, "
+                          f"needs {need:.4g} (redundancy included)")
+            if job.single_site and len(groups[job.name]) > 1:
+                self.fail(f"site: synchronous job {job.name} is split over fabrics (vendor@link group) "
+                          f"{sorted(groups[job.name])}")
+
+    def _job_may_use(self, job: Job, offer: Offer, ic: str, t: int, group: int) -> None:
+        start, end = t * self.pd, min((t + 1) * self.pd, self.p.horizon_days)
+        if start < job.start_day or end > job.deadline_days:
+            self.fail(f"window: job {job.name} runs in days {start}-{end}, outside "
+                      f"[{job.start_day}, {job.deadline_days})")
+        if offer.mode == "spot" and not job.interruptible:
+            self.fail(f"spot: job {job.name} is not interruptible but runs on spot offer {offer.offer}")
+        dc = self.cat.datacenters[offer.datacenter]
+        if job.residency and job.residency not in dc.residency:
+            self.fail(f"residency: job {job.name} needs {job.residency}, {dc.datacenter} has {list(dc.residency)}")
+        if not _restrict_ok(job.restrict, offer, ic):
+            self.fail(f"restrict: job {job.name} may not use {offer.offer}/{ic}")
+        layout = self._layout(job, offer)
+        if layout is None or group < layout.gpus:
+            need = "nothing fits" if layout is None else f"at least {layout.gpus} GPUs"
+            self.fail(f"memory: job {job.name} on {offer.gpu} in groups of {group} GPUs; {need}")
+        elif group > offer.gpus_per_node and ic == "ethernet":
+            self.fail(f"fabric: job {job.name}'s {group}-GPU group spans nodes of {offer.offer} over ethernet")
+
+    def _layout(self, job: Job, offer: Offer):
+        gpu = self.cat.gpus[offer.gpu]
+        assert job.model is not None
+        return minimal_layout(infer_shape(job.model), job.kind, gpu.memory_gb,
+                              gpus_per_node=offer.gpus_per_node,
+                              max_gpus=offer.gpus_per_node * offer.max_nodes,
+                              micro_batch=job.micro_batch, lora_rank=job.lora_rank)
+
+    def _work(self, job: Job, offer: Offer, ic: str, t: int, replicas: int, group: int) -> float:
+        gpu = self.cat.gpus[offer.gpu]
+        gpus = replicas * group
+        mfu = job.mfu if job.mfu is not None else gpu.default_mfu
+        perf = (offer.perf_guarantee_pct or 90.0) / 100
+        loss = spot_loss(offer.preemptions_per_day, job.checkpoint_interval_hours, job.restart_hours) \
+            if offer.mode == "spot" else 0.0
+        layout = self._layout(job, offer)
+        slow = flops_factor(job.kind, True) / flops_factor(job.kind, False) if layout and layout.recompute else 1.0
+        if gpus <= offer.gpus_per_node and group <= offer.gpus_per_node:
+            size = 1.0
+        else:
+            size = fabric_factor(ic, True) * scale_factor(ic, gpus)
+        peak = peak_tflops(gpu.bf16_tflops, gpu.fp8_tflops, job.precision) * 1e12
+        return gpus * peak * mfu * perf * (1 - loss) / slow * size * self.hours(t) * 3600
+
+    def _cost(self) -> None:
+        total = 0.0
+        for c in self.plan.schedule.contracts:
+            offer = self.cat.offers.get(c.offer)
+            if offer is not None and c.interconnect in offer.interconnect:
+                total += _node_cost(offer, c.interconnect, _term_days(offer), c.nodes)
+        for r in self.plan.schedule.rentals:
+            offer = self.cat.offers.get(r.offer)
+            if offer is not None and r.interconnect in offer.interconnect:
+                total += _node_cost(offer, r.interconnect, self.hours(r.period) / 24, r.nodes)
+        total += self._data_cost()
+        if not math.isclose(total, self.plan.total_cost, rel_tol=TOL_REL, abs_tol=TOL_CNY):
+            self.fail(f"cost: the schedule costs {total:,.2f} CNY, the plan says {self.plan.total_cost:,.2f}")
+        parts = sum(self.plan.cost_breakdown.values())
+        if not math.isclose(parts, self.plan.total_cost, rel_tol=TOL_REL, abs_tol=TOL_CNY):
+            self.fail(f"cost: breakdown adds up to {parts:,.2f}, total is {self.plan.total_cost:,.2f}")
+        if self.p.budget is not None and total > self.p.budget + TOL_CNY:
+            self.fail(f"budget: plan costs {total:,.2f} CNY, budget is {self.p.budget:,.2f}")
+
+    def _data_cost(self) -> float:
+        sites = {(a.job, self.cat.offers[a.offer].vendor, self.cat.offers[a.offer].datacenter)
+                 for a in self.plan.schedule.assignments if a.offer in self.cat.offers and a.job in self.jobs}
+        total = 0.0
+        for job_name, vendor, dc in sites:
+            job = self.jobs[job_name]
+            offer = next(o for o in self.cat.offers.values() if o.vendor == vendor and o.datacenter == dc)
+            months = (job.deadline_days - job.start_day) / 30
+            total += job.storage_tb * offer.storage_cny_per_tb_month * months + job.egress_tb * offer.egress_cny_per_tb
+        return total
+
+
+def _term_days(offer: Offer) -> float:
+    unit = offer.price_unit.rsplit("_", 1)[1]
+    return max(offer.min_term_days, DAYS_PER_UNIT[unit])
+
+
+def _node_cost(offer: Offer, ic: str, days: float, nodes: int) -> float:
+    """CNY for `nodes` nodes over `days`: rent + interconnect, volume discount on rent, then the fee."""
+    unit_days = DAYS_PER_UNIT[offer.price_unit.rsplit("_", 1)[1]]
+    units = days / unit_days
+    rent = offer.price * (offer.gpus_per_node if "_gpu_" in offer.price_unit else 1) * units * nodes
+    link = offer.interconnect_price[offer.interconnect.index(ic)] * units * nodes
+    if offer.discount_from_gpus is not None and nodes * offer.gpus_per_node >= offer.discount_from_gpus:
+        rent *= 1 - (offer.discount_pct or 0) / 100
+    return (rent + link) * (1 + offer.platform_fee_pct / 100)
+
+
+def _restrict_ok(restrict, offer: Offer, ic: str) -> bool:
+    if restrict is None:
+        return True
+    checks = ((restrict.gpus, offer.gpu), (restrict.modes, offer.mode), (restrict.vendors, offer.vendor),
+              (restrict.datacenters, offer.datacenter), (restrict.interconnects, ic))
+    return all(not allow or value in allow for allow, value in checks)
+
+
+def _job_flops(job: Job) -> float:
+    if job.flops is not None:
+        return job.flops
+    assert job.model is not None and job.tokens is not None
+    return training_flops(job.model.params, job.tokens, job.kind, active_params=job.model.active_params,
+                          trials=job.trials)
