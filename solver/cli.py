@@ -52,19 +52,40 @@ def solve(problem: Path = typer.Argument(..., help="problem YAML"),
           backend: Backend = typer.Option(DEFAULT_BACKEND, help="MILP solver bundled with OR-Tools"),
           time_limit: Optional[float] = typer.Option(None, help="seconds; returns the best plan with its gap"),
           gap: Optional[float] = typer.Option(None, help="stop at this relative gap, e.g. 0.01"),
-          export_mps: Optional[Path] = typer.Option(None, help="write the model as MPS for another solver")) -> None:
+          export_mps: Optional[Path] = typer.Option(None, help="write the model as MPS for another solver"),
+          baselines: bool = typer.Option(False, "--baselines",
+                                         help="also solve best-single-offer, all-hourly and all-monthly plans")) -> None:
     """Cheapest feasible rental plan for PROBLEM, verified independently before it is shown."""
-    from solver.api import solve_file
-    from solver.report.terminal import render_plan
+    from solver.api import solve_problem
+    from solver.load import load_problem
+    from solver.report.terminal import render_baselines, render_plan
 
     def action() -> None:
-        plan = solve_file(problem, backend=backend.value, time_limit=time_limit, gap=gap,
-                          export_mps=export_mps)
+        prob, cat = load_problem(problem)
+        options = {"backend": backend.value, "time_limit": time_limit, "gap": gap}
+        plan = solve_problem(prob, cat, export_mps=export_mps, **options)
+        compared = []
+        if baselines:
+            from solver.analysis.baselines import all_baselines
+            compared = all_baselines(prob, cat, **options)
         if as_json:
-            _print_json(plan.model_dump(mode="json"))
+            data = plan.model_dump(mode="json")
+            if baselines:
+                data["baselines"] = [{"name": b.name, "cost": b.cost, "saving": b.saving(plan.total_cost),
+                                      "detail": b.detail} for b in compared]
+            _print_json(data)
         else:
-            render_plan(plan, Console())
+            console = _console()
+            render_plan(plan, console)
+            if baselines:
+                render_baselines(plan, compared, console)
     _run(action)
+
+
+def _console() -> Console:
+    """Wide enough for the plan tables when output is piped (rich assumes 80 columns then)."""
+    console = Console()
+    return console if console.is_terminal else Console(width=100)
 
 
 @app.command()

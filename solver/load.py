@@ -131,7 +131,7 @@ def check_problem_against_catalog(problem: Problem, catalog: Catalog, file: str)
     restricts = [("restrict", problem.restrict)] + [
         (f"jobs[{i}].restrict", job.restrict) for i, job in enumerate(problem.jobs)]
     known = {"gpus": set(catalog.gpus), "datacenters": set(catalog.datacenters),
-             "vendors": {o.vendor for o in catalog.offers.values()}}
+             "vendors": {o.vendor for o in catalog.offers.values()}, "offers": set(catalog.offers)}
     for where, restrict in restricts:
         if restrict is None:
             continue

@@ -134,7 +134,8 @@ class _Verifier:
                 continue
             self._job_may_use(job, offer, a.interconnect, a.period, a.group_gpus)
             used[a.offer, a.interconnect, a.period] += a.replicas * a.group_gpus
-            groups[job.name].add(f"{offer.vendor}@{self.cat.datacenters[offer.datacenter].link_group}")
+            link = self.cat.datacenters[offer.datacenter].link_group
+            groups[job.name].add(f"{offer.vendor}@{link}/{a.interconnect}/{offer.gpu}")
             work[job.name] += self._work(job, offer, a.interconnect, a.period, a.replicas, a.group_gpus)
         for (name, ic, t), gpus in used.items():
             have = self.held.get((name, ic, t), 0) * self.cat.offers[name].gpus_per_node
@@ -146,7 +147,7 @@ class _Verifier:
                 self.fail(f"work: job {job.name} gets {work[job.name]:.4g} FLOPs by its deadline, "
                           f"needs {need:.4g} (redundancy included)")
             if job.single_site and len(groups[job.name]) > 1:
-                self.fail(f"site: synchronous job {job.name} is split over fabrics (vendor@link group) "
+                self.fail(f"site: synchronous job {job.name} is split over fabrics (vendor@link group/interconnect/GPU) "
                           f"{sorted(groups[job.name])}")
 
     def _job_may_use(self, job: Job, offer: Offer, ic: str, t: int, group: int) -> None:
@@ -243,7 +244,8 @@ def _restrict_ok(restrict, offer: Offer, ic: str) -> bool:
     if restrict is None:
         return True
     checks = ((restrict.gpus, offer.gpu), (restrict.modes, offer.mode), (restrict.vendors, offer.vendor),
-              (restrict.datacenters, offer.datacenter), (restrict.interconnects, ic))
+              (restrict.datacenters, offer.datacenter), (restrict.interconnects, ic),
+              (restrict.offers, offer.offer))
     return all(not allow or value in allow for allow, value in checks)
 
 

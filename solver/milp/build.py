@@ -50,7 +50,7 @@ class Milp:
 
 def build_milp(inst: Instance, *, relax: bool = False) -> Milp:
     """Create every variable and constraint family; relax=True gives the LP relaxation."""
-    from solver.milp import assignment, budget, capacity, data, power, site, work
+    from solver.milp import assignment, budget, capacity, data, power, site, symmetry, work
 
     milp = Milp(inst)
     milp.model.name = inst.problem.name
@@ -63,6 +63,7 @@ def build_milp(inst: Instance, *, relax: bool = False) -> Milp:
     data.add_data_costs(milp)
     power.add_power(milp)
     budget.add_budget(milp)
+    symmetry.add_symmetry_breaking(milp)
     milp.model.minimize(milp.total_cost())
     if relax:
         for var in milp.model.get_variables():

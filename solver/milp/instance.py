@@ -129,8 +129,8 @@ def job_flops(job: Job) -> float:
 def _allowed(offer: Offer, restrict: Restrict | None) -> bool:
     if restrict is None:
         return True
-    checks = ((restrict.gpus, offer.gpu), (restrict.modes, offer.mode),
-              (restrict.vendors, offer.vendor), (restrict.datacenters, offer.datacenter))
+    checks = ((restrict.gpus, offer.gpu), (restrict.modes, offer.mode), (restrict.vendors, offer.vendor),
+              (restrict.datacenters, offer.datacenter), (restrict.offers, offer.offer))
     return all(not allow or value in allow for allow, value in checks)
 
 

@@ -12,10 +12,11 @@ from solver.milp.build import Milp
 def add_single_site(milp: Milp) -> None:
     """s[j,g] ∈ {0,1}, Σ_g s[j,g] ≤ 1;  Σ_{o∈g,τ} m[j,o,t,τ] ≤ M_jg·s[j,g] for every t.
 
-    g is a fabric domain: one vendor's capacity within one link group. A link group is a
+    g is a fabric domain: one vendor's GPUs of one type on one kind of interconnect within
+    one link group (a synchronous step waits for the slowest GPU, so types do not mix). A link group is a
     set of datacenters joined by a dedicated line (seed 000: sites 1–2 ms apart are fine
     only with one; seed 003 scenario C: splitting without it is slower than one machine);
-    two vendors' nodes do not share an RDMA fabric even in one building. Rows
+    two vendors' nodes, or IB and RoCE nodes, do not share one fabric even in one building. Rows
     `Site-<j>-one` and `Site-<j>-<g>-<t>`. M_jg is the most replicas g's configurations
     could hold, so it is tight.
     """
@@ -43,5 +44,5 @@ def add_single_site(milp: Milp) -> None:
 
 
 def fabric_domain(cfg) -> str:
-    """The set of nodes one synchronous job may span: a vendor within a link group."""
-    return f"{cfg.offer.vendor}@{cfg.link_group}"
+    """The nodes one synchronous job may span: one vendor's GPUs of one type on one fabric in a link group."""
+    return f"{cfg.offer.vendor}@{cfg.link_group}/{cfg.interconnect}/{cfg.offer.gpu}"

@@ -41,6 +41,7 @@ class Restrict(_Strict):
     vendors: list[str] = []
     datacenters: list[str] = []
     interconnects: list[Interconnect] = []
+    offers: list[str] = []
 
 
 class Job(_Strict):

@@ -102,3 +102,15 @@ def render_estimate(data: dict, days: float, redundancy: float, console: Console
     for what, value in rows:
         table.add_row(what, value)
     console.print(table)
+
+
+def render_baselines(plan: Plan, baselines: list, console: Console) -> None:
+    """The optimum against the spreadsheet ways of doing it, with the saving of each."""
+    table = Table(title=f"Against simpler plans ({plan.currency})")
+    for col in ("plan", "cost", "optimum saves", "how"):
+        table.add_column(col, justify="right" if col in ("cost", "optimum saves") else "left")
+    for b in baselines:
+        saving = b.saving(plan.total_cost)
+        table.add_row(b.name, "infeasible" if b.cost is None else _money(b.cost),
+                      "—" if saving is None else f"{saving:.1%}", b.detail)
+    console.print(table)

@@ -1,0 +1,59 @@
+"""Storage and egress: charged once per (job, vendor, datacenter) the job runs at.
+
+Storage is kept for the whole job window: storage_tb × price × window_days / 30;
+egress is one export: egress_tb × price. The job: 2 TB stored, 3 TB exported.
+"""
+
+import pytest
+
+from families import catalog, dc, hourly, job, problem, solve
+from solver.api import build
+
+
+def data_job(**kw):
+    fields = dict(days=40, deadline=15, storage_tb=2, egress_tb=3)
+    fields.update(kw)
+    return job(**fields)
+
+
+def site_offer(name="H", price=4, **kw):
+    return hourly(name, price, storage_cny_per_tb_month=1_000, egress_cny_per_tb=500, **kw)
+
+
+def test_storage_for_the_window_and_egress_once():
+    # compute 5 node-days × 768 = 3 840; storage 2 × 1 000 × 15/30 = 1 000; egress 3 × 500 = 1 500
+    plan = solve(problem(data_job(), horizon=15), catalog(site_offer()))
+    assert plan.total_cost == pytest.approx(6_340)
+    assert plan.cost_breakdown["storage"] == pytest.approx(1_000)
+    assert plan.cost_breakdown["egress"] == pytest.approx(1_500)
+
+
+def test_storage_counts_the_window_not_the_days_run():
+    # window days 5..15 = 10 days: storage 2 × 1 000 × 10/30 = 666.67; 3 840 + 666.67 + 1 500
+    plan = solve(problem(data_job(start_day=5), horizon=15), catalog(site_offer()))
+    assert plan.total_cost == pytest.approx(3_840 + 2_000 / 3 + 1_500, abs=0.01)
+
+
+def test_no_data_no_charge_and_no_rows():
+    prob = problem(job(days=40, deadline=15), horizon=15)
+    plan = solve(prob, catalog(site_offer()))
+    assert plan.total_cost == pytest.approx(3_840)
+    assert not any(name.startswith("Data-") for name in build(prob, catalog(site_offer()))[1].rows)
+
+
+def test_each_site_used_is_charged_at_its_own_prices():
+    # Not synchronous; 80 GPU-days in 5 days, cheap D1 has 1 node, dear D2 the rest.
+    # compute 5 × 768 + 5 × 1 152 = 9 600
+    # D1: 2 × 1 000 × 5/30 + 3 × 500 = 333.33 + 1 500 = 1 833.33
+    # D2: 2 × 2 000 × 5/30 + 3 × 800 = 666.67 + 2 400 = 3 066.67       total 14 500
+    # (D2 alone: 11 520 + 3 066.67 = 14 586.67, dearer.)
+    cat = catalog(site_offer("A", 4, max_nodes=1),
+                  hourly("B", 6, datacenter="D2", storage_cny_per_tb_month=2_000, egress_cny_per_tb=800),
+                  datacenters=(dc("D1"), dc("D2")))
+    prob = problem(data_job(days=80, deadline=5, single_site=False), horizon=5)
+    plan = solve(prob, cat)
+    assert plan.total_cost == pytest.approx(14_500, abs=0.01)
+    assert plan.cost_breakdown["storage"] == pytest.approx(1_000, abs=0.01)
+    assert plan.cost_breakdown["egress"] == pytest.approx(3_900)
+    _, milp = build(prob, cat)
+    assert {"Data-j-v1-D1-0", "Data-j-v1-D2-4"} <= set(milp.rows)

@@ -1,0 +1,55 @@
+"""Volume discount: from `discount_from_gpus` GPUs in one rental period (or one contract) on,
+the GPU rent (and the platform fee on it) falls by `discount_pct`; below it, nothing.
+
+Offer "D": 1-GPU nodes at 4 CNY/GPU-h = 96 CNY per GPU-day, 5 % off from 10 GPUs.
+The job runs in a 1-day window, so GPUs held = GPU-days needed.
+"""
+
+import pytest
+
+from families import catalog, hourly, job, monthly, problem, solve
+
+
+def discount_offer(**kw):
+    fields = dict(gpus_per_node=1, max_nodes=20, discount_from_gpus=10, discount_pct=5)
+    fields.update(kw)
+    return catalog(hourly("D", 4, **fields))
+
+
+@pytest.mark.parametrize("gpus, cost, discounted", [
+    (9, 9 * 96, False),             # 864; 10 discounted GPUs would cost 912, so no padding
+    (10, 10 * 96 * 0.95, True),     # 912: exactly at the threshold
+    (11, 11 * 96 * 0.95, True),     # 1 003.2
+])
+def test_discount_applies_from_the_threshold_and_not_below(gpus, cost, discounted):
+    plan = solve(problem(job(days=gpus, deadline=1), horizon=1), discount_offer())
+    assert plan.total_cost == pytest.approx(cost)
+    assert [r.discounted for r in plan.schedule.rentals] == [discounted]
+
+
+def test_padding_up_to_the_threshold_when_that_is_cheaper():
+    # 20 % off: 10 discounted GPUs (10 × 76.8 = 768) beat 9 at full price (864).
+    plan = solve(problem(job(days=9, deadline=1), horizon=1), discount_offer(discount_pct=20))
+    assert plan.total_cost == pytest.approx(768)
+    assert plan.schedule.rentals[0].nodes == 10
+
+
+@pytest.mark.parametrize("gpus, cost", [
+    # rent 96/GPU-day, link 1 CNY/node-hour = 24/day, 10 % platform fee on both:
+    (9, (9 * 96 + 9 * 24) * 1.1),            # 1 188: no discount
+    (10, (10 * 96 * 0.95 + 10 * 24) * 1.1),  # 1 267.2: discount on rent only, not the link
+])
+def test_discount_is_on_rent_not_interconnect_and_before_the_fee(gpus, cost):
+    cat = discount_offer(interconnect_price=(1,), platform_fee_pct=10)
+    plan = solve(problem(job(days=gpus, deadline=1), horizon=1), cat)
+    assert plan.total_cost == pytest.approx(cost)
+
+
+@pytest.mark.parametrize("days, cost", [
+    (240, 30_000),            # one 8-GPU node: below 16 GPUs, full price
+    (480, 2 * 30_000 * 0.9),  # two nodes in one contract: 16 GPUs, 10 % off = 54 000
+])
+def test_committed_discount_counts_the_nodes_of_one_contract(days, cost):
+    cat = catalog(monthly("M", 30_000, discount_from_gpus=16, discount_pct=10))
+    plan = solve(problem(job(days=days, deadline=30), horizon=30), cat)
+    assert plan.total_cost == pytest.approx(cost)
