@@ -32,6 +32,9 @@ def solve_problem(problem: Problem, catalog: Catalog, *, backend: str = DEFAULT_
     try:
         solution = solve_milp(milp, backend=backend, time_limit=time_limit, gap=gap)
     except NoSolution as exc:
+        if not exc.proven:
+            raise Infeasible(f"{exc}: raise --time-limit, or try another --backend",
+                             reasons=[], proven=False) from None
         raise Infeasible(str(exc), reasons=explain_quick(inst)) from None
     plan = extract_plan(solution)
     check_plan(problem, catalog, plan)

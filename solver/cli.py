@@ -21,12 +21,13 @@ app.add_typer(catalog_app, name="catalog")
 
 Kind = Enum("Kind", {k: k for k in ("pretrain", "full_finetune", "lora", "qlora", "sweep", "inference")}, type=str)
 Backend = Enum("Backend", {b: b for b in BACKENDS}, type=str)
+CatalogTable = Enum("CatalogTable", {t: t for t in ("offers", "gpus", "datacenters")}, type=str)
 DEFAULT_CATALOG = Path(__file__).resolve().parent.parent / "catalogs" / "beijing-sample"
 
 
 def _run(action) -> None:
     """Map library errors to exit codes with one message and no traceback."""
-    err = Console(stderr=True)
+    err = Console(stderr=True, soft_wrap=True)  # never fold a file path across lines
     try:
         action()
     except ProblemError as exc:
@@ -149,11 +150,11 @@ def _model_spec(params, active_params, layers, hidden, heads, seq_len, tokens):
 
 @catalog_app.command("show")
 def catalog_show(folder: Path = typer.Argument(DEFAULT_CATALOG),
-                 table: str = typer.Option("offers", help="offers | gpus | datacenters")) -> None:
+                 table: CatalogTable = typer.Option("offers", help="which table")) -> None:
     """Print one table of a catalog (offers sorted by GPU and price per GPU-hour)."""
     from solver.load import load_catalog
     from solver.report.terminal import render_catalog
-    _run(lambda: render_catalog(load_catalog(folder), Console(width=200), table))
+    _run(lambda: render_catalog(load_catalog(folder), Console(width=200), table.value))
 
 
 @catalog_app.command("validate")

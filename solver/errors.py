@@ -22,10 +22,14 @@ class ProblemError(Exception):
 
 
 class Infeasible(Exception):
-    """No plan satisfies the problem (exit 1); `reasons` says what to relax."""
+    """No plan satisfies the problem (exit 1); `reasons` says what to relax.
 
-    def __init__(self, message: str, reasons: list[str] | None = None) -> None:
+    `proven` is False when the solver ran out of time before finding any plan.
+    """
+
+    def __init__(self, message: str, reasons: list[str] | None = None, *, proven: bool = True) -> None:
         self.reasons = reasons or []
+        self.proven = proven
         super().__init__(message)
 
 

@@ -14,7 +14,7 @@ import yaml
 from pydantic import BaseModel, ValidationError
 
 from solver.errors import ProblemError
-from solver.model.catalog import Catalog, Datacenter, Gpu, Offer
+from solver.model.catalog import Catalog, Datacenter, Gpu, Offer, inconsistencies
 from solver.model.problem import Problem, Restrict
 
 TABLES: dict[str, tuple[type[BaseModel], str]] = {
@@ -31,10 +31,13 @@ def load_catalog(folder: str | Path) -> Catalog:
         raise ProblemError("catalog folder not found", file=str(folder),
                            fix="point `catalog:` at a folder holding gpus.csv, datacenters.csv, offers.csv")
     tables = {name: _read_table(folder / name, model, key) for name, (model, key) in TABLES.items()}
-    catalog = Catalog(gpus=tables["gpus.csv"], datacenters=tables["datacenters.csv"],
-                      offers=tables["offers.csv"], path=str(folder))
-    _cross_check(catalog, folder)
-    return catalog
+    found = inconsistencies(Catalog.model_construct(gpus=tables["gpus.csv"], datacenters=tables["datacenters.csv"],
+                                                    offers=tables["offers.csv"]))
+    if found:
+        offer, column, message, fix = found[0]
+        raise ProblemError(message, file=str(folder / "offers.csv"), key=f"offer {offer}.{column}", fix=fix)
+    return Catalog(gpus=tables["gpus.csv"], datacenters=tables["datacenters.csv"],
+                   offers=tables["offers.csv"], path=str(folder))
 
 
 def _read_table(path: Path, model: type[BaseModel], key: str) -> dict[str, Any]:
@@ -75,27 +78,6 @@ def _check_columns(path: Path, frame: pd.DataFrame, model: type[BaseModel]) -> N
     if missing:
         raise ProblemError(f"missing column {missing[0]!r}", file=str(path), key=missing[0],
                            fix=f"required columns: {', '.join(sorted(required))}")
-
-
-def _cross_check(catalog: Catalog, folder: Path) -> None:
-    """Offers must name known GPUs and sites; storage/egress prices are per vendor and site."""
-    path = str(folder / "offers.csv")
-    seen: dict[tuple[str, str], tuple[float, float]] = {}
-    for offer in catalog.offers.values():
-        label = f"offer {offer.offer}"
-        if offer.gpu not in catalog.gpus:
-            raise ProblemError(f"unknown gpu {offer.gpu!r}", file=path, key=f"{label}.gpu",
-                               fix=f"use one of {', '.join(sorted(catalog.gpus))} or add it to gpus.csv")
-        if offer.datacenter not in catalog.datacenters:
-            raise ProblemError(f"unknown datacenter {offer.datacenter!r}", file=path,
-                               key=f"{label}.datacenter",
-                               fix=f"use one of {', '.join(sorted(catalog.datacenters))} or add it to datacenters.csv")
-        prices = (offer.storage_cny_per_tb_month, offer.egress_cny_per_tb)
-        site = (offer.vendor, offer.datacenter)
-        if seen.setdefault(site, prices) != prices:
-            raise ProblemError(f"storage/egress prices differ between offers of {offer.vendor} at "
-                               f"{offer.datacenter}", file=path, key=f"{label}.storage_cny_per_tb_month",
-                               fix="use one storage and one egress price per vendor and datacenter")
 
 
 def load_problem(path: str | Path) -> tuple[Problem, Catalog]:

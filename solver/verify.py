@@ -86,7 +86,9 @@ class _Verifier:
             self._lead(offer, c.start_period, "contract")
             if not 0 <= c.start_period < self.n_periods:
                 self.fail(f"contract on {offer.offer} starts outside the horizon (period {c.start_period})")
-            term = math.ceil(_term_days(offer) / self.pd)
+            if c.nodes <= 0:
+                self.fail(f"contract on {offer.offer} with {c.nodes} nodes: counts must be positive")
+            term = int(_term_days(offer) // self.pd)  # only periods wholly inside the term
             for t in range(c.start_period, min(c.start_period + term, self.n_periods)):
                 self.held[offer.offer, c.interconnect, t] += c.nodes
         for r in self.plan.schedule.rentals:
@@ -95,6 +97,8 @@ class _Verifier:
                 continue
             if offer.mode in COMMITTED:
                 self.fail(f"rental of {offer.offer}: {offer.mode} capacity must be a contract")
+            if r.nodes <= 0:
+                self.fail(f"rental of {offer.offer} with {r.nodes} nodes: counts must be positive")
             self._lead(offer, r.period, "rental")
             if not 0 <= r.period < self.n_periods:
                 self.fail(f"rental of {offer.offer} outside the horizon (period {r.period})")
@@ -124,23 +128,29 @@ class _Verifier:
 
     def _assignments(self) -> None:
         used: dict[tuple[str, str, int], int] = defaultdict(int)
-        work: dict[str, float] = defaultdict(float)
+        by_job_period: dict[tuple[str, int], list] = defaultdict(list)
         groups: dict[str, set[str]] = defaultdict(set)
         for a in self.plan.schedule.assignments:
             job = self.jobs.get(a.job)
             offer = self._offer(a.offer, a.interconnect, f"assignment of {a.job}")
+            if job is None:
+                self.fail(f"assignment names unknown job {a.job!r}")
             if job is None or offer is None:
-                self.fail(f"assignment names unknown job {a.job!r}") if job is None else None
                 continue
+            if a.replicas <= 0 or a.group_gpus <= 0:
+                self.fail(f"assignment of {a.job}: {a.replicas} replicas of {a.group_gpus} GPUs: must be positive")
             self._job_may_use(job, offer, a.interconnect, a.period, a.group_gpus)
             used[a.offer, a.interconnect, a.period] += a.replicas * a.group_gpus
             link = self.cat.datacenters[offer.datacenter].link_group
             groups[job.name].add(f"{offer.vendor}@{link}/{a.interconnect}/{offer.gpu}")
-            work[job.name] += self._work(job, offer, a.interconnect, a.period, a.replicas, a.group_gpus)
+            by_job_period[job.name, a.period].append(a)
         for (name, ic, t), gpus in used.items():
             have = self.held.get((name, ic, t), 0) * self.cat.offers[name].gpus_per_node
             if gpus > have:
                 self.fail(f"capacity: {gpus} GPUs of {name}/{ic} used in period {t}, {have} rented")
+        work: dict[str, float] = defaultdict(float)
+        for (name, t), pieces in by_job_period.items():
+            work[name] += sum(self._work(self.jobs[name], pieces, a) for a in pieces)
         for job in self.p.jobs:
             need = _job_flops(job) * (1 + self.p.redundancy)
             if work[job.name] < need * (1 - 1e-6):
@@ -172,26 +182,35 @@ class _Verifier:
     def _layout(self, job: Job, offer: Offer):
         gpu = self.cat.gpus[offer.gpu]
         assert job.model is not None
-        return minimal_layout(infer_shape(job.model), job.kind, gpu.memory_gb,
+        kind = "inference" if job.kind == "preprocess" else job.kind  # forward-only model
+        return minimal_layout(infer_shape(job.model), kind, gpu.memory_gb,
                               gpus_per_node=offer.gpus_per_node,
                               max_gpus=offer.gpus_per_node * offer.max_nodes,
                               micro_batch=job.micro_batch, lora_rank=job.lora_rank)
 
-    def _work(self, job: Job, offer: Offer, ic: str, t: int, replicas: int, group: int) -> float:
-        gpu = self.cat.gpus[offer.gpu]
-        gpus = replicas * group
+    def _work(self, job: Job, pieces: list, a) -> float:
+        """FLOPs one assignment does in its period, at the efficiency of the job's size then.
+
+        A synchronous job's GPUs in a period form one cluster: inside one node of one
+        offer nothing crosses the fabric; otherwise the fabric factor and the size tier
+        of all its GPUs apply. Independent replicas pay only for a group spanning nodes.
+        """
+        offer, gpu = self.cat.offers[a.offer], self.cat.gpus[self.cat.offers[a.offer].gpu]
+        gpus = a.replicas * a.group_gpus
         mfu = job.mfu if job.mfu is not None else gpu.default_mfu
         perf = (offer.perf_guarantee_pct or 90.0) / 100
         loss = spot_loss(offer.preemptions_per_day, job.checkpoint_interval_hours, job.restart_hours) \
             if offer.mode == "spot" else 0.0
         layout = self._layout(job, offer)
         slow = flops_factor(job.kind, True) / flops_factor(job.kind, False) if layout and layout.recompute else 1.0
-        if gpus <= offer.gpus_per_node and group <= offer.gpus_per_node:
-            size = 1.0
+        if job.single_site:
+            cluster = sum(p.replicas * p.group_gpus for p in pieces)
+            one_node = len({(p.offer, p.interconnect) for p in pieces}) == 1 and cluster <= offer.gpus_per_node
         else:
-            size = fabric_factor(ic, True) * scale_factor(ic, gpus)
+            cluster, one_node = a.group_gpus, a.group_gpus <= offer.gpus_per_node
+        size = 1.0 if one_node else fabric_factor(a.interconnect, True) * scale_factor(a.interconnect, cluster)
         peak = peak_tflops(gpu.bf16_tflops, gpu.fp8_tflops, job.precision) * 1e12
-        return gpus * peak * mfu * perf * (1 - loss) / slow * size * self.hours(t) * 3600
+        return gpus * peak * mfu * perf * (1 - loss) / slow * size * self.hours(a.period) * 3600
 
     def _cost(self) -> None:
         total = 0.0

@@ -119,6 +119,15 @@ def test_seed_rents_five_monthly_nodes_of_eight_a100_80g(seed_plan):
     assert 0 < job["finish_day"] <= 30
 
 
+def test_seed_job_stays_on_one_fabric(seed_plan):
+    """single_site: one vendor at one site on one fabric (IB and RoCE nodes share no fabric);
+    the seed's answer is IB HDR."""
+    allocs = seed_plan["allocations"]
+    assert len({(a["vendor"], a["datacenter"], a["interconnect"]) for a in allocs}) == 1, allocs
+    assert allocs[0]["interconnect"] == "ib_hdr"
+    assert seed_plan["jobs"][0].get("sites", [allocs[0]["datacenter"]]) == [allocs[0]["datacenter"]]
+
+
 def test_seed_allocations_match_catalog_rows(seed_plan):
     rows = offers()
     for a in seed_plan["allocations"]:

@@ -94,12 +94,6 @@ def _extra_cells(lines):
     return lines
 
 
-def _open_quote(lines):
-    assert lines[3].startswith(OFFER + ",")
-    lines[3] = lines[3].replace(",baidu-ai-cloud,", ',"baidu-ai-cloud,', 1)
-    return lines
-
-
 def _extra_column(lines):
     return [lines[0] + ",colour"] + [ln + ",red" for ln in lines[1:]]
 
@@ -113,11 +107,6 @@ def _not_a_mapping(tmp: Path):
     path = tmp / "list.yaml"
     path.write_text("- just\n- a list\n", encoding="utf-8")
     return ["solve", path, "--json"], [str(path), "mapping"]
-
-
-def _missing_folder(tmp: Path):
-    path = tmp / "no-such-catalog"
-    return ["catalog", "validate", path], [str(path), "not found"]
 
 
 def _solve_with_broken_catalog(tmp: Path):
@@ -146,11 +135,8 @@ CASES: dict[str, Callable] = {
     "missing-problem-file": _missing_file,
     "problem-not-a-mapping": _not_a_mapping,
     # catalogs
-    "missing-catalog-folder-validate": _missing_folder,
     "csv-row-too-long": validate_case(lambda f: edit_lines(f / "offers.csv", _extra_cells), "offers.csv",
                                       "not a readable CSV", "line 4"),
-    "csv-unterminated-quote": validate_case(lambda f: edit_lines(f / "offers.csv", _open_quote), "offers.csv",
-                                            "not a readable CSV"),
     "offers-unknown-column": validate_case(lambda f: edit_lines(f / "offers.csv", _extra_column), "offers.csv",
                                            ": colour:", "unknown column 'colour'", "allowed columns"),
     "offer-unknown-gpu": validate_case(lambda f: edit_cell(f / "offers.csv", OFFER, "gpu", "B300-288G"),
@@ -160,13 +146,8 @@ CASES: dict[str, Callable] = {
         "offers.csv", f": offer {OFFER}.datacenter:", "'Chaoyang'", "Yizhuang"),
     "offer-negative-price": validate_case(lambda f: edit_cell(f / "offers.csv", OFFER, "price", "-112"),
                                           "offers.csv", f"row 4 ({OFFER}), column price", "'-112'"),
-    "offer-price-not-a-number": validate_case(
-        lambda f: edit_cell(f / "offers.csv", OFFER, "gpus_per_node", "eight"),
-        "offers.csv", f"row 4 ({OFFER}), column gpus_per_node", "'eight'"),
     "offers-missing-required-column": validate_case(lambda f: drop_column(f / "offers.csv", "price_unit"),
                                                     "offers.csv", ": price_unit:", "missing column 'price_unit'"),
-    "gpus-missing-required-column": validate_case(lambda f: drop_column(f / "gpus.csv", "memory_gb"),
-                                                  "gpus.csv", ": memory_gb:", "missing column 'memory_gb'"),
     "datacenters-file-missing": validate_case(lambda f: (f / "datacenters.csv").unlink(), "datacenters.csv",
                                               "not found"),
     "solve-with-broken-catalog": _solve_with_broken_catalog,
@@ -236,11 +217,11 @@ def test_bad_problem_fixtures_differ_from_seed_by_one_defect():
         assert len(lines) - len(seed) in (0, 1), path.name
 
 
-@pytest.mark.xfail(strict=True, reason="BUG: cli._run prints errors with rich Console(stderr=True), which wraps "
-                                       "at 80 columns when stderr is not a terminal and folds a long file path "
-                                       "mid-name across lines, so the path in the message cannot be used")
 def test_long_path_is_not_broken_when_stderr_is_a_pipe(runs):
+    """Regression: at rich's default 80 columns (stderr not a terminal) a long file path used
+    to be folded mid-name across lines, so the message named no usable file."""
     run, _, extra = runs["long-path"]
     assert len(extra["path"]) > 80
     assert run.returncode == 2, run.stderr
     assert extra["path"] in run.stderr
+    assert len(run.stderr.strip().splitlines()) == 1, run.stderr

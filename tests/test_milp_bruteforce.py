@@ -307,3 +307,33 @@ def test_single_site_forbids_adding_two_vendors():
         solve_problem(tight, cat)
     split = tight.model_copy(update={"jobs": [tight.jobs[0].model_copy(update={"single_site": False})]})
     assert solve_problem(split, cat).total_cost == pytest.approx(10 * 24 * 6 + 12 * 24)
+
+
+# --------------------------------------------------------------------------------------
+# Size tiers beyond the ib_hdr-only space (ethernet: 1.0 inside one node, 0.6 across nodes)
+# --------------------------------------------------------------------------------------
+
+def test_splitting_an_offer_in_two_does_not_change_the_optimum():
+    """Regression: tiers used to be per configuration, so two one-node ethernet offers of one
+    vendor/site each ran at the intra-node factor 1.0 (8 GPU-days in a day) while the same
+    two nodes as one offer ran at 0.6 and the job was infeasible."""
+    day = TFLOPS * 1e12 * GPU_MFU * 0.90 * 86400
+    prob = problem([job("j", flops=7.5 * day, deadline_days=1)], horizon_days=1, redundancy=0)
+    split = catalog([offer("a", price=10, gpus_per_node=4, max_nodes=1, interconnect="ethernet"),
+                     offer("b", price=10, gpus_per_node=4, max_nodes=1, interconnect="ethernet")])
+    merged = catalog([offer("a", price=10, gpus_per_node=4, max_nodes=2, interconnect="ethernet")])
+    with pytest.raises(Infeasible):          # 8 GPUs across 2 ethernet nodes: 8 × 0.6 = 4.8 < 7.5
+        solve_problem(prob, merged)
+    with pytest.raises(Infeasible):          # ... and the split catalog holds the very same nodes
+        solve_problem(prob, split)
+
+
+@pytest.mark.xfail(strict=True, reason=(
+    "one size tier per job for the whole plan (solver/milp/site.py): 13.6 GPU-days in 2 days on a "
+    "4-GPU ethernet offer cost 6 node-days (5760) in the MILP, but 16 GPUs at 0.6 on day 0 plus "
+    "one node at 1.0 on day 1 (5 node-days, 4800) is a plan the verifier accepts"))
+def test_size_tier_may_change_between_periods():
+    day = TFLOPS * 1e12 * GPU_MFU * 0.90 * 86400
+    prob = problem([job("j", flops=13.6 * day, deadline_days=2)], horizon_days=2, redundancy=0)
+    cat = catalog([offer("a", price=10, gpus_per_node=4, max_nodes=4, interconnect="ethernet")])
+    assert solve_problem(prob, cat).total_cost == pytest.approx(5 * 4 * 10 * 24)

@@ -115,9 +115,6 @@ def test_two_separate_offers_do_not_share_max_nodes():
     assert plan.total_cost == pytest.approx(7_680)
 
 
-@pytest.mark.xfail(strict=True, reason=(
-    "bug: with weekly periods a 30-day contract covers ceil(30/7) = 5 periods = 35 days of "
-    "capacity for 30 days' price (instance._expand term_periods and verify._rentals both round up)"))
 def test_a_monthly_contract_never_holds_nodes_longer_than_its_term():
     # 280 GPU-days in 35 days on one 8-GPU node = 35 node-days; one 30-day contract holds at
     # most 30, so a second contract is needed: 2 × 30 000 = 60 000. The planner finds 30 000.

@@ -57,3 +57,18 @@ def test_each_site_used_is_charged_at_its_own_prices():
     assert plan.cost_breakdown["egress"] == pytest.approx(3_900)
     _, milp = build(prob, cat)
     assert {"Data-j-v1-D1-0", "Data-j-v1-D2-4"} <= set(milp.rows)
+
+
+def test_a_feasible_solution_with_an_idle_site_flag_still_verifies():
+    from solver.milp.extract import extract_plan
+    from solver.milp.solve import solve_milp
+    from solver.verify import verify_plan
+
+    # B is far dearer (100 CNY/GPU-h), so the job runs only on A at D1.
+    cat = catalog(site_offer("A", 4), site_offer("B", 100, datacenter="D2"), datacenters=(dc("D1"), dc("D2")))
+    prob = problem(data_job(single_site=False), horizon=15)
+    _, milp = build(prob, cat)
+    milp.data_sites["j", "v1", "D2"].lower_bound = 1   # an incumbent still paying for D2
+    plan = extract_plan(solve_milp(milp))
+    assert plan.schedule.assignments and {a.offer for a in plan.schedule.assignments} == {"A"}
+    assert verify_plan(prob, cat, plan) == []

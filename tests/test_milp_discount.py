@@ -53,3 +53,17 @@ def test_committed_discount_counts_the_nodes_of_one_contract(days, cost):
     cat = catalog(monthly("M", 30_000, discount_from_gpus=16, discount_pct=10))
     plan = solve(problem(job(days=days, deadline=30), horizon=30), cat)
     assert plan.total_cost == pytest.approx(cost)
+
+
+def test_every_feasible_solution_extracts_to_a_plan_the_verifier_accepts():
+    from solver.api import build
+    from solver.milp.extract import extract_plan
+    from solver.milp.solve import solve_milp
+    from solver.verify import verify_plan
+
+    prob, cat = problem(job(days=10, deadline=1), horizon=1), discount_offer()
+    _, milp = build(prob, cat)
+    for flag in milp.discount_flag.values():   # an incumbent that has not found the discount yet
+        flag.upper_bound = 0
+    plan = extract_plan(solve_milp(milp))
+    assert verify_plan(prob, cat, plan) == []

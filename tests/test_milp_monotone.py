@@ -2,7 +2,9 @@
 
 Relaxing a problem never raises its optimal cost: a later deadline, a higher budget, an
 extra offer, a cheaper offer, more stock, a shorter lead time, fewer restrictions.
-Scaling every price by k scales the optimum by k. Infeasible base cases are discarded.
+Scaling every price by k scales the optimum by k. Splitting an offer's stock into two
+identical offers changes nothing (when no volume discount and no job's group depends on
+the stock). Infeasible base cases are discarded.
 
 One documented exception: storage is charged for the job's whole window
 (solver/milp/data.py), so a later deadline may add exactly storage_tb × price × Δdays/30
@@ -16,6 +18,8 @@ from hypothesis import HealthCheck, assume, event, given, settings
 from hypothesis import strategies as st
 
 from solver.api import solve_problem
+from solver.estimate.memory import minimal_layout
+from solver.estimate.shape import infer_shape
 from solver.errors import Infeasible
 from solver.model.catalog import Catalog
 from solver.model.problem import ModelSpec, Restrict
@@ -246,3 +250,28 @@ def test_scaling_every_price_scales_the_optimum(inst, k):
         for name, o in cat.offers.items()}
     new = cost(prob, cat.model_copy(update={"offers": scaled}))
     assert new == pytest.approx(k * base, rel=1e-6, abs=0.02)
+
+
+def _group(j, o, max_nodes: int) -> int | None:
+    layout = minimal_layout(infer_shape(j.model), j.kind, GPUS[o.gpu].memory_gb, gpus_per_node=o.gpus_per_node,
+                            max_gpus=o.gpus_per_node * max_nodes)
+    return None if layout is None else layout.gpus
+
+
+@LAW
+@given(instances(), st.data())
+def test_splitting_an_offer_in_two_keeps_the_optimum(inst, data):
+    prob, cat, *_ = inst
+    splittable = sorted(k for k, o in cat.offers.items() if o.max_nodes >= 2 and o.discount_from_gpus is None)
+    assume(splittable)
+    name = data.draw(st.sampled_from(splittable))
+    o = cat.offers[name]
+    first = data.draw(st.integers(1, o.max_nodes - 1))
+    for j in prob.jobs:     # the smallest group must not depend on how much stock one offer has
+        assume(_group(j, o, o.max_nodes) == _group(j, o, first) == _group(j, o, o.max_nodes - first))
+    prob, cat, base, *_ = feasible_base(inst)
+    offers = {k: v for k, v in cat.offers.items() if k != name}
+    offers[name + "-a"] = o.model_copy(update={"offer": name + "-a", "max_nodes": first})
+    offers[name + "-b"] = o.model_copy(update={"offer": name + "-b", "max_nodes": o.max_nodes - first})
+    new = cost(prob, cat.model_copy(update={"offers": offers}))
+    assert new == pytest.approx(base, rel=1e-6, abs=0.02)

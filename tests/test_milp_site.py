@@ -70,11 +70,6 @@ def test_one_multi_node_ethernet_allocation_pays_the_fabric_derating():
         solve(problem(job(days=80, deadline=5), horizon=5), cat)
 
 
-@pytest.mark.xfail(strict=True, reason=(
-    "bug: size tiers are per configuration, so a synchronous job split into 1-node pieces on "
-    "two offers of one fabric domain (vendor@link group/interconnect) counts each piece as "
-    "intra-node (factor 1.0) and "
-    "escapes the ethernet multi-node derating (the verifier repeats this per assignment)"))
 def test_a_synchronous_job_split_over_two_offers_is_still_multi_node():
     # Same 16 ethernet GPUs as above, now as two 1-node offers: must still be infeasible.
     cat = catalog(hourly("A", 4, interconnect=("ethernet",), max_nodes=1),

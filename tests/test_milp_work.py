@@ -75,9 +75,6 @@ def test_performance_clause_scales_the_rate(guarantee, cost):
     assert plan.total_cost == pytest.approx(cost)
 
 
-@pytest.mark.xfail(strict=True, raises=ValueError, reason=(
-    "bug: a preprocess job (flops given, as the model requires) crashes build_instance with "
-    "ValueError 'no memory model for kind preprocess' (estimate.memory.MEMORY_KINDS lacks it)"))
 def test_a_preprocess_job_with_given_flops_is_planned():
     prep = Job(name="j", kind="preprocess", model=SMALL, flops=gpu_days(40), deadline_days=10)
     plan = solve(problem(prep, horizon=10), catalog(hourly("H", 4)))

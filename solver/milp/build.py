@@ -28,8 +28,9 @@ class Milp:
     replicas: dict[tuple[int, int, int], mb.Variable] = field(default_factory=dict)    # (option, t, tier)
     discounted: dict[tuple[str, int], mb.Variable] = field(default_factory=dict)       # (config, t|start)
     discount_flag: dict[tuple[str, int], mb.Variable] = field(default_factory=dict)
-    sites: dict[tuple[str, str], mb.Variable] = field(default_factory=dict)            # (job, link group)
+    sites: dict[tuple[str, str], mb.Variable] = field(default_factory=dict)            # (job, domain tier)
     data_sites: dict[tuple[str, str, str], mb.Variable] = field(default_factory=dict)  # (job, vendor, dc)
+    data_members: dict[tuple[str, str, str], list[mb.Variable]] = field(default_factory=dict)
     cost: dict[str, list[tuple[mb.Variable, float]]] = field(default_factory=lambda: defaultdict(list))
     rows: dict[str, mb.LinearConstraint] = field(default_factory=dict)
 

@@ -34,6 +34,7 @@ def add_data_costs(milp: Milp) -> None:
             continue
         u = model.new_bool_var(f"u[{job_name},{vendor},{dc}]")
         milp.data_sites[job_name, vendor, dc] = u
+        milp.data_members[job_name, vendor, dc] = [v for variables in by_t.values() for v in variables]
         for t, variables in by_t.items():
             bound = sum(v.upper_bound for v in variables)
             milp.add_row(f"Data-{job_name}-{vendor}-{dc}-{t}", mb.LinearExpr.sum(variables) <= bound * u)

@@ -10,12 +10,12 @@ against the same inputs.
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 from solver.estimate.flops import flops_factor, training_flops
 from solver.estimate.memory import Layout, minimal_layout
 from solver.estimate.shape import infer_shape
-from solver.estimate.throughput import fabric_factor, peak_tflops, scale_tiers, spot_loss
+from solver.estimate.throughput import fabric_factor, peak_tflops, scale_factor, scale_tiers, spot_loss
 from solver.model.catalog import Catalog, Offer
 from solver.model.problem import Job, Problem, Restrict
 
@@ -36,7 +36,7 @@ class Config:
     interconnect: str
     link_group: str
     first_period: int          # nothing before the lead time has passed
-    term_periods: int          # committed modes: periods one contract covers
+    term_periods: int          # committed: periods wholly inside one contract's term (no free days)
     node_cost_hour: float      # hourly/spot: rent + interconnect + fee per node-hour
     node_cost_term: float      # committed: rent + interconnect + fee per node per term
     rent_share: float          # fraction of the node cost that is GPU rent (for the breakdown)
@@ -56,10 +56,15 @@ class Config:
 
 @dataclass(frozen=True)
 class Tier:
-    """Replicas of a job on one configuration up to `max_replicas` run at `factor` × rate."""
+    """A size class in which a job's GPUs run at `factor` × rate.
 
-    max_replicas: int
+    `domain_gpus` None: the single-node tier — this configuration only, within one node.
+    Otherwise the bound on the job's GPUs across its whole fabric domain in this tier.
+    """
+
+    max_replicas: int          # bound on this option's replicas in the tier
     factor: float
+    domain_gpus: int | None = None
 
 
 @dataclass(frozen=True)
@@ -73,6 +78,7 @@ class JobOption:
     rate_flops: float          # FLOP/s per GPU, before size tiers
     tiers: tuple[Tier, ...]
     periods: tuple[int, ...]
+    domain: str | None         # fabric domain of a synchronous job; None: replicas are independent
 
     def work_per_replica(self, hours: float, tier: Tier) -> float:
         """EFLOP one replica does in a period of `hours` hours at `tier`."""
@@ -108,12 +114,14 @@ def build_instance(problem: Problem, catalog: Catalog) -> Instance:
     for job in problem.jobs:
         inst.required[job.name] = job_flops(job) * (1 + problem.redundancy) / WORK_UNIT
         inst.excluded[job.name] = []
+        options = []
         for config in configs.values():
             option = _job_option(job, config, inst)
             if isinstance(option, JobOption):
-                inst.options.append(option)
+                options.append(option)
             else:
                 inst.excluded[job.name].append(f"{config.key}: {option}")
+        inst.options.extend(_with_tiers(job, options, configs))
     return inst
 
 
@@ -144,7 +152,7 @@ def _expand(offer: Offer, catalog: Catalog, pd: int) -> list[Config]:
             key=f"{offer.offer}:{interconnect}", offer=offer, option=i, interconnect=interconnect,
             link_group=catalog.datacenters[offer.datacenter].link_group,
             first_period=math.ceil(offer.lead_time_days / pd),
-            term_periods=math.ceil(offer.term_days / pd) if offer.committed else 0,
+            term_periods=offer.term_days // pd if offer.committed else 0,
             node_cost_hour=0.0 if offer.committed else total * fee,
             node_cost_term=total * fee if offer.committed else 0.0,
             rent_share=rent / total / fee,
@@ -181,16 +189,20 @@ def _job_option(job: Job, config: Config, inst: Instance) -> JobOption | str:
     if not periods:
         return "lead_time: not available inside the job's window"
     rate = effective_rate(job, offer, peak, gpu.default_mfu, layout)
-    tiers = size_tiers(layout.gpus, offer.gpus_per_node, max_gpus, config.interconnect)
-    return JobOption(job.name, config.key, layout.gpus, layout, rate, tiers, periods)
+    return JobOption(job.name, config.key, layout.gpus, layout, rate, (), periods, None)
 
 
 def job_layout(job: Job, memory_gb: float, gpus_per_node: int, max_gpus: int) -> Layout | None:
     """Smallest model-parallel group of this job on a GPU with `memory_gb`."""
     assert job.model is not None
     shape = infer_shape(job.model)
-    return minimal_layout(shape, job.kind, memory_gb, gpus_per_node=gpus_per_node, max_gpus=max_gpus,
+    return minimal_layout(shape, memory_kind(job.kind), memory_gb, gpus_per_node=gpus_per_node, max_gpus=max_gpus,
                           micro_batch=job.micro_batch, lora_rank=job.lora_rank)
+
+
+def memory_kind(kind: str) -> str:
+    """Preprocessing runs its model forward only (filters, classifiers): inference memory."""
+    return "inference" if kind == "preprocess" else kind
 
 
 def effective_rate(job: Job, offer: Offer, peak: float, default_mfu: float, layout: Layout) -> float:
@@ -203,31 +215,57 @@ def effective_rate(job: Job, offer: Offer, peak: float, default_mfu: float, layo
     return peak * 1e12 * mfu * perf * (1 - loss) / slow
 
 
-def size_tiers(group: int, gpus_per_node: int, max_gpus: int, interconnect: str) -> tuple[Tier, ...]:
-    """Piecewise-constant efficiency by the job's GPUs on one configuration.
+def _with_tiers(job: Job, options: list[JobOption], configs: dict[str, Config]) -> list[JobOption]:
+    """Attach size tiers: per fabric domain for a synchronous job, per group otherwise."""
+    from solver.milp.site import fabric_domain
 
-    Inside one node nothing crosses the fabric (factor 1); across nodes the fabric
-    factor applies, times the size tier's factor (seed 000: speed-up falls past ~512).
-    Consecutive tiers with equal factors merge, so IB up to 256 GPUs is a single tier.
+    if not job.single_site:
+        return [replace(o, tiers=(_independent_tier(o, configs[o.config]),)) for o in options]
+    by_domain: dict[str, list[JobOption]] = {}
+    for o in options:
+        by_domain.setdefault(fabric_domain(configs[o.config]), []).append(o)
+    out = []
+    for domain, members in by_domain.items():
+        capacity = sum(_max_gpus(configs[o.config]) for o in members)
+        shared = domain_tiers(configs[members[0].config].interconnect, capacity)
+        for o in members:
+            cfg = configs[o.config]
+            gpn = cfg.offer.gpus_per_node
+            tiers = [Tier(gpn // o.group_gpus, 1.0)] if o.group_gpus <= gpn else []
+            if tiers and shared and math.isclose(shared[0][1], 1.0):
+                tiers = []  # the first domain tier is as fast as one node: the node tier adds nothing
+            tiers += [Tier(min(bound, _max_gpus(cfg)) // o.group_gpus, factor, bound) for bound, factor in shared]
+            tiers = [t for t in tiers if t.max_replicas >= 1]
+            out.append(replace(o, tiers=tuple(tiers), domain=domain))
+    return out
+
+
+def _max_gpus(cfg: Config) -> int:
+    return cfg.offer.gpus_per_node * cfg.offer.max_nodes
+
+
+def _independent_tier(o: JobOption, cfg: Config) -> Tier:
+    """Independent replicas (sweeps, preprocessing, inference) only pay for a group spanning nodes."""
+    gpn = cfg.offer.gpus_per_node
+    factor = 1.0 if o.group_gpus <= gpn else \
+        fabric_factor(cfg.interconnect, True) * scale_factor(cfg.interconnect, o.group_gpus)
+    return Tier(_max_gpus(cfg) // o.group_gpus, factor)
+
+
+def domain_tiers(interconnect: str, capacity_gpus: int) -> list[tuple[int, float]]:
+    """(GPU bound, factor) of the multi-node size tiers a domain of `capacity_gpus` can reach.
+
+    The fabric factor times the size tier's factor (seed 000: speed-up falls past ~512
+    cards). Consecutive tiers with equal factors merge; tiers past the capacity are cut.
     """
-    raw: list[tuple[int, float]] = []
-    if group <= gpus_per_node:
-        raw.append((gpus_per_node, 1.0))
     fabric = fabric_factor(interconnect, True)
+    tiers: list[tuple[int, float]] = []
     for bound, factor in scale_tiers(interconnect):
-        raw.append((bound, fabric * factor))
-    tiers: list[Tier] = []
-    low = 0
-    for bound, factor in raw:
-        bound = min(bound, max_gpus)
-        if bound <= low:
-            continue
-        replicas = bound // group
-        if replicas < 1:
-            continue
-        if tiers and math.isclose(tiers[-1].factor, factor):
-            tiers[-1] = Tier(replicas, factor)
+        bound = min(bound, capacity_gpus)
+        if tiers and bound <= tiers[-1][0]:
+            break
+        if tiers and math.isclose(tiers[-1][1], fabric * factor):
+            tiers[-1] = (bound, tiers[-1][1])
         else:
-            tiers.append(Tier(replicas, factor))
-        low = bound
-    return tuple(tiers)
+            tiers.append((bound, fabric * factor))
+    return tiers

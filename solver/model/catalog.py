@@ -155,6 +155,37 @@ class Catalog(BaseModel):
     offers: dict[str, Offer]
     path: str = ""
 
+    @model_validator(mode="after")
+    def _cross_checked(self) -> "Catalog":
+        found = inconsistencies(self)
+        if found:
+            offer, column, message, fix = found[0]
+            raise ValueError(f"offer {offer}, column {column}: {message}. Fix: {fix}")
+        return self
+
+
+def inconsistencies(catalog: Catalog) -> list[tuple[str, str, str, str]]:
+    """(offer, column, what is wrong, fix) for every cross-table problem of a catalog.
+
+    Offers must name known GPUs and sites; storage and egress are priced per vendor and
+    site, so every offer of one vendor at one datacenter must carry the same prices.
+    """
+    found = []
+    seen: dict[tuple[str, str], tuple[float, float]] = {}
+    for offer in catalog.offers.values():
+        if offer.gpu not in catalog.gpus:
+            found.append((offer.offer, "gpu", f"unknown gpu {offer.gpu!r}",
+                          f"use one of {', '.join(sorted(catalog.gpus))} or add it to gpus.csv"))
+        if offer.datacenter not in catalog.datacenters:
+            found.append((offer.offer, "datacenter", f"unknown datacenter {offer.datacenter!r}",
+                          f"use one of {', '.join(sorted(catalog.datacenters))} or add it to datacenters.csv"))
+        prices = (offer.storage_cny_per_tb_month, offer.egress_cny_per_tb)
+        if seen.setdefault((offer.vendor, offer.datacenter), prices) != prices:
+            found.append((offer.offer, "storage_cny_per_tb_month",
+                          f"storage/egress prices differ between offers of {offer.vendor} at {offer.datacenter}",
+                          "use one storage and one egress price per vendor and datacenter"))
+    return found
+
 
 def _split(v: object) -> object:
     """CSV cells hold lists as 'a|b'; blank cells arrive as None."""

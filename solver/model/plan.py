@@ -21,8 +21,8 @@ class Contract(_Out):
 
     offer: str
     interconnect: str
-    start_period: int
-    nodes: int
+    start_period: int = Field(ge=0)
+    nodes: int = Field(gt=0)
     discounted: bool = False
 
 
@@ -31,8 +31,8 @@ class Rental(_Out):
 
     offer: str
     interconnect: str
-    period: int
-    nodes: int
+    period: int = Field(ge=0)
+    nodes: int = Field(gt=0)
     discounted: bool = False
 
 
@@ -42,13 +42,13 @@ class Assignment(_Out):
     job: str
     offer: str
     interconnect: str
-    period: int
-    replicas: int
-    group_gpus: int
+    period: int = Field(ge=0)
+    replicas: int = Field(gt=0)
+    group_gpus: int = Field(gt=0)
 
 
 class Schedule(_Out):
-    period_days: int
+    period_days: int = Field(gt=0)
     contracts: list[Contract] = []
     rentals: list[Rental] = []
     assignments: list[Assignment] = []

@@ -1,0 +1,484 @@
+"""Performance benchmark of the MILP: build, LP relaxation and solve, per backend.
+
+Not part of the default test run (pytest ignores tests/bench) and never asserts on
+time: it measures and prints. See tests/bench/README.md for what every column means.
+
+    python tests/bench/bench_milp.py                      # bundled problems + every synthetic size
+    python tests/bench/bench_milp.py --bundled            # only problems/*.yaml
+    python tests/bench/bench_milp.py --sizes small,medium --backends scip,highs
+    python tests/bench/bench_milp.py --sizes 100x30x8     # CONFIGSxPERIODSxJOBS
+    python tests/bench/bench_milp.py --bundled --sizes all --time-limit 60 --out results.csv
+
+Two suites:
+- bundled: every problems/*.yaml, solved to each backend's default gap (proven optimum
+  unless the time limit stops it first);
+- synthetic: seeded, deterministic catalogs and problems of growing size built in
+  memory from the price, lead-time and node templates of catalogs/beijing-sample,
+  solved to a relative gap of 1 % (--gap) within the time limit.
+
+The machine this runs on is often shared and small: absolute seconds are noisy, so the
+tables also give ratios (solve ÷ LP relaxation, build share) and the 1-minute load
+average at the time of each row.
+"""
+
+from __future__ import annotations
+
+import argparse
+import csv
+import datetime as dt
+import math
+import os
+import platform
+import random
+import subprocess
+import sys
+import time
+import traceback
+from collections import defaultdict
+from dataclasses import dataclass
+from pathlib import Path
+
+import pandas as pd
+from ortools.linear_solver.python import model_builder as mb
+
+ROOT = Path(__file__).resolve().parents[2]
+if str(ROOT) not in sys.path:  # run as a script from anywhere
+    sys.path.insert(0, str(ROOT))
+
+from solver.load import load_catalog, load_problem  # noqa: E402
+from solver.milp.build import Milp, build_milp  # noqa: E402
+from solver.milp.instance import Instance, build_instance  # noqa: E402
+from solver.milp.site import fabric_domain  # noqa: E402
+from solver.milp.solve import BACKENDS, NoSolution, solve_milp  # noqa: E402
+from solver.model.catalog import Catalog, Datacenter, Offer  # noqa: E402
+from solver.model.problem import Job, ModelSpec, Problem  # noqa: E402
+
+TEMPLATE_CATALOG = ROOT / "catalogs" / "beijing-sample"
+PROBLEMS = ROOT / "problems"
+LP_BACKEND = "highs"   # the relaxation has only continuous variables: an LP for HiGHS' simplex
+
+
+@dataclass(frozen=True)
+class Size:
+    """A synthetic instance: configurations (offer × interconnect option), daily periods, jobs."""
+
+    name: str
+    configs: int
+    periods: int
+    jobs: int
+
+
+SIZES = {s.name: s for s in (Size("small", 20, 14, 2), Size("medium", 60, 30, 5),
+                             Size("large", 150, 45, 10), Size("target", 300, 60, 20))}
+
+COLUMNS = ["suite", "instance", "backend", "configs", "periods", "jobs", "vars", "cons",
+           "inst_s", "milp_s", "build_s", "lp_s", "lp_value", "status", "objective", "bound",
+           "gap", "solve_s", "t_gap_s", "solve_x_lp", "build_share", "lp_ip_gap", "load1", "note"]
+
+
+# ----------------------------------------------------------------------------------------------
+# Synthetic instances
+# ----------------------------------------------------------------------------------------------
+
+EXTRA_SITES = (  # name, region, link group: added to the template's four for larger sizes
+    ("Huailai", "Hebei", "hb-huailai"), ("Langfang", "Hebei", "bj-east"),
+    ("Tianjin", "Tianjin", "tj-binhai"), ("Zhangbei", "Hebei", "hb-huailai"))
+MODEL_PARAMS = (1e9, 3e9, 7e9, 13e9, 34e9, 70e9)
+KINDS = ("pretrain", "pretrain", "full_finetune", "lora")
+FILL = 0.5
+"""Each job asks for FILL ÷ (jobs overlapping its window) of what its best fabric domain
+could do alone in its window: generous, so instances are feasible by construction
+even if every overlapping job lands on the same domain (power quotas aside)."""
+
+
+def generate(size: Size, seed: int = 1) -> tuple[Problem, Catalog]:
+    """A deterministic catalog and problem of the given size (same seed → same instance)."""
+    rng = random.Random(seed * 1_000_003 + size.configs * 10_007 + size.periods * 101 + size.jobs)
+    template = load_catalog(TEMPLATE_CATALOG)
+    datacenters = _datacenters(template, size, rng)
+    hosted_sites = rng.sample(list(datacenters), k=min(len(datacenters), rng.choice((3, 4))))
+    offers = _offers(template, size, rng, list(datacenters), hosted_sites)
+    datacenters = _power_quotas(datacenters, offers, hosted_sites, rng)
+    catalog = Catalog(gpus=template.gpus, datacenters=datacenters, offers=offers,
+                      path=f"synthetic:{size.name}:{seed}")
+    jobs = [_job(i, size, rng) for i in range(size.jobs)]
+    problem = Problem(name=f"synthetic-{size.name}", catalog=catalog.path, horizon_days=size.periods,
+                      period_days=1, redundancy=0.30, jobs=jobs)
+    return _calibrate(problem, catalog), catalog
+
+
+def _datacenters(template: Catalog, size: Size, rng: random.Random) -> dict[str, Datacenter]:
+    rows = dict(template.datacenters)
+    extra = 0 if size.configs <= 30 else 2 if size.configs <= 100 else len(EXTRA_SITES)
+    base = next(iter(template.datacenters.values()))
+    for name, region, link_group in EXTRA_SITES[:extra]:
+        rows[name] = base.model_copy(update=dict(
+            datacenter=name, region=region, link_group=link_group,
+            power_quota_kw=float(rng.choice((300, 500, 800))), source="synthetic"))
+    return rows
+
+
+def _offers(template: Catalog, size: Size, rng: random.Random, sites: list[str],
+            hosted_sites: list[str]) -> dict[str, Offer]:
+    """Offers drawn from the template rows (same GPUs, modes, node shapes, fabrics), with
+    prices ±15 %, lead times jittered, max_nodes 2–16, until exactly size.configs
+    configurations exist (the last offer keeps only as many interconnect options as fit)."""
+    rows = sorted(template.offers.values(), key=lambda o: o.offer)
+    offers: dict[str, Offer] = {}
+    data_prices: dict[tuple[str, str], tuple[float, float]] = {}  # one storage/egress price per vendor and site
+    left = size.configs
+    while left > 0:
+        row = rng.choice(rows)
+        k = min(left, len(row.interconnect))
+        factor = rng.uniform(0.85, 1.15)
+        hosted = row.mode == "hosted"
+        site = rng.choice(hosted_sites if hosted else sites)
+        storage, egress = data_prices.setdefault((row.vendor, site),
+                                                 (row.storage_cny_per_tb_month, row.egress_cny_per_tb))
+        data = row.model_dump(by_alias=True)
+        data.update(
+            offer=f"{row.offer}-s{len(offers):03d}", datacenter=site,
+            storage_cny_per_tb_month=storage, egress_cny_per_tb=egress,
+            price=round(row.price * factor, 2),
+            max_nodes=rng.randint(2, 16),
+            lead_time_days=rng.randint(30, 45) if hosted else max(0, row.lead_time_days + rng.randint(-2, 3)),
+            interconnect=row.interconnect[:k],
+            interconnect_price=tuple(round(p * factor, 2) for p in row.interconnect_price[:k]),
+            counts_power=hosted, source="synthetic")
+        offer = Offer.model_validate(data)
+        offers[offer.offer] = offer
+        left -= k
+    return offers
+
+
+def _power_quotas(datacenters: dict[str, Datacenter], offers: dict[str, Offer], hosted_sites: list[str],
+                  rng: random.Random) -> dict[str, Datacenter]:
+    """Hosted sites get 40–120 % of the draw of all their hosted racks: the quota binds sometimes."""
+    draw: dict[str, float] = defaultdict(float)
+    for o in offers.values():
+        if o.counts_power:
+            draw[o.datacenter] += o.node_kw * o.max_nodes
+    out = dict(datacenters)
+    for name in hosted_sites:
+        if draw[name] > 0:
+            out[name] = datacenters[name].model_copy(
+                update={"power_quota_kw": round(draw[name] * rng.uniform(0.4, 1.2), 1)})
+    return out
+
+
+def _job(i: int, size: Size, rng: random.Random) -> Job:
+    horizon = size.periods
+    start = rng.randint(0, int(0.4 * horizon))
+    shortest = max(5, horizon // 2)
+    deadline = rng.randint(min(horizon, start + shortest), horizon)
+    params = rng.choice(MODEL_PARAMS)
+    kind = rng.choice(KINDS)
+    storage = rng.random() < 0.4
+    return Job(name=f"job{i:02d}-{params / 1e9:g}b-{kind}", kind=kind, model=ModelSpec(params=params),
+               tokens=1e9, start_day=start, deadline_days=deadline,
+               interruptible=rng.random() < 0.3, single_site=rng.random() < 0.85,
+               storage_tb=float(rng.randint(2, 30)) if storage else 0.0,
+               egress_tb=round(rng.uniform(0.1, 1.0), 2) if storage else 0.0)
+
+
+def _calibrate(problem: Problem, catalog: Catalog) -> Problem:
+    """Set each job's tokens so that it needs FILL ÷ overlap of its best domain's capacity.
+
+    A job that no configuration can hold (its model does not fit, or nothing is available
+    in its window) is shrunk to the next smaller model until something can.
+    """
+    jobs = list(problem.jobs)
+    for _ in range(len(MODEL_PARAMS)):
+        inst = build_instance(problem.model_copy(update={"jobs": jobs}), catalog)
+        capacity = _capacity(inst)
+        stuck = [i for i, j in enumerate(jobs) if capacity.get(j.name, 0.0) <= 0]
+        if not stuck:
+            break
+        for i in stuck:
+            smaller = [p for p in MODEL_PARAMS if p < jobs[i].model.params]
+            jobs[i] = jobs[i].model_copy(update={"model": ModelSpec(params=smaller[-1] if smaller else 1e9)})
+    out = []
+    for job in jobs:
+        overlap = sum(1 for other in jobs if other.start_day < job.deadline_days and job.start_day < other.deadline_days)
+        want = FILL * capacity.get(job.name, 0.0) / overlap
+        tokens = job.tokens * want / inst.required[job.name] if want > 0 else job.tokens
+        out.append(job.model_copy(update={"tokens": float(f"{tokens:.3g}")}))
+    return Problem.model_validate({**problem.model_dump(), "jobs": [j.model_dump() for j in out]})
+
+
+def _capacity(inst: Instance) -> dict[str, float]:
+    """EFLOP each job could do in its window alone on its best fabric domain, power quotas
+    applied per offer (jobs that may span domains are sized the same way: more slack)."""
+    per_domain: dict[tuple[str, str], float] = defaultdict(float)
+    for opt in inst.options:
+        cfg = inst.configs[opt.config]
+        offer = cfg.offer
+        nodes = offer.max_nodes
+        if offer.counts_power:
+            nodes = min(nodes, int(inst.catalog.datacenters[offer.datacenter].power_quota_kw // offer.node_kw))
+        fit = nodes * offer.gpus_per_node // opt.group_gpus
+        if not opt.tiers or fit < 1:
+            continue
+        slowest = min(opt.tiers, key=lambda tier: tier.factor)  # pessimistic: every replica in the slowest tier
+        for t in opt.periods:
+            per_domain[opt.job, fabric_domain(cfg)] += opt.work_per_replica(inst.hours[t], slowest) * fit
+    out: dict[str, float] = defaultdict(float)
+    for (job, _), work in per_domain.items():
+        out[job] = max(out[job], work)
+    return out
+
+
+# ----------------------------------------------------------------------------------------------
+# Measuring
+# ----------------------------------------------------------------------------------------------
+
+def load1() -> float:
+    try:
+        return round(os.getloadavg()[0], 2)
+    except OSError:
+        return math.nan
+
+
+def build_timed(problem: Problem, catalog: Catalog) -> tuple[Instance, Milp, float, float]:
+    t0 = time.perf_counter()
+    inst = build_instance(problem, catalog)
+    t1 = time.perf_counter()
+    milp = build_milp(inst)
+    t2 = time.perf_counter()
+    return inst, milp, t1 - t0, t2 - t1
+
+
+def solve_lp(inst: Instance, repeat: int, time_limit: float) -> tuple[float | None, float, str]:
+    """LP relaxation value and the fastest of up to `repeat` HiGHS solves (the machine is noisy).
+
+    The relaxation is `build_milp(inst, relax=True)` (continuous variables only), run on
+    HiGHS directly through OR-Tools' model builder: `solve_milp` would report the plan's
+    cost after rounding the bookkeeping variables (its _polish step), which for
+    fractional values is not the LP optimum.
+    """
+    relaxed = build_milp(inst, relax=True)
+    best, value = math.inf, None
+    for _ in range(max(1, repeat)):
+        solver = mb.Solver(BACKENDS[LP_BACKEND])
+        solver.set_time_limit_in_seconds(time_limit)
+        solver.set_solver_specific_parameters("output_flag=false")
+        solver.enable_output(False)
+        start = time.perf_counter()
+        try:
+            status = solver.solve(relaxed.model)
+        except Exception as exc:  # noqa: BLE001 - a benchmark row, never a crash
+            return None, time.perf_counter() - start, f"LP error: {type(exc).__name__}: {exc}"
+        seconds = time.perf_counter() - start
+        if status != mb.SolveStatus.OPTIMAL:
+            return None, seconds, f"LP relaxation: {status.name.lower()} after {seconds:.1f} s"
+        best, value = min(best, seconds), solver.objective_value
+        if seconds > 5:  # repeats are for the noise on short solves; a long one speaks for itself
+            break
+    return value, best, ""
+
+
+def solve_row(milp: Milp, backend: str, time_limit: float, gap: float | None) -> dict:
+    start = time.perf_counter()
+    try:
+        sol = solve_milp(milp, backend=backend, time_limit=time_limit, gap=gap)
+    except NoSolution as exc:
+        status = "infeasible" if exc.proven else "no solution"
+        return dict(status=status, solve_s=time.perf_counter() - start, note=str(exc))
+    except Exception as exc:  # noqa: BLE001
+        return dict(status="error", solve_s=time.perf_counter() - start,
+                    note=f"{type(exc).__name__}: {exc}".splitlines()[0][:120])
+    return dict(status=sol.status, objective=sol.objective, bound=sol.bound, gap=sol.gap, solve_s=sol.seconds)
+
+
+def measure(suite: str, name: str, problem: Problem, catalog: Catalog, backends: list[str], args,
+            gap: float | None, size: Size | None, skip: dict[str, str], emit) -> None:
+    """All rows of one instance: one per backend (or one 'infeasible' row)."""
+    base = dict(suite=suite, instance=name, jobs=len(problem.jobs))
+    try:
+        inst, milp, inst_s, milp_s = build_timed(problem, catalog)
+    except Exception as exc:  # noqa: BLE001
+        emit(dict(base, backend="-", status="build error", note=f"{type(exc).__name__}: {exc}"[:160], load1=load1()))
+        traceback.print_exc()
+        return
+    build_s = inst_s + milp_s
+    base.update(configs=len(inst.configs), periods=len(inst.hours), vars=milp.model.num_variables,
+                cons=milp.model.num_constraints, inst_s=inst_s, milp_s=milp_s, build_s=build_s)
+    print(f"  {name}: {base['vars']} variables, {base['cons']} constraints, built in {build_s:.2f} s",
+          file=sys.stderr, flush=True)
+    lp_value, lp_s, lp_note = solve_lp(inst, args.lp_repeat, args.time_limit)
+    base.update(lp_s=lp_s, lp_value=lp_value)
+    if lp_value is None:
+        emit(dict(base, backend="-", status="infeasible (LP)" if "infeasible" in lp_note else "LP failed",
+                  note=lp_note, load1=load1()))
+        return
+    rows = []
+    for backend in backends:
+        if backend in skip:
+            rows.append(dict(base, backend=backend, status="skipped", note=skip[backend], load1=load1()))
+            continue
+        print(f"    {backend} …", file=sys.stderr, end=" ", flush=True)
+        row = dict(base, backend=backend, **solve_row(milp, backend, args.time_limit, gap), load1=load1())
+        print(f"{row['status']} in {row['solve_s']:.1f} s", file=sys.stderr, flush=True)
+        row["solve_x_lp"] = row["solve_s"] / lp_s if lp_s > 0 else math.nan
+        row["build_share"] = build_s / (build_s + row["solve_s"])
+        if gap is not None and row.get("gap") is not None and row["gap"] <= gap + 1e-9:
+            row["t_gap_s"] = row["solve_s"]
+        rows.append(row)
+        if size is not None and not args.no_skip and (
+                row["status"] in ("no solution", "error") or (row.get("gap") or 0) > args.skip_gap):
+            skip[backend] = f"{row['status']}, gap {row.get('gap', math.nan):.0%} at {size.name}" \
+                if row.get("gap") is not None else f"{row['status']} at {size.name} in {args.time_limit:g} s"
+    best = min((r["objective"] for r in rows if r.get("objective") is not None), default=None)
+    for row in rows:
+        if best is not None and abs(best) > 1e-9:
+            row["lp_ip_gap"] = (best - lp_value) / abs(best)
+        emit(row)
+
+
+# ----------------------------------------------------------------------------------------------
+# Output
+# ----------------------------------------------------------------------------------------------
+
+class Sink:
+    """Collects rows; appends each to the CSV as it comes, so an interrupted run keeps its rows."""
+
+    def __init__(self, out: Path | None) -> None:
+        self.rows: list[dict] = []
+        self.out = out
+        if out:
+            out.parent.mkdir(parents=True, exist_ok=True)
+            with out.open("w", newline="", encoding="utf-8") as fh:
+                csv.DictWriter(fh, COLUMNS).writeheader()
+
+    def __call__(self, row: dict) -> None:
+        row = {c: row.get(c) for c in COLUMNS}
+        self.rows.append(row)
+        if self.out:
+            with self.out.open("a", newline="", encoding="utf-8") as fh:
+                csv.DictWriter(fh, COLUMNS).writerow(row)
+
+
+def table(rows: list[dict], suite: str) -> str:
+    frame = pd.DataFrame([r for r in rows if r["suite"] == suite], columns=COLUMNS)
+    if frame.empty:
+        return ""
+    if suite == "bundled":
+        cols = ["instance", "backend", "vars", "cons", "build_s", "lp_s", "lp_value", "status",
+                "objective", "gap", "solve_s", "solve_x_lp", "build_share", "lp_ip_gap", "load1"]
+    else:
+        cols = ["instance", "configs", "periods", "jobs", "vars", "cons", "inst_s", "milp_s", "build_s",
+                "lp_s", "lp_value", "backend", "status", "objective", "gap", "t_gap_s", "solve_s",
+                "solve_x_lp", "build_share", "lp_ip_gap", "load1"]
+    view = frame[cols].copy()
+    fmt = {
+        "vars": "{:.0f}", "cons": "{:.0f}", "configs": "{:.0f}", "periods": "{:.0f}", "jobs": "{:.0f}",
+        "inst_s": "{:.2f}", "milp_s": "{:.2f}", "build_s": "{:.2f}", "lp_s": "{:.3f}", "solve_s": "{:.1f}",
+        "t_gap_s": "{:.1f}", "lp_value": "{:,.0f}", "objective": "{:,.0f}", "gap": "{:.2%}",
+        "solve_x_lp": "{:,.0f}", "build_share": "{:.1%}", "lp_ip_gap": "{:.2%}", "load1": "{:.1f}",
+    }
+    for col, pattern in fmt.items():
+        if col in view:
+            view[col] = view[col].map(lambda v, p=pattern: "-" if v is None or (isinstance(v, float) and math.isnan(v))
+                                      else p.format(v))
+    view["instance"] = view["instance"].str.replace(".yaml", "", regex=False)
+    text = view.to_string(index=False)
+    notes = [f"  {r['instance']} / {r['backend']}: {r['note']}" for r in rows
+             if r["suite"] == suite and r.get("note")]
+    return text + ("\nnotes:\n" + "\n".join(notes) if notes else "")
+
+
+def environment() -> str:
+    import ortools
+    try:
+        rev = subprocess.run(["git", "describe", "--always", "--dirty"], cwd=ROOT, capture_output=True,
+                             text=True, timeout=10).stdout.strip() or "?"
+    except (OSError, subprocess.SubprocessError):
+        rev = "?"
+    load = ", ".join(f"{x:.2f}" for x in os.getloadavg())
+    return (f"{dt.datetime.now().isoformat(timespec='seconds')}  git {rev}  python {platform.python_version()}  "
+            f"ortools {ortools.__version__}  cpus {os.cpu_count()}  load {load}")
+
+
+# ----------------------------------------------------------------------------------------------
+# Main
+# ----------------------------------------------------------------------------------------------
+
+def parse_sizes(text: str) -> list[Size]:
+    out = []
+    for part in filter(None, (p.strip() for p in text.split(","))):
+        if part == "all":
+            out.extend(SIZES.values())
+        elif part in SIZES:
+            out.append(SIZES[part])
+        else:
+            try:
+                c, p, j = (int(x) for x in part.lower().split("x"))
+            except ValueError:
+                raise argparse.ArgumentTypeError(
+                    f"size {part!r}: use one of {', '.join(SIZES)}, 'all', or CONFIGSxPERIODSxJOBS") from None
+            out.append(Size(part, c, p, j))
+    return out
+
+
+def parse_backends(text: str) -> list[str]:
+    names = [b.strip() for b in text.split(",") if b.strip()]
+    bad = [b for b in names if b not in BACKENDS]
+    if bad:
+        raise argparse.ArgumentTypeError(f"unknown backend {bad[0]!r}; choose from {', '.join(BACKENDS)}")
+    return names
+
+
+def main(argv: list[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0],
+                                 formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--bundled", action="store_true", help="benchmark every problems/*.yaml")
+    ap.add_argument("--sizes", type=parse_sizes, default=None,
+                    help=f"synthetic sizes, comma-separated: {', '.join(SIZES)}, all, or CONFIGSxPERIODSxJOBS "
+                         "(default: all when --bundled is not given)")
+    ap.add_argument("--backends", type=parse_backends, default=list(BACKENDS), help="default: scip,highs,cp_sat")
+    ap.add_argument("--time-limit", type=float, default=60.0, help="seconds per solve (default 60)")
+    ap.add_argument("--gap", type=float, default=0.01, help="relative gap for synthetic solves (default 0.01)")
+    ap.add_argument("--bundled-gap", type=float, default=None,
+                    help="relative gap for bundled solves (default: each solver's own, i.e. prove optimality)")
+    ap.add_argument("--seed", type=int, default=1, help="seed of the synthetic generator (default 1)")
+    ap.add_argument("--lp-repeat", type=int, default=3, help="LP solves per instance, fastest kept (default 3)")
+    ap.add_argument("--skip-gap", type=float, default=0.5,
+                    help="skip a backend on larger sizes after it ends above this gap or without a plan")
+    ap.add_argument("--no-skip", action="store_true", help="never skip a backend on larger sizes")
+    ap.add_argument("--out", type=Path, default=None, help="also write every row to this CSV")
+    args = ap.parse_args(argv)
+    sizes = args.sizes if args.sizes is not None else ([] if args.bundled else list(SIZES.values()))
+
+    sink = Sink(args.out)
+    print(f"# bench_milp  {environment()}", flush=True)
+    print(f"# backends {','.join(args.backends)}  time limit {args.time_limit:g} s  "
+          f"synthetic gap {args.gap:g}  seed {args.seed}", flush=True)
+    try:
+        if args.bundled:
+            print("[bundled]", file=sys.stderr, flush=True)
+            for path in sorted(PROBLEMS.glob("*.yaml")):
+                problem, catalog = load_problem(path)
+                measure("bundled", path.name, problem, catalog, args.backends, args, args.bundled_gap,
+                        None, {}, sink)
+        skip: dict[str, str] = {}
+        for size in sorted(sizes, key=lambda s: s.configs * s.periods * s.jobs):
+            print(f"[synthetic {size.name}: {size.configs} configs × {size.periods} periods × {size.jobs} jobs]",
+                  file=sys.stderr, flush=True)
+            t0 = time.perf_counter()
+            problem, catalog = generate(size, args.seed)
+            print(f"  generated in {time.perf_counter() - t0:.1f} s", file=sys.stderr, flush=True)
+            measure("synthetic", size.name, problem, catalog, args.backends, args, args.gap, size, skip, sink)
+    except KeyboardInterrupt:
+        print("\ninterrupted: partial results below", file=sys.stderr)
+    for suite, title in (("bundled", "Bundled problems"), ("synthetic", "Synthetic instances")):
+        text = table(sink.rows, suite)
+        if text:
+            print(f"\n## {title}\n{text}")
+    print(f"\n# done  load {', '.join(f'{x:.2f}' for x in os.getloadavg())}")
+    if args.out:
+        print(f"# rows written to {args.out}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
