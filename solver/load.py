@@ -141,6 +141,7 @@ def _from_validation(exc: ValidationError, file: str, prefix: str | None = None)
         msg, fix = "required key is missing", "add it"
     else:
         fix = None
+        msg = msg.removeprefix("Value error, ")
         if "input" in err and not isinstance(err["input"], (dict, list)):
             msg = f"{msg} (got {err['input']!r})"
     more = len(exc.errors()) - 1

@@ -21,7 +21,6 @@ across offers keeping only the Pareto front, which is exact for "min cost s.t. w
 from __future__ import annotations
 
 import itertools
-import math
 from collections import defaultdict
 from dataclasses import dataclass
 

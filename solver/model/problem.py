@@ -100,10 +100,10 @@ class Problem(_Strict):
         dupes = sorted({n for n in names if names.count(n) > 1})
         if dupes:
             raise ValueError(f"job names must be unique; repeated: {', '.join(dupes)}")
-        for job in self.jobs:
+        for i, job in enumerate(self.jobs):
             if job.deadline_days > self.horizon_days:
-                raise ValueError(f"job {job.name!r}: deadline_days {job.deadline_days} is past "
-                                 f"horizon_days {self.horizon_days}")
+                raise ValueError(f"jobs[{i}].deadline_days: job {job.name!r} has deadline_days {job.deadline_days}, "
+                                 f"past horizon_days {self.horizon_days}; raise horizon_days or move the deadline")
         return self
 
     @property
