@@ -1,0 +1,68 @@
+"""Baselines: the optimum against one-offer and one-mode plans, with exact hand-worked costs."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from solver.analysis.baselines import all_baselines, best_single_offer, mode_baselines, with_restrict
+from solver.api import solve_problem
+from tiny import catalog, gpu_day_flops, job, offer, problem, restrict
+
+# One 1-GPU node: hourly at 10 CNY/GPU-h = 240 a day; monthly at 3,000 per 30 days.
+# Debug needs 2 GPU-days in days 0-2; training a full GPU for all of days 2-32.
+HOURLY = offer("h", mode="hourly", price=10.0, max_nodes=2)
+MONTHLY = offer("m", mode="monthly", price=3000.0, max_nodes=2)
+
+
+def debug_then_train():
+    return problem([job("debug", flops=1.99 * gpu_day_flops(), deadline_days=2),
+                    job("train", flops=29.99 * gpu_day_flops(), start_day=2, deadline_days=32)],
+                   horizon_days=32, redundancy=0.0)
+
+
+def test_optimum_mixes_modes_and_each_baseline_costs_what_hand_arithmetic_says():
+    prob, cat = debug_then_train(), catalog([HOURLY, MONTHLY])
+    plan = solve_problem(prob, cat, backend="highs")
+    # debug: 2 hourly GPU-days = 480; training: one monthly node from day 2 = 3,000
+    assert plan.total_cost == pytest.approx(3480)
+    hourly, monthly = mode_baselines(prob, cat, backend="highs")
+    assert hourly.cost == pytest.approx(32 * 240)          # 32 GPU-days by the hour
+    # a month bought on day 0 for debugging ends on day 30, so training needs a second one
+    assert monthly.cost == pytest.approx(2 * 3000)
+    assert hourly.saving(plan.total_cost) == pytest.approx(1 - 3480 / 7680)
+    single = best_single_offer(prob, cat, backend="highs")
+    assert (single.detail, single.cost) == ("m", pytest.approx(6000))
+
+
+def test_a_baseline_that_cannot_carry_the_work_is_reported_infeasible():
+    prob = problem([job("j", flops=40 * gpu_day_flops(), deadline_days=10)], horizon_days=10, redundancy=0.0)
+    cat = catalog([offer("small", max_nodes=1), offer("big", gpus_per_node=8, max_nodes=1, price=12.0)])
+    names = {b.name: b for b in all_baselines(prob, cat, backend="highs")}
+    assert names["all monthly"].cost is None and names["all monthly"].saving(100.0) is None
+    assert names["best single offer"].detail == "big"
+
+
+def test_narrowing_keeps_the_users_own_allow_list():
+    prob = problem([job("j", flops=gpu_day_flops(), deadline_days=2)], horizon_days=2,
+                   restrict=restrict(modes=["monthly"], vendors=["v0"]))
+    narrowed = with_restrict(prob, modes=["hourly", "monthly"])
+    assert narrowed.restrict.modes == ["monthly"] and narrowed.restrict.vendors == ["v0"]
+    assert with_restrict(prob, modes=["hourly"]).restrict.modes == ["<none>"]
+
+
+def test_cli_prints_baselines_in_json(tmp_path: Path):
+    root = Path(__file__).resolve().parent.parent
+    out = subprocess.run([sys.executable, "-m", "solver.cli", "solve", str(root / "problems/seed-7b-200b-30d.yaml"),
+                          "--json", "--baselines"], capture_output=True, text=True, timeout=300)
+    assert out.returncode == 0, out.stderr
+    data = json.loads(out.stdout)
+    by_name = {b["name"]: b for b in data["baselines"]}
+    assert set(by_name) == {"best single offer", "all hourly", "all monthly"}
+    # the seed problem is restricted to monthly: the monthly baseline is the optimum itself
+    assert by_name["all monthly"]["cost"] == pytest.approx(data["total_cost"])
+    assert by_name["all hourly"]["cost"] is None
