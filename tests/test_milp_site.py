@@ -52,7 +52,8 @@ def test_datacenters_joined_in_one_link_group_are_one_site():
 
 def test_site_rows_exist_only_where_a_choice_exists():
     prob = problem(job(days=80, deadline=5), horizon=5)
-    _, milp = build(prob, two_vendors())
+    both_able = catalog(hourly("A", 4, vendor="vA", max_nodes=3), hourly("B", 6, vendor="vB"))
+    _, milp = build(prob, both_able)
     assert "Site-j-one" in milp.rows
     per_domain = [name for name in milp.rows if name.startswith("Site-j-") and name != "Site-j-one"]
     assert any("vA@" in name for name in per_domain) and any("vB@" in name for name in per_domain)
@@ -60,6 +61,15 @@ def test_site_rows_exist_only_where_a_choice_exists():
     assert not any(name.startswith("Site-") for name in milp.rows)
     _, milp = build(problem(job(days=80, deadline=5, single_site=False), horizon=5), two_vendors())
     assert not any(name.startswith("Site-") for name in milp.rows)
+
+
+def test_a_fabric_that_cannot_carry_the_whole_job_alone_is_not_a_choice():
+    # vA's one node gives 8 GPUs × 5 days = 40 GPU-days < 80 needed: a synchronous job
+    # cannot use it at all, so only vB is left and no choice row is needed
+    inst, milp = build(problem(job(days=80, deadline=5), horizon=5), two_vendors())
+    assert {o.config.split(":")[0] for o in inst.options} == {"B"}
+    assert any("capacity" in why for why in inst.excluded["j"])
+    assert "Site-j-one" not in milp.rows
 
 
 def test_one_multi_node_ethernet_allocation_pays_the_fabric_derating():

@@ -121,7 +121,7 @@ def build_instance(problem: Problem, catalog: Catalog) -> Instance:
                 options.append(option)
             else:
                 inst.excluded[job.name].append(f"{config.key}: {option}")
-        inst.options.extend(_with_tiers(job, options, configs))
+        inst.options.extend(_with_tiers(job, options, configs, inst))
     return inst
 
 
@@ -215,8 +215,14 @@ def effective_rate(job: Job, offer: Offer, peak: float, default_mfu: float, layo
     return peak * 1e12 * mfu * perf * (1 - loss) / slow
 
 
-def _with_tiers(job: Job, options: list[JobOption], configs: dict[str, Config]) -> list[JobOption]:
-    """Attach size tiers: per fabric domain for a synchronous job, per group otherwise."""
+def _with_tiers(job: Job, options: list[JobOption], configs: dict[str, Config],
+                inst: Instance) -> list[JobOption]:
+    """Attach size tiers: per fabric domain for a synchronous job, per group otherwise.
+
+    A synchronous job must do all its work inside one (domain, tier), so a tier whose
+    whole capacity over the job's window cannot do the work is dropped, and a domain
+    left without tiers is dropped for the job: exact pruning that removes most choices.
+    """
     from solver.milp.site import fabric_domain
 
     if not job.single_site:
@@ -228,16 +234,35 @@ def _with_tiers(job: Job, options: list[JobOption], configs: dict[str, Config]) 
     for domain, members in by_domain.items():
         capacity = sum(_max_gpus(configs[o.config]) for o in members)
         shared = domain_tiers(configs[members[0].config].interconnect, capacity)
+        shared = [(b, f) for b, f in shared if _most_work(members, configs, inst, b, f) >= inst.required[job.name]]
         for o in members:
             cfg = configs[o.config]
             gpn = cfg.offer.gpus_per_node
             tiers = [Tier(gpn // o.group_gpus, 1.0)] if o.group_gpus <= gpn else []
-            if tiers and shared and math.isclose(shared[0][1], 1.0):
-                tiers = []  # the first domain tier is as fast as one node: the node tier adds nothing
+            if tiers and (shared and math.isclose(shared[0][1], 1.0)
+                          or _most_work([o], configs, inst, gpn, 1.0) < inst.required[job.name]):
+                tiers = []  # as fast as the first domain tier, or one node cannot do the job alone
             tiers += [Tier(min(bound, _max_gpus(cfg)) // o.group_gpus, factor, bound) for bound, factor in shared]
             tiers = [t for t in tiers if t.max_replicas >= 1]
-            out.append(replace(o, tiers=tuple(tiers), domain=domain))
+            if tiers:
+                out.append(replace(o, tiers=tuple(tiers), domain=domain))
+            else:
+                inst.excluded[job.name].append(f"{o.config}: capacity: its fabric domain cannot do the job by "
+                                               f"the deadline at any size")
     return out
+
+
+def _most_work(members: list[JobOption], configs: dict[str, Config], inst: Instance,
+               bound_gpus: int, factor: float) -> float:
+    """EFLOP the options could do at most in their windows with at most bound_gpus GPUs at once."""
+    total = 0.0
+    for t, hours in enumerate(inst.hours):
+        present = [o for o in members if t in o.periods]
+        if present:
+            gpus = min(bound_gpus, sum(_max_gpus(configs[o.config]) for o in present))
+            rate = max(o.rate_flops for o in present)
+            total += gpus * rate * factor * hours * 3600 / WORK_UNIT
+    return total
 
 
 def _max_gpus(cfg: Config) -> int:
