@@ -27,6 +27,9 @@ def solve_problem(problem: Problem, catalog: Catalog, *, backend: str = DEFAULT_
                   export_mps: str | Path | None = None) -> Plan:
     """Cheapest plan for the problem, checked by the independent verifier before it is returned."""
     inst = build_instance(problem, catalog)
+    stranded = [job.name for job in problem.jobs if not any(o.job == job.name for o in inst.options)]
+    if stranded:
+        raise Infeasible(f"no offer can carry job {', '.join(stranded)}", reasons=explain_quick(inst))
     milp = build_milp(inst)
     if export_mps:
         Path(export_mps).write_text(milp.model.export_to_mps_string(), encoding="utf-8")
@@ -37,8 +40,8 @@ def solve_problem(problem: Problem, catalog: Catalog, *, backend: str = DEFAULT_
             solution = solve_milp(milp, backend=backend, time_limit=time_limit, gap=gap)
     except NoSolution as exc:
         if not exc.proven:
-            raise Infeasible(f"{exc}: raise --time-limit, or try another --backend",
-                             reasons=[], proven=False) from None
+            hint = "raise --time-limit, or try another --backend" if time_limit else "try another --backend"
+            raise Infeasible(f"{exc}: {hint}", reasons=[], proven=False) from None
         raise Infeasible(str(exc), reasons=explain_quick(inst)) from None
     plan = extract_plan(solution)
     check_plan(problem, catalog, plan)
@@ -66,9 +69,26 @@ def explain_quick(inst: Instance) -> list[str]:
     usable = {o.job for o in inst.options}
     for job in inst.problem.jobs:
         if job.name not in usable:
-            why = sorted({r.split(": ", 1)[1] for r in inst.excluded[job.name]})
-            reasons.append(f"job {job.name} can use no offer: " + "; ".join(why[:4]))
+            reasons.extend(f"job {job.name}: {why}" for why in _distinct_reasons(inst.excluded[job.name]))
     if not reasons:
         reasons.append("every job has usable offers, but not enough capacity, power, budget or time "
                        "together: try a later deadline, a larger budget, or more offers")
     return reasons
+
+
+def _distinct_reasons(excluded: list[str], most: int = 6) -> list[str]:
+    """One line per kind of reason (memory, lead_time, ...) with an example; for capacity the
+    fabric that comes closest, since that is the one to enlarge."""
+    seen: dict[str, str] = {}
+    closest = (-1.0, "")
+    for line in excluded:
+        config, why = line.split(": ", 1)
+        kind = why.split(":", 1)[0]
+        if kind == "capacity":
+            done = float(why.split("at most ", 1)[1].split(" ", 1)[0].replace(",", ""))
+            closest = max(closest, (done, why))
+        else:
+            seen.setdefault(kind, f"{why} (e.g. {config})")
+    if closest[1]:
+        seen["capacity"] = closest[1]
+    return list(seen.values())[:most]

@@ -233,8 +233,10 @@ def _with_tiers(job: Job, options: list[JobOption], configs: dict[str, Config],
     out = []
     for domain, members in by_domain.items():
         capacity = sum(_max_gpus(configs[o.config]) for o in members)
-        shared = domain_tiers(configs[members[0].config].interconnect, capacity)
-        shared = [(b, f) for b, f in shared if _most_work(members, configs, inst, b, f) >= inst.required[job.name]]
+        tiers_all = domain_tiers(configs[members[0].config].interconnect, capacity)
+        most = max([_most_work(members, configs, inst, b, f) for b, f in tiers_all] +
+                   [_most_work([o], configs, inst, configs[o.config].offer.gpus_per_node, 1.0) for o in members])
+        shared = [(b, f) for b, f in tiers_all if _most_work(members, configs, inst, b, f) >= inst.required[job.name]]
         for o in members:
             cfg = configs[o.config]
             gpn = cfg.offer.gpus_per_node
@@ -247,8 +249,9 @@ def _with_tiers(job: Job, options: list[JobOption], configs: dict[str, Config],
             if tiers:
                 out.append(replace(o, tiers=tuple(tiers), domain=domain))
             else:
-                inst.excluded[job.name].append(f"{o.config}: capacity: its fabric domain cannot do the job by "
-                                               f"the deadline at any size")
+                inst.excluded[job.name].append(
+                    f"{o.config}: capacity: all of {domain} does at most {most:,.0f} of the "
+                    f"{inst.required[job.name]:,.0f} EFLOP needed by day {job.deadline_days}")
     return out
 
 
