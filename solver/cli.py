@@ -109,7 +109,6 @@ def estimate(params: float = typer.Option(..., help="parameters, e.g. 7e9 (total
     from solver.estimate.shape import infer_shape
     from solver.estimate.summary import estimate_job
     from solver.load import load_catalog
-    from solver.model.problem import ModelSpec
 
     def action() -> None:
         cat = load_catalog(catalog)

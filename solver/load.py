@@ -15,7 +15,7 @@ from pydantic import BaseModel, ValidationError
 
 from solver.errors import ProblemError
 from solver.model.catalog import Catalog, Datacenter, Gpu, Offer, inconsistencies
-from solver.model.problem import Problem, Restrict
+from solver.model.problem import Problem
 
 TABLES: dict[str, tuple[type[BaseModel], str]] = {
     "gpus.csv": (Gpu, "gpu"),
