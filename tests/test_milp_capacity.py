@@ -101,11 +101,14 @@ def test_interconnect_options_of_one_offer_share_max_nodes():
     # 5 × 768 + 5 × 1 152 = 9 600 (not 7 680 as two 1-node offers would give).
     cheap = hourly("cheap", 4, max_nodes=1, interconnect=("ib_hdr", "roce"), interconnect_price=(0, 0))
     cat = catalog(cheap, hourly("dear", 6))
-    prob = problem(job(days=80, deadline=5), horizon=5)
+    # independent replicas may use both options of `cheap` (a synchronous job could not use
+    # its RoCE option at all: one RoCE node cannot carry the whole job, so it is pruned)
+    prob = problem(job(days=80, deadline=5, single_site=False), horizon=5)
     plan = solve(prob, cat)
     assert plan.total_cost == pytest.approx(9_600)
     _, milp = build(prob, cat)
     assert {f"Availability-cheap-{t}" for t in range(5)} <= set(milp.rows)
+    assert plan.total_cost == pytest.approx(solve(problem(job(days=80, deadline=5), horizon=5), cat).total_cost)
 
 
 def test_two_separate_offers_do_not_share_max_nodes():

@@ -16,25 +16,39 @@ def add_capacity(milp: Milp) -> None:
     Committed:    n[o,t] = Σ_{s ≤ t < s+term_o} c[o,s]  (row `Capacity-contract-<o>-<t>`),
                   cost = Σ_s c[o,s]·P_o (the whole term is paid, even past the horizon).
     Nothing before the lead time: n[o,t], c[o,s] exist only for t, s ≥ lead_o.
+    Capacity no job can use only costs money, so it is not modelled at all: hourly nodes
+    exist only in periods some job may use o, contracts only where their term covers one,
+    and a configuration no job may use gets no variables.
     """
     inst, model = milp.inst, milp.model
+    usable = usable_periods(milp)
     for key, cfg in inst.configs.items():
+        if not usable[key]:
+            continue
         cap = cfg.offer.max_nodes
         for t in inst.periods:
-            if t >= cfg.first_period:
+            if t >= cfg.first_period and (cfg.committed or t in usable[key]):
                 milp.nodes[key, t] = model.new_int_var(0, cap, f"n[{key},{t}]")
         if cfg.committed:
-            _add_contracts(milp, key)
+            _add_contracts(milp, key, usable[key])
         else:
             for t in inst.periods:
                 if (key, t) in milp.nodes:
                     _charge(milp, cfg, milp.nodes[key, t], cfg.node_cost_hour * inst.hours[t])
 
 
-def _add_contracts(milp: Milp, key: str) -> None:
+def usable_periods(milp: Milp) -> dict[str, set[int]]:
+    """Periods in which some job may run on each configuration."""
+    out: dict[str, set[int]] = {key: set() for key in milp.inst.configs}
+    for opt in milp.inst.options:
+        out[opt.config].update(opt.periods)
+    return out
+
+
+def _add_contracts(milp: Milp, key: str, usable: set[int]) -> None:
     inst, model, cfg = milp.inst, milp.model, milp.inst.configs[key]
     for s in inst.periods:
-        if s >= cfg.first_period:
+        if s >= cfg.first_period and any(s <= t < s + cfg.term_periods for t in usable):
             var = model.new_int_var(0, cfg.offer.max_nodes, f"c[{key},{s}]")
             milp.contracts[key, s] = var
             _charge(milp, cfg, var, cfg.node_cost_term)
