@@ -71,3 +71,20 @@ def test_random_instances_same_optimum_as_full_milp(prices, vendors, nodes, gpus
 
 def test_the_random_instances_above_did_exercise_the_search():
     assert len(DECOMPOSED) >= 5 and max(DECOMPOSED) >= 3
+
+
+def test_lp_relaxation_value_is_the_solvers_own_not_a_rounded_plan():
+    """The choice search prunes with LP values: rounding discounts on an LP point would
+    make them wrong in either direction, so a relaxed model reports the raw LP value."""
+    from ortools.linear_solver.python import model_builder as mb
+
+    from solver.milp.build import build_milp
+    from solver.milp.instance import build_instance
+
+    prob, cat = load_problem(PROBLEMS / "seed-13b-100b.yaml")
+    relaxed = build_milp(build_instance(prob, cat), relax=True)
+    ours = solve_milp(relaxed, backend="highs").objective
+    raw = mb.Solver("highs")
+    raw.set_solver_specific_parameters("output_flag=false")
+    raw.solve(relaxed.model)
+    assert ours == pytest.approx(raw.objective_value, rel=1e-9)

@@ -80,9 +80,11 @@ def solve_milp(milp: Milp, *, backend: str = DEFAULT_BACKEND, time_limit: float 
         raise NoSolution(f"{why}; {backend} ran {seconds:.1f} s", proven=proven)
     variables = milp.model.get_variables()
     values = dict(zip((v.index for v in variables), solver.values(variables).to_numpy()))
-    _polish(milp, values)
-    solution = Solution(milp, "feasible", 0.0, solver.best_objective_bound, seconds, backend, values)
-    solution.objective = sum(solution.cost_parts().values())
+    solution = Solution(milp, "feasible", solver.objective_value, solver.best_objective_bound, seconds,
+                        backend, values)
+    if any(v.is_integral for v in variables):
+        _polish(milp, values)  # only integer plans: rounding an LP point would not bound anything
+        solution.objective = sum(solution.cost_parts().values())
     solution.bound = min(solution.bound, solution.objective)
     if status == mb.SolveStatus.OPTIMAL and solution.gap <= OPTIMALITY_GAP:
         solution.status = "optimal"

@@ -331,10 +331,14 @@ def measure(suite: str, name: str, problem: Problem, catalog: Catalog, backends:
                 cons=milp.model.num_constraints, inst_s=inst_s, milp_s=milp_s, build_s=build_s)
     print(f"  {name}: {base['vars']} variables, {base['cons']} constraints, built in {build_s:.2f} s",
           file=sys.stderr, flush=True)
-    lp_value, lp_s, lp_note = solve_lp(inst, args.lp_repeat, args.time_limit)
+    if args.no_lp:
+        lp_value, lp_s, lp_note = None, math.nan, ""
+    else:
+        lp_value, lp_s, lp_note = solve_lp(inst, args.lp_repeat, args.time_limit)
     base.update(lp_s=lp_s if lp_value is not None else None, lp_value=lp_value)
-    print(f"  LP relaxation: {'-' if lp_value is None else f'{lp_value:,.0f}'} in {lp_s:.2f} s {lp_note}",
-          file=sys.stderr, flush=True)
+    if not args.no_lp:
+        print(f"  LP relaxation: {'-' if lp_value is None else f'{lp_value:,.0f}'} in {lp_s:.2f} s {lp_note}",
+              file=sys.stderr, flush=True)
     if lp_note:
         emit(dict(base, backend="-", status="LP " + ("infeasible" if "infeasible" in lp_note else
                                                        "solved" if lp_value is not None else "failed"),
@@ -471,6 +475,7 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--bundled-gap", type=float, default=None,
                     help="relative gap for bundled solves (default: each solver's own, i.e. prove optimality)")
     ap.add_argument("--seed", type=int, default=1, help="seed of the synthetic generator (default 1)")
+    ap.add_argument("--no-lp", action="store_true", help="skip the LP relaxation (lp_* and ratio columns stay empty)")
     ap.add_argument("--lp-repeat", type=int, default=3, help="LP solves per instance, fastest kept (default 3)")
     ap.add_argument("--skip-gap", type=float, default=0.5,
                     help="skip a backend on larger sizes after it ends above this gap or without a plan")
