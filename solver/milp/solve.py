@@ -77,6 +77,9 @@ def solve_milp(milp: Milp, *, backend: str = DEFAULT_BACKEND, time_limit: float 
         why = "proven infeasible" if proven else (
             f"no plan found within {time_limit:g} s (not proven infeasible)" if time_limit
             else f"solver stopped with status {status.name}")
+        if not proven and backend == "highs" and time_limit:
+            why += ("; HiGHS through OR-Tools keeps no plan when a time limit stops it, "
+                    "--backend scip or cp_sat returns the best plan found with its gap")
         raise NoSolution(f"{why}; {backend} ran {seconds:.1f} s", proven=proven)
     variables = milp.model.get_variables()
     values = dict(zip((v.index for v in variables), solver.values(variables).to_numpy()))
