@@ -12,10 +12,10 @@ from pathlib import Path
 from solver.errors import Infeasible
 from solver.load import load_problem
 from solver.milp.build import Milp, build_milp
-from solver.milp.decompose import solve_by_choice, worth_decomposing
+from solver.milp.decompose import solve_auto
 from solver.milp.extract import extract_plan
 from solver.milp.instance import Instance, build_instance
-from solver.milp.solve import DEFAULT_BACKEND, NoSolution, solve_milp
+from solver.milp.solve import DEFAULT_BACKEND, NoSolution
 from solver.model.catalog import Catalog
 from solver.model.plan import Plan
 from solver.model.problem import Problem
@@ -34,10 +34,7 @@ def solve_problem(problem: Problem, catalog: Catalog, *, backend: str = DEFAULT_
     if export_mps:
         Path(export_mps).write_text(milp.model.export_to_mps_string(), encoding="utf-8")
     try:
-        if worth_decomposing(milp):
-            solution = solve_by_choice(milp, backend=backend, time_limit=time_limit, gap=gap)
-        else:
-            solution = solve_milp(milp, backend=backend, time_limit=time_limit, gap=gap)
+        solution = solve_auto(milp, backend=backend, time_limit=time_limit, gap=gap)
     except NoSolution as exc:
         if not exc.proven:
             hint = "raise --time-limit, or try another --backend" if time_limit else "try another --backend"

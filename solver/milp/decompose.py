@@ -93,3 +93,10 @@ def _fix(flags: list, k: int | None) -> None:
             flag.lower_bound, flag.upper_bound = 0.0, 1.0
         else:
             flag.lower_bound = flag.upper_bound = 1.0 if i == k else 0.0
+
+
+def solve_auto(milp: Milp, *, backend: str, time_limit: float | None, gap: float | None) -> Solution:
+    """How solver.api solves: the choice search when one job has a choice, else the full MILP."""
+    if worth_decomposing(milp):
+        return solve_by_choice(milp, backend=backend, time_limit=time_limit, gap=gap)
+    return solve_milp(milp, backend=backend, time_limit=time_limit, gap=gap)
