@@ -66,26 +66,22 @@ def explain_quick(inst: Instance) -> list[str]:
     usable = {o.job for o in inst.options}
     for job in inst.problem.jobs:
         if job.name not in usable:
-            reasons.extend(f"job {job.name}: {why}" for why in _distinct_reasons(inst.excluded[job.name]))
+            reasons.extend(f"job {job.name}: {why}" for why in _distinct_reasons(inst, job.name))
     if not reasons:
         reasons.append("every job has usable offers, but not enough capacity, power, budget or time "
                        "together: try a later deadline, a larger budget, or more offers")
     return reasons
 
 
-def _distinct_reasons(excluded: list[str], most: int = 6) -> list[str]:
+def _distinct_reasons(inst: Instance, job: str, most: int = 6) -> list[str]:
     """One line per kind of reason (memory, lead_time, ...) with an example; for capacity the
     fabric that comes closest, since that is the one to enlarge."""
     seen: dict[str, str] = {}
-    closest = (-1.0, "")
-    for line in excluded:
+    for line in inst.excluded[job]:
         config, why = line.split(": ", 1)
         kind = why.split(":", 1)[0]
-        if kind == "capacity":
-            done = float(why.split("at most ", 1)[1].split(" ", 1)[0].replace(",", ""))
-            closest = max(closest, (done, why))
-        else:
+        if kind != "capacity":
             seen.setdefault(kind, f"{why} (e.g. {config})")
-    if closest[1]:
-        seen["capacity"] = closest[1]
+    if job in inst.closest:
+        seen["capacity"] = inst.closest[job][1]
     return list(seen.values())[:most]

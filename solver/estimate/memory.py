@@ -32,6 +32,8 @@ not fit here, which is the conservative answer for a rental decision.
 
 from __future__ import annotations
 
+import functools
+
 import itertools
 from dataclasses import dataclass
 
@@ -273,6 +275,7 @@ def _candidate_layouts(shape: ModelShape, kind: str, gpus_per_node: int, max_gpu
             yield tp, pp, dp, zero, rec
 
 
+@functools.lru_cache(maxsize=8192)
 def minimal_layout(
     shape: ModelShape,
     kind: str,

@@ -99,8 +99,9 @@ def add_volume_discount(milp: Milp) -> None:
             continue
         base = milp.contracts if cfg.committed else milp.nodes
         rate = cfg.offer.discount_pct / 100
-        for (k, t), x in list(base.items()):
-            if k != key:
+        for t in inst.periods:
+            x = base.get((key, t))
+            if x is None:
                 continue
             unit = cfg.node_cost_term if cfg.committed else cfg.node_cost_hour * inst.hours[t]
             unit *= cfg.rent_share / (1 - cfg.fee_share)  # GPU rent and the fee on it

@@ -97,6 +97,7 @@ class Instance:
     required: dict[str, float]          # EFLOP each job must complete, redundancy included
     options: list[JobOption]
     excluded: dict[str, list[str]] = field(default_factory=dict)  # job → why configs were dropped
+    closest: dict[str, tuple[float, str]] = field(default_factory=dict)  # job → (most EFLOP, reason)
 
     @property
     def periods(self) -> range:
@@ -234,15 +235,17 @@ def _with_tiers(job: Job, options: list[JobOption], configs: dict[str, Config],
     for domain, members in by_domain.items():
         capacity = sum(_max_gpus(configs[o.config]) for o in members)
         tiers_all = domain_tiers(configs[members[0].config].interconnect, capacity)
-        most = max([_most_work(members, configs, inst, b, f) for b, f in tiers_all] +
-                   [_most_work([o], configs, inst, configs[o.config].offer.gpus_per_node, 1.0) for o in members])
-        shared = [(b, f) for b, f in tiers_all if _most_work(members, configs, inst, b, f) >= inst.required[job.name]]
+        work = {tier: _most_work(members, configs, inst, *tier) for tier in tiers_all}
+        node_work = {o.config: _most_work([o], configs, inst, configs[o.config].offer.gpus_per_node, 1.0)
+                     for o in members}
+        most = max([*work.values(), *node_work.values()])
+        shared = [tier for tier in tiers_all if work[tier] >= inst.required[job.name]]
         for o in members:
             cfg = configs[o.config]
             gpn = cfg.offer.gpus_per_node
             tiers = [Tier(gpn // o.group_gpus, 1.0)] if o.group_gpus <= gpn else []
             if tiers and (shared and math.isclose(shared[0][1], 1.0)
-                          or _most_work([o], configs, inst, gpn, 1.0) < inst.required[job.name]):
+                          or node_work[o.config] < inst.required[job.name]):
                 tiers = []  # as fast as the first domain tier, or one node cannot do the job alone
             tiers += [Tier(min(bound, _max_gpus(cfg)) // o.group_gpus, factor, bound) for bound, factor in shared]
             tiers = [t for t in tiers if t.max_replicas >= 1]
@@ -252,6 +255,9 @@ def _with_tiers(job: Job, options: list[JobOption], configs: dict[str, Config],
                 inst.excluded[job.name].append(
                     f"{o.config}: capacity: all of {domain} does at most {most:,.0f} of the "
                     f"{inst.required[job.name]:,.0f} EFLOP needed by day {job.deadline_days}")
+                best = inst.closest.get(job.name)
+                if best is None or most > best[0]:
+                    inst.closest[job.name] = (most, inst.excluded[job.name][-1].split(": ", 1)[1])
     return out
 
 
