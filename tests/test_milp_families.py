@@ -118,7 +118,7 @@ def test_every_family_names_its_rows():
     rows = set(milp.rows)
     expected = {"Work-j", "Budget", "Power-D1-0", "Power-D1-4", "Use-H:ib_hdr-0", "Use-H:roce-4",
                 "Use-M:ib_hdr-0", "Use-R:ib_hdr-2", "Availability-H-0", "Capacity-contract-M:ib_hdr-0",
-                "Capacity-contract-R:ib_hdr-4", "Site-j-one", "Data-j-v1-D1-0",
+                "Capacity-contract-R:ib_hdr-4", "Site-j-one", "Data-j-v1-D1",
                 "Discount-H:ib_hdr-0-cap", "Discount-H:roce-3-min"}
     assert expected <= rows, sorted(expected - rows)
     families = {name.split("-")[0] for name in rows}

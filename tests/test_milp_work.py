@@ -33,7 +33,7 @@ def test_nothing_runs_after_the_deadline_or_before_the_start():
     plan = solve(prob, cat)
     assert {a.period for a in plan.schedule.assignments} <= set(range(3, 8))
     _, milp = build(prob, cat)
-    assert {t for (_i, t, _k) in milp.replicas} == set(range(3, 8))
+    assert {t for (_i, t) in milp.replicas} == set(range(3, 8))
 
 
 @pytest.mark.parametrize("redundancy, cost", [

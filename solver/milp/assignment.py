@@ -10,19 +10,20 @@ from solver.milp.build import Milp
 
 
 def add_assignment(milp: Milp) -> None:
-    """Replicas m[j,o,t,τ] of job j's group (k_jo GPUs) on configuration o in period t, tier τ.
+    """Replicas m[j,o,t] of job j's group (k_jo GPUs) on configuration o in period t.
 
-    Use:   Σ_{j,τ} k_jo·m[j,o,t,τ] ≤ gpus_per_node_o·n[o,t]        row `Use-<o>-<t>`
-    m exists only inside the job's window and after the configuration's lead time.
+    Use:   Σ_j k_jo·m[j,o,t] ≤ gpus_per_node_o·n[o,t]        row `Use-<o>-<t>`
+    m exists only inside the job's window and after the configuration's lead time; its
+    bound is the most replicas any of the option's size tiers allows.
     """
     inst, model = milp.inst, milp.model
     use: dict[tuple[str, int], list[tuple[mb.Variable, int]]] = defaultdict(list)
     for i, opt in enumerate(inst.options):
+        most = max(tier.max_replicas for tier in opt.tiers)
         for t in opt.periods:
-            for k, tier in enumerate(opt.tiers):
-                var = model.new_int_var(0, tier.max_replicas, f"m[{opt.job},{opt.config},{t},{k}]")
-                milp.replicas[i, t, k] = var
-                use[opt.config, t].append((var, opt.group_gpus))
+            var = model.new_int_var(0, most, f"m[{opt.job},{opt.config},{t}]")
+            milp.replicas[i, t] = var
+            use[opt.config, t].append((var, opt.group_gpus))
     for (key, t), terms in use.items():
         gpn = inst.configs[key].offer.gpus_per_node
         lhs = mb.LinearExpr.weighted_sum([v for v, _ in terms], [g for _, g in terms])

@@ -25,10 +25,11 @@ class Milp:
     model: mb.Model = field(default_factory=mb.Model)
     nodes: dict[tuple[str, int], mb.Variable] = field(default_factory=dict)            # (config, t)
     contracts: dict[tuple[str, int], mb.Variable] = field(default_factory=dict)        # (config, start)
-    replicas: dict[tuple[int, int, int], mb.Variable] = field(default_factory=dict)    # (option, t, tier)
+    replicas: dict[tuple[int, int], mb.Variable] = field(default_factory=dict)         # (option, t)
     discounted: dict[tuple[str, int], mb.Variable] = field(default_factory=dict)       # (config, t|start)
     discount_flag: dict[tuple[str, int], mb.Variable] = field(default_factory=dict)
-    sites: dict[tuple[str, str], mb.Variable] = field(default_factory=dict)            # (job, domain tier)
+    sites: dict[tuple[str, str], mb.Variable] = field(default_factory=dict)            # (job, choice name)
+    choices: dict[str, list] = field(default_factory=dict)                             # job → [site.Choice]
     data_sites: dict[tuple[str, str, str], mb.Variable] = field(default_factory=dict)  # (job, vendor, dc)
     data_members: dict[tuple[str, str, str], list[mb.Variable]] = field(default_factory=dict)
     cost: dict[str, list[tuple[mb.Variable, float]]] = field(default_factory=lambda: defaultdict(list))
@@ -42,11 +43,6 @@ class Milp:
         terms = [t for part in self.cost.values() for t in part]
         return mb.LinearExpr.weighted_sum([v for v, _ in terms], [c for _, c in terms])
 
-    def replicas_of(self, option_index: int, t: int) -> list[tuple[int, mb.Variable]]:
-        """(tier, variable) pairs of one option in one period."""
-        tiers = len(self.inst.options[option_index].tiers)
-        return [(k, self.replicas[option_index, t, k]) for k in range(tiers)
-                if (option_index, t, k) in self.replicas]
 
 
 def build_milp(inst: Instance, *, relax: bool = False) -> Milp:
@@ -59,8 +55,8 @@ def build_milp(inst: Instance, *, relax: bool = False) -> Milp:
     capacity.add_availability(milp)
     capacity.add_volume_discount(milp)
     assignment.add_assignment(milp)
-    work.add_work(milp)
     site.add_single_site(milp)
+    work.add_work(milp)
     data.add_data_costs(milp)
     power.add_power(milp)
     budget.add_budget(milp)

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from collections import defaultdict
 
+from solver.milp.site import chosen
 from solver.milp.solve import Solution
 from solver.model.plan import (Allocation, Assignment, Contract, JobResult, Plan, Rental,
                                Schedule)
@@ -35,10 +36,8 @@ def _schedule(sol: Solution) -> Schedule:
         if not cfg.committed and sol.count(var) > 0:
             out.rentals.append(Rental(offer=cfg.offer.offer, interconnect=cfg.interconnect, period=t,
                                       nodes=sol.count(var), discounted=_discounted(sol, key, t)))
-    merged: dict[tuple[int, int], int] = defaultdict(int)
-    for (i, t, _k), var in milp.replicas.items():
-        merged[i, t] += sol.count(var)
-    for (i, t), replicas in sorted(merged.items(), key=lambda item: (item[0][1], item[0][0])):
+    for (i, t), var in sorted(milp.replicas.items(), key=lambda item: (item[0][1], item[0][0])):
+        replicas = sol.count(var)
         if replicas > 0:
             opt = inst.options[i]
             cfg = inst.configs[opt.config]
@@ -128,10 +127,12 @@ def _jobs(sol: Solution, schedule: Schedule) -> list[JobResult]:
 
 
 def _work_done(sol: Solution, index: int, t: int) -> float:
+    """EFLOP the option's replicas do in period t, at the size tier the plan chose."""
     milp = sol.milp
     opt = milp.inst.options[index]
-    return sum(sol.count(var) * opt.work_per_replica(milp.inst.hours[t], opt.tiers[k])
-               for k, var in milp.replicas_of(index, t))
+    choice = chosen(milp, opt.job, sol.value)
+    factor = choice.factor if choice is not None else opt.tiers[0].factor
+    return sol.count(milp.replicas[index, t]) * opt.work_per_replica(milp.inst.hours[t], factor)
 
 
 def _layout_dict(layout) -> dict:

@@ -80,9 +80,9 @@ class JobOption:
     periods: tuple[int, ...]
     domain: str | None         # fabric domain of a synchronous job; None: replicas are independent
 
-    def work_per_replica(self, hours: float, tier: Tier) -> float:
-        """EFLOP one replica does in a period of `hours` hours at `tier`."""
-        return self.group_gpus * self.rate_flops * tier.factor * hours * 3600 / WORK_UNIT
+    def work_per_replica(self, hours: float, factor: float) -> float:
+        """EFLOP one replica does in a period of `hours` hours at a size tier's `factor`."""
+        return self.group_gpus * self.rate_flops * factor * hours * 3600 / WORK_UNIT
 
 
 @dataclass

@@ -10,17 +10,59 @@ from solver.milp.build import Milp
 
 
 def add_work(milp: Milp) -> None:
-    """Σ_{o,t,τ} k_jo·m[j,o,t,τ]·H_t·3600·F_jo·f_τ ≥ (1 + redundancy)·FLOPs_j   row `Work-<j>`.
+    """Work done at the job's tier speed ≥ (1 + redundancy)·FLOPs_j      row `Work-<j>`.
 
-    Work is in EFLOP. A job with no usable configuration still gets its row (0 ≥ FLOPs),
+    Independent replicas (one tier each):   Σ_{o,t} k_jo·m[j,o,t]·H_t·3600·F_jo·f_o ≥ R_j
+    Synchronous job with one choice c:      the same with f = f_c.
+    Synchronous job choosing among c:       Σ k·m·H·3600·F ≥ Σ_c (R_j / f_c)·z[j,c], written
+        Σ k·m·H·3600·F − Σ_c R_j·(1/f_c − 1)·z[j,c] ≥ R_j  (Σ_c z = 1), so the row's
+        right-hand side stays the job's requirement: a slower tier needs more raw work.
+    Work is in EFLOP. A job with no usable configuration still gets its row (0 ≥ R_j),
     so the infeasibility is reported against that job by name.
     """
     inst = milp.inst
     terms: dict[str, list[tuple[mb.Variable, float]]] = defaultdict(list)
-    for (i, t, k), var in milp.replicas.items():
-        opt = inst.options[i]
-        terms[opt.job].append((var, opt.work_per_replica(inst.hours[t], opt.tiers[k])))
+    for (i, t), var in milp.replicas.items():
+        terms[inst.options[i].job].append((var, replica_work(milp, i, t)))
     for job in inst.problem.jobs:
+        required = inst.required[job.name]
         pairs = terms.get(job.name, [])
+        choices = milp.choices.get(job.name, [])
+        if len(choices) > 1:
+            pairs = pairs + [(milp.sites[job.name, c.name], -required * (1 / c.factor - 1)) for c in choices]
         lhs = mb.LinearExpr.weighted_sum([v for v, _ in pairs], [c for _, c in pairs])
-        milp.add_row(f"Work-{job.name}", lhs >= inst.required[job.name])
+        milp.add_row(f"Work-{job.name}", lhs >= required)
+
+
+def replica_factor(milp: Milp, option_index: int) -> float:
+    """Size factor in a replica's work coefficient: its tier's, or 1 where the choice flags carry it."""
+    opt = milp.inst.options[option_index]
+    choices = milp.choices.get(opt.job, [])
+    if opt.domain is None:
+        return opt.tiers[0].factor
+    return choices[0].factor if len(choices) == 1 else 1.0
+
+
+def replica_work(milp: Milp, option_index: int, t: int) -> float:
+    """Coefficient of m[option, t] in its job's work row (EFLOP)."""
+    opt = milp.inst.options[option_index]
+    return opt.work_per_replica(milp.inst.hours[t], replica_factor(milp, option_index))
+
+
+def surplus(milp: Milp) -> dict[str, float]:
+    """Per job, the most work one replica does in one period: how far past its need some optimal plan goes.
+
+    Why: a replica costs nothing by itself (rented nodes do), and every row but the work
+    row only limits replicas from above, so dropping surplus replicas one at a time
+    keeps a plan feasible at the same cost until less than one replica-period of work
+    is left over. So some optimal plan does at most need + surplus work for each job
+    (need ÷ f_c in raw work when the choice c carries the tier's factor f_c). Rows that
+    tie a site's or a domain's work to a 0/1 flag use that as their big-M: far tighter
+    than the replicas' own bounds, so the LP relaxation charges storage and picks
+    domains in proportion to the work done there.
+    """
+    out: dict[str, float] = defaultdict(float)
+    for (i, t) in milp.replicas:
+        job = milp.inst.options[i].job
+        out[job] = max(out[job], replica_work(milp, i, t))
+    return out

@@ -220,7 +220,7 @@ def _capacity(inst: Instance) -> dict[str, float]:
         fit = nodes * offer.gpus_per_node // opt.group_gpus
         if not opt.tiers or fit < 1:
             continue
-        slowest = min(opt.tiers, key=lambda tier: tier.factor)  # pessimistic: every replica in the slowest tier
+        slowest = min(tier.factor for tier in opt.tiers)  # pessimistic: every replica in the slowest tier
         for t in opt.periods:
             per_domain[opt.job, fabric_domain(cfg)] += opt.work_per_replica(inst.hours[t], slowest) * fit
     out: dict[str, float] = defaultdict(float)
