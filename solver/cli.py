@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-import json
-import sys
 from enum import Enum
 from pathlib import Path
 from typing import Optional
@@ -11,8 +9,10 @@ from typing import Optional
 import typer
 from rich.console import Console
 
-from solver.errors import Infeasible, PlanRejected, ProblemError
-from solver.milp.solve import BACKENDS, DEFAULT_BACKEND
+from solver.commands import register_all
+from solver.commands.common import Backend, plan_console, print_json, run_action
+from solver.errors import ProblemError
+from solver.milp.solve import DEFAULT_BACKEND
 
 app = typer.Typer(add_completion=False, no_args_is_help=True, pretty_exceptions_enable=False,
                   help="Plan which GPUs to rent, where, how many, on which contract and for how long.")
@@ -20,31 +20,8 @@ catalog_app = typer.Typer(no_args_is_help=True, help="Inspect and validate catal
 app.add_typer(catalog_app, name="catalog")
 
 Kind = Enum("Kind", {k: k for k in ("pretrain", "full_finetune", "lora", "qlora", "sweep", "inference")}, type=str)
-Backend = Enum("Backend", {b: b for b in BACKENDS}, type=str)
 CatalogTable = Enum("CatalogTable", {t: t for t in ("offers", "gpus", "datacenters")}, type=str)
 DEFAULT_CATALOG = Path(__file__).resolve().parent.parent / "catalogs" / "beijing-sample"
-
-
-def _run(action) -> None:
-    """Map library errors to exit codes with one message and no traceback."""
-    err = Console(stderr=True, soft_wrap=True)  # never fold a file path across lines
-    try:
-        action()
-    except ProblemError as exc:
-        err.print(f"[red]error:[/] {exc.render()}", highlight=False)
-        raise typer.Exit(2) from None
-    except Infeasible as exc:
-        err.print(f"[red]infeasible:[/] {exc}", highlight=False)
-        for reason in exc.reasons:
-            err.print(f"  - {reason}", highlight=False)
-        raise typer.Exit(1) from None
-    except PlanRejected as exc:
-        err.print(f"[red]internal error, plan withheld:[/] {exc}", highlight=False)
-        raise typer.Exit(3) from None
-
-
-def _print_json(data: dict) -> None:
-    sys.stdout.write(json.dumps(data, indent=2, ensure_ascii=False, default=str) + "\n")
 
 
 @app.command()
@@ -74,19 +51,13 @@ def solve(problem: Path = typer.Argument(..., help="problem YAML"),
             if baselines:
                 data["baselines"] = [{"name": b.name, "cost": b.cost, "saving": b.saving(plan.total_cost),
                                       "detail": b.detail} for b in compared]
-            _print_json(data)
+            print_json(data)
         else:
-            console = _console()
+            console = plan_console()
             render_plan(plan, console)
             if baselines:
                 render_baselines(plan, compared, console)
-    _run(action)
-
-
-def _console() -> Console:
-    """Wide enough for the plan tables when output is piped (rich assumes 80 columns then)."""
-    console = Console()
-    return console if console.is_terminal else Console(width=100)
+    run_action(action)
 
 
 @app.command()
@@ -125,11 +96,11 @@ def estimate(params: float = typer.Option(..., help="parameters, e.g. 7e9 (total
                               redundancy=redundancy, gpus_per_node=gpus_per_node)
         data = {"gpu": gpu, "kind": kind.value, "mfu": mfu or row.default_mfu, **result.to_dict()}
         if as_json:
-            _print_json(data)
+            print_json(data)
         else:
             from solver.report.terminal import render_estimate
             render_estimate(data, days, redundancy, Console())
-    _run(action)
+    run_action(action)
 
 
 def _model_spec(params, active_params, layers, hidden, heads, seq_len, tokens):
@@ -153,7 +124,7 @@ def catalog_show(folder: Path = typer.Argument(DEFAULT_CATALOG),
     """Print one table of a catalog (offers sorted by GPU and price per GPU-hour)."""
     from solver.load import load_catalog
     from solver.report.terminal import render_catalog
-    _run(lambda: render_catalog(load_catalog(folder), Console(width=200), table.value))
+    run_action(lambda: render_catalog(load_catalog(folder), Console(width=200), table.value))
 
 
 @catalog_app.command("validate")
@@ -165,8 +136,10 @@ def catalog_validate(folder: Path = typer.Argument(...)) -> None:
         cat = load_catalog(folder)
         Console().print(f"{folder}: ok — {len(cat.gpus)} GPUs, {len(cat.datacenters)} datacenters, "
                         f"{len(cat.offers)} offers from {len({o.vendor for o in cat.offers.values()})} vendors")
-    _run(action)
+    run_action(action)
 
+
+register_all(app)
 
 if __name__ == "__main__":
     app()

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from collections import defaultdict
 
+from solver.milp.binding import binding_limits
 from solver.milp.site import chosen
 from solver.milp.solve import Solution
 from solver.model.plan import (Allocation, Assignment, Contract, JobResult, Plan, Rental,
@@ -15,11 +16,13 @@ def extract_plan(sol: Solution) -> Plan:
     schedule = _schedule(sol)
     inst = sol.milp.inst
     parts = {k: round(v, 2) for k, v in sol.cost_parts().items()}
+    jobs = _jobs(sol, schedule)
     return Plan(problem=inst.problem.name, status=sol.status, total_cost=round(sol.objective, 2),
                 currency=inst.problem.currency, allocations=_allocations(sol),
-                jobs=_jobs(sol, schedule), cost_breakdown=parts,
+                jobs=jobs, cost_breakdown=parts,
                 lower_bound=round(sol.bound, 2), gap=round(sol.gap, 6),
-                solve_seconds=round(sol.seconds, 3), backend=sol.backend, schedule=schedule)
+                solve_seconds=round(sol.seconds, 3), backend=sol.backend,
+                binding=binding_limits(sol, jobs), schedule=schedule)
 
 
 def _schedule(sol: Solution) -> Schedule:

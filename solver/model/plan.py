@@ -83,6 +83,19 @@ class JobResult(_Out):
     sites: list[str]
 
 
+class Binding(_Out):
+    """A limit the plan runs into: more of it could make the plan cheaper (or feasible sooner)."""
+
+    kind: Literal["budget", "power", "availability", "deadline"]
+    name: str = Field(description="budget | datacenter | offer | job")
+    start_day: int
+    end_day: int
+    used: float
+    limit: float
+    unit: str
+    text: str
+
+
 class Plan(_Out):
     problem: str
     status: Literal["optimal", "feasible"]
@@ -95,4 +108,5 @@ class Plan(_Out):
     gap: float
     solve_seconds: float
     backend: str
+    binding: list[Binding] = []
     schedule: Schedule
