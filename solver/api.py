@@ -1,12 +1,21 @@
 """The small solve API the CLI and the analyses use (see DESIGN.md, Flow).
 
-solve_problem(problem, catalog, ...) → a verified Plan, or Infeasible / NoSolution.
-Analyses change the problem or catalog (pydantic `model_copy(update=...)`) and call it
-again; they never reach into the MILP.
+solve_problem(problem, catalog, ...) → a verified Plan, or Infeasible.
+    Analyses change the problem or catalog (solver.analysis.edits, or pydantic
+    `model_copy(update=...)`) and call it again.
+    `constrain=f` calls f(milp) on the built model before solving: the one door for an
+    analysis that needs an extra row (a spot share cap, a vendor count, an offer forced
+    in). f adds rows through `milp.add_row` and new variables through `milp.model`; rows
+    it adds are part of the model the verifier's plan came from, but the verifier
+    checks only the problem's own constraints.
+build(problem, catalog) → (Instance, Milp) and solve_built(inst, milp, ...) → Plan:
+    build once, change bounds (a budget row, a deadline as upper bounds of zero), solve
+    again — for frontiers that reuse one model between points.
 """
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from pathlib import Path
 
 from solver.errors import Infeasible
@@ -24,15 +33,24 @@ from solver.verify import check_plan
 
 def solve_problem(problem: Problem, catalog: Catalog, *, backend: str = DEFAULT_BACKEND,
                   time_limit: float | None = None, gap: float | None = None,
-                  export_mps: str | Path | None = None) -> Plan:
+                  export_mps: str | Path | None = None, constrain: Callable[[Milp], None] | None = None) -> Plan:
     """Cheapest plan for the problem, checked by the independent verifier before it is returned."""
     inst = build_instance(problem, catalog)
     stranded = [job.name for job in problem.jobs if not any(o.job == job.name for o in inst.options)]
     if stranded:
         raise Infeasible(f"no offer can carry job {', '.join(stranded)}", reasons=explain_quick(inst))
     milp = build_milp(inst)
+    if constrain is not None:
+        constrain(milp)
     if export_mps:
         Path(export_mps).write_text(milp.model.export_to_mps_string(), encoding="utf-8")
+    return solve_built(inst, milp, backend=backend, time_limit=time_limit, gap=gap)
+
+
+def solve_built(inst: Instance, milp: Milp, *, backend: str = DEFAULT_BACKEND, time_limit: float | None = None,
+                gap: float | None = None) -> Plan:
+    """Solve an already built (and possibly re-bounded) model; verify the plan against inst's problem."""
+    problem, catalog = inst.problem, inst.catalog
     try:
         solution = solve_auto(milp, backend=backend, time_limit=time_limit, gap=gap)
     except NoSolution as exc:
