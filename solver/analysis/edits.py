@@ -167,7 +167,7 @@ def _matches(cell: Any, wanted: str) -> bool:
 def _apply_problem(prob: dict, edit: Edit) -> list[Change]:
     """Walk the problem's keys; a list (jobs) takes the next part as its selector."""
     targets: list[tuple[dict, str]] = [(prob, "")]
-    path, k = edit.path, 0
+    path, k, created = edit.path, 0, set()
     while k < len(path) - 1:
         part, nxt = path[k], []
         for node, where in targets:
@@ -183,6 +183,7 @@ def _apply_problem(prob: dict, edit: Edit) -> list[Change]:
                         for i in _pick_list(child, path[k + 1], edit, part)]
             elif child is None and k + 2 == len(path):
                 node[part] = {}  # an optional section (restrict, model) the file left out
+                created.add(id(node[part]))
                 nxt.append((node[part], f"{where}{part}."))
             elif isinstance(child, dict):
                 nxt.append((child, f"{where}{part}."))
@@ -192,9 +193,9 @@ def _apply_problem(prob: dict, edit: Edit) -> list[Change]:
         targets = nxt
     field, out = path[-1], []
     for node, where in targets:
-        if field not in node:
+        if field not in node and id(node) not in created:  # a new section's keys are checked by validation
             raise ProblemError(f"no key {field!r}", key=edit.text, fix=f"keys: {', '.join(sorted(node))}")
-        old = node[field]
+        old = node.get(field)
         node[field] = _combine(old, edit)
         out.append(Change(edit.text, f"{where}{field}", old, node[field]))
     return out

@@ -1,0 +1,102 @@
+"""What-if: the same problem with a few edits, solved beside the baseline.
+
+Why beside the baseline: a number alone ("24.1M") means little; what users negotiate on
+is the difference — what the edit saves, which capacity moves where, and which limit
+now binds (a cheaper vendor is worth nothing if the site's power quota still binds).
+"""
+
+from __future__ import annotations
+
+from collections import defaultdict
+from dataclasses import dataclass, field
+
+from solver.analysis.edits import Change, apply_edits
+from solver.api import solve_problem
+from solver.errors import Infeasible
+from solver.model.catalog import Catalog
+from solver.model.plan import Plan
+from solver.model.problem import Problem
+
+
+@dataclass
+class Outcome:
+    """One solve: a plan, or why there is none."""
+
+    plan: Plan | None
+    infeasible: str | None = None
+    reasons: list[str] = field(default_factory=list)
+
+    @property
+    def cost(self) -> float | None:
+        return self.plan.total_cost if self.plan else None
+
+
+@dataclass
+class WhatIf:
+    baseline: Outcome
+    scenario: Outcome
+    changes: list[Change]
+
+    @property
+    def delta(self) -> float | None:
+        """Scenario cost minus baseline cost (negative: the edits save money)."""
+        if self.baseline.cost is None or self.scenario.cost is None:
+            return None
+        return self.scenario.cost - self.baseline.cost
+
+    def mix_changes(self) -> list[tuple[str, float, float]]:
+        """(vendor/gpu/mode @ datacenter, GPU-days before, after) for every line that moved."""
+        before, after = gpu_days(self.baseline.plan), gpu_days(self.scenario.plan)
+        keys = sorted(set(before) | set(after))
+        return [(k, before.get(k, 0.0), after.get(k, 0.0)) for k in keys
+                if abs(before.get(k, 0.0) - after.get(k, 0.0)) > 1e-9]
+
+    def binding_changes(self) -> tuple[list[str], list[str]]:
+        """(limits that bind now and did not, limits that no longer bind), by kind and name."""
+        before, after = _binding(self.baseline.plan), _binding(self.scenario.plan)
+        return [after[k] for k in after if k not in before], [before[k] for k in before if k not in after]
+
+    def to_dict(self) -> dict:
+        new, gone = self.binding_changes()
+        return {
+            "edits": sorted({c.edit for c in self.changes}, key=[c.edit for c in self.changes].index),
+            "changes": [{"where": c.where, "old": c.old, "new": c.new} for c in self.changes],
+            "baseline": _outcome_dict(self.baseline), "scenario": _outcome_dict(self.scenario),
+            "delta": None if self.delta is None else round(self.delta, 2),
+            "mix_changes": [{"line": k, "gpu_days_before": b, "gpu_days_after": a} for k, b, a in self.mix_changes()],
+            "binding_now": new, "binding_no_longer": gone,
+        }
+
+
+def what_if(problem: Problem, catalog: Catalog, edits: list[str], **solve_options) -> WhatIf:
+    """Solve the problem as written and with the edits (bad edits raise ProblemError before any solve)."""
+    new_problem, new_catalog, changes = apply_edits(problem, catalog, edits)
+    return WhatIf(_solve(problem, catalog, solve_options), _solve(new_problem, new_catalog, solve_options), changes)
+
+
+def _solve(problem: Problem, catalog: Catalog, options: dict) -> Outcome:
+    try:
+        return Outcome(solve_problem(problem, catalog, **options))
+    except Infeasible as exc:
+        return Outcome(None, str(exc), exc.reasons)
+
+
+def gpu_days(plan: Plan | None) -> dict[str, float]:
+    """GPU-days rented per vendor/GPU/mode @ datacenter (contracts count their whole term)."""
+    out: dict[str, float] = defaultdict(float)
+    for a in plan.allocations if plan else []:
+        out[f"{a.vendor}/{a.gpu}/{a.mode} @ {a.datacenter}"] += a.gpus * (a.end_day - a.start_day)
+    return dict(out)
+
+
+def _binding(plan: Plan | None) -> dict[tuple[str, str], str]:
+    return {(b.kind, b.name): b.text for b in plan.binding} if plan else {}
+
+
+def _outcome_dict(o: Outcome) -> dict:
+    if o.plan is None:
+        return {"status": "infeasible", "message": o.infeasible, "reasons": o.reasons}
+    p = o.plan
+    return {"status": p.status, "total_cost": p.total_cost, "gap": p.gap,
+            "finish_days": {j.name: j.finish_day for j in p.jobs},
+            "binding": [b.text for b in p.binding], "cost_breakdown": p.cost_breakdown}

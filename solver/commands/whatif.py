@@ -1,0 +1,43 @@
+"""`gpuplan whatif PROBLEM --set EDIT ...`: the problem with edits, beside the baseline."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Optional
+
+import typer
+
+from solver.commands.common import Backend, plan_console, print_json, run_action
+from solver.milp.solve import DEFAULT_BACKEND
+
+
+def register(app: typer.Typer) -> None:
+    app.command("whatif")(whatif)
+
+
+def whatif(problem: Path = typer.Argument(..., help="problem YAML"),
+           edits: list[str] = typer.Option(..., "--set", "-s",
+                                           help="PATH=VALUE, PATH*=FACTOR or PATH+=AMOUNT; repeat for more, "
+                                                "e.g. --set 'offers[vendor=sinnet].price*=0.9'"),
+           as_json: bool = typer.Option(False, "--json", help="print one JSON object"),
+           backend: Backend = typer.Option(DEFAULT_BACKEND, help="MILP solver bundled with OR-Tools"),
+           time_limit: Optional[float] = typer.Option(None, help="seconds per solve"),
+           gap: Optional[float] = typer.Option(None, help="stop each solve at this relative gap")) -> None:
+    """Solve PROBLEM as written and with the edits; print cost delta, mix changes and what binds.
+
+    Exit 1 when the edited problem is infeasible (the baseline is still shown).
+    """
+    from solver.analysis.whatif import what_if
+    from solver.load import load_problem
+    from solver.report.whatif import render_whatif
+
+    def action() -> None:
+        prob, cat = load_problem(problem)
+        result = what_if(prob, cat, edits, backend=backend.value, time_limit=time_limit, gap=gap)
+        if as_json:
+            print_json(result.to_dict())
+        else:
+            render_whatif(result, plan_console())
+        if result.scenario.plan is None:
+            raise typer.Exit(1)
+    run_action(action)

@@ -1,0 +1,51 @@
+"""Terminal rendering of a what-if: the edits, both costs, what moved, what binds."""
+
+from __future__ import annotations
+
+from rich.console import Console
+from rich.table import Table
+
+from solver.analysis.whatif import Outcome, WhatIf
+
+
+def render_whatif(result: WhatIf, console: Console) -> None:
+    edits = Table(title="Edits", show_header=True, header_style="bold")
+    for col in ("field", "was", "now"):
+        edits.add_column(col)
+    for c in result.changes:
+        edits.add_row(c.where, _value(c.old), _value(c.new))
+    console.print(edits)
+    console.print(f"baseline: {_line(result.baseline)}")
+    console.print(f"scenario: {_line(result.scenario)}")
+    if result.delta is not None:
+        base = result.baseline.cost or 1.0
+        word = "save" if result.delta < 0 else "cost"
+        console.print(f"[bold]the edits {word} {abs(result.delta):,.0f} CNY ({abs(result.delta) / base:.1%})[/]")
+    moved = result.mix_changes()
+    if moved:
+        table = Table(title="Mix (GPU-days rented)", header_style="bold")
+        for col, justify in (("vendor/GPU/mode @ site", "left"), ("baseline", "right"), ("scenario", "right")):
+            table.add_column(col, justify=justify)
+        for line, before, after in moved:
+            table.add_row(line, f"{before:,.0f}", f"{after:,.0f}")
+        console.print(table)
+    new, gone = result.binding_changes()
+    for text in new:
+        console.print(f"now binds: {text}")
+    for text in gone:
+        console.print(f"no longer binds: {text}")
+    if not new and not gone and result.scenario.plan:
+        console.print("binding limits unchanged: " + ("; ".join(b.text for b in result.scenario.plan.binding) or "none"))
+
+
+def _line(o: Outcome) -> str:
+    if o.plan is None:
+        return f"[red]infeasible[/] — {o.infeasible}" + "".join(f"\n  - {r}" for r in o.reasons)
+    finish = ", ".join(f"{j.name} day {j.finish_day}" for j in o.plan.jobs)
+    return f"{o.plan.total_cost:,.0f} CNY ({o.plan.status}); finishes {finish}"
+
+
+def _value(v) -> str:
+    if isinstance(v, float):
+        return f"{v:,.6g}"
+    return str(v)
