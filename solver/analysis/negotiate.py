@@ -1,0 +1,545 @@
+"""Negotiation: what each offer's price may rise to, must fall to, and what other levers are worth.
+
+Why: a plan tells us what to rent; a negotiation needs the numbers behind it. For an offer
+in the plan, the walk-away price (above it we switch, and to what); for an offer not in
+the plan, the break-even price (below it, it enters, and what that saves us); and what
++N kW of power, a shorter lead time or a few more nodes are worth, in CNY.
+
+"Price" is the offer's `price` column alone, in its own `price_unit` — what a vendor
+quotes. Its interconnect surcharge, platform fee and volume discount are held as they
+are (the fee and the discount still scale with the rent, as on the invoice).
+
+The method. Hold everything but one offer's price p. Every plan x costs
+a(x) + p·q(x), where q(x) ≥ 0 is the plan's *price volume* on the offer (price units
+bought × (1 + fee) × (1 − discount where it applies): d cost / d price). So
+
+    C_forced(p) = min over plans that rent the offer (≥ 1 node in some period)
+    C_without   = min over plans that do not rent it (independent of p)
+
+C_forced is concave, piecewise linear and increasing (every plan renting it has
+q ≥ one node-period > 0); the optimum uses the offer exactly while C_forced(p) ≤ C_without.
+The walk-away price (offer in the plan) and the break-even price (offer not in the plan)
+are therefore the same number: p* = max{p : C_forced(p) ≤ C_without}, above the
+current price for the first, below it for the second.
+
+p* is found by a Newton step on the concave function, p ← p + (C_without − C_forced(p)) / q(p),
+q(p) read from the forced plan at p. The plan solved at p stays feasible at any other
+price, so C_forced lies under its line; the step lands on the line's crossing, hence at
+or below p*, and every later step rises monotonically onto p*. On a piecewise-linear
+function this ends exactly after a few solves (one per linear piece crossed); the
+solves are capped (`max_solves` per offer, default 8 including the one without the
+offer and the one at the target price) and an unconverged result is reported as a
+proven lower bound of p*. Solves use a tight relative gap (default 1e-7), since a
+break-even price is only as exact as the costs it equates.
+
+Target prices (what we ask a vendor for; `margin`, default 5 %):
+    in the plan:      current price × (1 − margin) — we already take it; an ask, never above
+                      the walk-away price;
+    not in the plan:  break-even × (1 − margin) — far enough below the break-even that the
+                      offer clearly wins.
+The plan is re-solved at the target price (one solve) for the volume we would take then
+(node-days, and peak nodes) and the saving against the plan as it is.
+
+Levers (one re-solve each, saving = base cost − new cost):
+    power:        +kw at each site whose power quota binds in the plan;
+    lead time:    the offer's lead time shortened by lead_days, for offers in the plan, offers
+                  whose break-even is within NEAR of their price, and offers that no job can
+                  use only because of their lead time;
+    availability: +nodes on each offer whose max_nodes binds in the plan.
+"""
+
+from __future__ import annotations
+
+import math
+import time
+from collections import defaultdict
+from collections.abc import Callable
+from dataclasses import asdict, dataclass, field
+
+from ortools.linear_solver.python import model_builder as mb
+
+from solver.analysis.edits import apply_edits
+from solver.api import solve_problem
+from solver.errors import Infeasible, ProblemError
+from solver.milp.build import Milp
+from solver.milp.instance import build_instance
+from solver.model.catalog import MODE_UNITS, UNIT_DAYS, Catalog, Offer
+from solver.model.plan import Plan
+from solver.model.problem import Problem
+
+MARGIN = 0.05
+"""Default distance of the target price below the current price (in the plan) or the break-even."""
+NEAR = 0.15
+"""An offer whose break-even is within this fraction of its price is 'near' the plan (lead-time lever)."""
+MAX_SOLVES = 8
+"""Solves per analysed offer: without it, the Newton steps, the target price."""
+GAP = 1e-7
+"""Relative MILP gap of every solve here, unless the caller gives one."""
+PRICE_FLOOR = 1e-4
+"""Lowest price tried, as a fraction of the current one: below it an offer 'does not enter at any price'."""
+PRICE_NOTE = ("price = the offer's price column in its price_unit (what the vendor quotes); interconnect "
+              "surcharge, platform fee and volume discount are held as in the catalog")
+
+
+@dataclass
+class OfferTerms:
+    """What one offer's price can do to the plan."""
+
+    offer: str
+    vendor: str
+    datacenter: str
+    gpu: str
+    mode: str
+    price: float
+    price_unit: str
+    status: str                         # in_plan | not_in_plan | unusable
+    node_days: float = 0.0              # in the plan as it is
+    limit_kind: str | None = None       # walk_away | break_even
+    limit_price: float | None = None    # p*; None: see reason
+    converged: bool = True              # False: limit_price is a proven lower bound of p*
+    cost_without: float | None = None   # best plan that does not rent the offer (None: none exists)
+    replaced_by: list[str] = field(default_factory=list)   # walk-away: offers that grow without it
+    displaces: list[str] = field(default_factory=list)     # break-even: offers that shrink at the target
+    target_price: float | None = None
+    target_node_days: float = 0.0
+    target_nodes: int = 0               # peak nodes held at once at the target price
+    target_cost: float | None = None
+    saving_at_target: float | None = None
+    reason: str = ""
+    solves: int = 0
+
+    @property
+    def limit_change(self) -> float | None:
+        """Limit price relative to the current one: +0.12 = may rise 12 %, −0.3 = must fall 30 %."""
+        return None if self.limit_price is None else self.limit_price / self.price - 1
+
+
+@dataclass
+class Lever:
+    """The value of relaxing one limit: base cost − cost with the edit."""
+
+    kind: str                 # power | lead_time | availability
+    name: str                 # datacenter or offer
+    vendor: str | None
+    edit: str
+    amount: float
+    unit: str                 # kW | days | nodes
+    cost: float | None        # None: still infeasible (cannot happen for a relaxation) or not solved
+    saving: float | None
+
+    @property
+    def per_unit(self) -> float | None:
+        return None if self.saving is None or not self.amount else self.saving / self.amount
+
+
+@dataclass
+class Negotiation:
+    problem: str
+    currency: str
+    base_cost: float
+    base_status: str
+    margin: float
+    gap: float
+    vendors: list[str] | None
+    offers: list[OfferTerms]
+    levers: list[Lever]
+    solves: int
+    seconds: float
+    price_note: str = PRICE_NOTE
+
+    def to_dict(self) -> dict:
+        out = asdict(self)
+        for terms, data in zip(self.offers, out["offers"]):
+            data["limit_change"] = terms.limit_change
+        for lever, data in zip(self.levers, out["levers"]):
+            data["per_unit"] = lever.per_unit
+        return out
+
+
+# --------------------------------------------------------------------------- plan arithmetic
+
+def period_hours(plan: Plan, horizon_days: int) -> Callable[[int], float]:
+    pd = plan.schedule.period_days
+    return lambda t: 24.0 * (min(horizon_days, (t + 1) * pd) - t * pd)
+
+
+def _discounted(offer: Offer, nodes: int) -> bool:
+    """The verifier's rule: a contract line or one period's rental of ≥ discount_from_gpus GPUs."""
+    return offer.discount_from_gpus is not None and nodes * offer.gpus_per_node >= offer.discount_from_gpus
+
+
+def price_volume(plan: Plan, offer: Offer, horizon_days: int) -> float:
+    """d(plan cost)/d(price) with the schedule held: price units bought × fee × discount."""
+    hours = period_hours(plan, horizon_days)
+    unit_days = UNIT_DAYS[MODE_UNITS[offer.mode]]
+    per_node = offer.gpus_per_node if "_gpu_" in offer.price_unit else 1
+    fee = 1 + offer.platform_fee_pct / 100
+    total = 0.0
+    lines = [(c.nodes, offer.term_days) for c in plan.schedule.contracts if c.offer == offer.offer]
+    lines += [(r.nodes, hours(r.period) / 24) for r in plan.schedule.rentals if r.offer == offer.offer]
+    for nodes, days in lines:
+        disc = 1 - (offer.discount_pct or 0) / 100 if _discounted(offer, nodes) else 1.0
+        total += per_node * days / unit_days * nodes * disc * fee
+    return total
+
+
+def node_days(plan: Plan, catalog: Catalog, horizon_days: int) -> dict[str, float]:
+    """Node-days paid per offer: contracts for their whole term, rentals per period held."""
+    hours = period_hours(plan, horizon_days)
+    out: dict[str, float] = defaultdict(float)
+    for c in plan.schedule.contracts:
+        out[c.offer] += c.nodes * catalog.offers[c.offer].term_days
+    for r in plan.schedule.rentals:
+        out[r.offer] += r.nodes * hours(r.period) / 24
+    return dict(out)
+
+
+def peak_nodes(plan: Plan, catalog: Catalog, offer: str) -> int:
+    """Most nodes of the offer held on any one day (contracts over their term, rentals per period)."""
+    pd = plan.schedule.period_days
+    spans = [(c.start_period * pd, c.start_period * pd + catalog.offers[offer].term_days, c.nodes)
+             for c in plan.schedule.contracts if c.offer == offer]
+    spans += [(r.period * pd, (r.period + 1) * pd, r.nodes) for r in plan.schedule.rentals if r.offer == offer]
+    change: dict[int, int] = defaultdict(int)
+    for start, end, n in spans:
+        change[start] += n
+        change[end] -= n
+    peak = held = 0
+    for day in sorted(change):
+        held += change[day]
+        peak = max(peak, held)
+    return peak
+
+
+def offers_used(plan: Plan) -> set[str]:
+    return {c.offer for c in plan.schedule.contracts} | {r.offer for r in plan.schedule.rentals}
+
+
+# --------------------------------------------------------------------------- solving
+
+def with_price(catalog: Catalog, offer: str, price: float) -> Catalog:
+    offers = dict(catalog.offers)
+    offers[offer] = offers[offer].model_copy(update={"price": price})
+    return catalog.model_copy(update={"offers": offers})
+
+
+def _offer_nodes(milp: Milp, offer: str) -> list[mb.Variable]:
+    return [var for (key, _), var in milp.nodes.items() if milp.inst.configs[key].offer.offer == offer]
+
+
+def force_offer(offer: str) -> Callable[[Milp], None]:
+    """constrain hook: at least one node of the offer in some period (the smallest use there is)."""
+    def constrain(milp: Milp) -> None:
+        nodes = _offer_nodes(milp, offer)
+        if not nodes:
+            raise Infeasible(f"no job can use offer {offer}", reasons=[])
+        milp.add_row(f"Negotiate-force-{offer}", mb.LinearExpr.sum(nodes) >= 1)
+    return constrain
+
+
+def exclude_offer(offer: str) -> Callable[[Milp], None]:
+    def constrain(milp: Milp) -> None:
+        nodes = _offer_nodes(milp, offer)
+        if nodes:
+            milp.add_row(f"Negotiate-exclude-{offer}", mb.LinearExpr.sum(nodes) <= 0)
+    return constrain
+
+
+@dataclass
+class Point:
+    price: float
+    plan: Plan
+    q: float
+
+    @property
+    def cost(self) -> float:
+        return self.plan.total_cost
+
+
+class Session:
+    """Counts solves; solves the problem with one offer's price changed, free, forced in or left out."""
+
+    def __init__(self, problem: Problem, catalog: Catalog, **options) -> None:
+        self.problem, self.catalog, self.options = problem, catalog, options
+        self.solves = 0
+
+    def solve(self, catalog: Catalog | None = None, problem: Problem | None = None, constrain=None) -> Plan:
+        self.solves += 1
+        return solve_problem(problem or self.problem, catalog or self.catalog, constrain=constrain, **self.options)
+
+    def at(self, offer: str, price: float, how: str = "free") -> Point | None:
+        """The best plan at this price: free, forced (renting the offer) or without it; None if infeasible."""
+        constrain = {"free": None, "forced": force_offer(offer), "without": exclude_offer(offer)}[how]
+        catalog = with_price(self.catalog, offer, price)
+        try:
+            plan = self.solve(catalog, constrain=constrain)
+        except Infeasible:
+            return None
+        return Point(price, plan, price_volume(plan, catalog.offers[offer], self.problem.horizon_days))
+
+
+def crossing(session: Session, offer: str, target: float, start: Point, budget: int,
+             tolerance: float) -> tuple[float | None, bool, Point]:
+    """Largest p with C_forced(p) ≤ target, by Newton steps from `start` (a forced plan).
+
+    Returns (p*, converged, last point). p* None: even at PRICE_FLOOR × the current price
+    the cheapest plan renting the offer costs more than target (it does not enter at any price).
+    Unconverged (out of solves): the last p with C_forced(p) ≤ target, a proven lower bound.
+    """
+    floor = session.catalog.offers[offer].price * PRICE_FLOOR
+    point, below = start, None
+    while True:
+        diff = target - point.cost
+        if diff >= -tolerance:
+            below = point
+            if diff <= tolerance:
+                return point.price, True, point
+        elif math.isclose(point.price, floor):
+            return None, True, point
+        if budget <= 0 or point.q <= 0:
+            return (below.price if below else None), False, point
+        nxt = max(point.price + diff / point.q, floor)
+        budget -= 1
+        found = session.at(offer, nxt, "forced")
+        if found is None:  # cannot happen: a forced plan stays feasible at any price
+            return (below.price if below else None), False, point
+        point = found
+
+
+# --------------------------------------------------------------------------- the analysis
+
+def negotiate(problem: Problem, catalog: Catalog, *, vendors: list[str] | None = None, kw: float = 50,
+              lead_days: int = 7, nodes: int = 2, margin: float = MARGIN, max_solves: int = MAX_SOLVES,
+              backend: str | None = None, time_limit: float | None = None, gap: float | None = None,
+              levers: bool = True) -> Negotiation:
+    """Walk-away and break-even prices of the offers (of `vendors`, or all), and the levers' values."""
+    started = time.perf_counter()
+    known = sorted({o.vendor for o in catalog.offers.values()})
+    for v in vendors or []:
+        if v not in known:
+            raise ProblemError(f"no vendor {v!r} in the catalog", key="--vendor", fix=f"use one of {', '.join(known)}")
+    if not 0 <= margin < 1:
+        raise ProblemError("margin must be in [0, 1)", key="--margin", fix="e.g. --margin 0.05")
+    if max_solves < 3:
+        raise ProblemError("max_solves must be at least 3", key="--max-solves", fix="e.g. --max-solves 8")
+    options = {"time_limit": time_limit, "gap": GAP if gap is None else gap}
+    if backend is not None:
+        options["backend"] = backend
+    session = Session(problem, catalog, **options)
+    base = session.solve()
+    horizon = problem.horizon_days
+    base_days = node_days(base, catalog, horizon)
+    used = offers_used(base)
+    usable, why = _usability(problem, catalog)
+    tolerance = max(1.0, 2 * options["gap"] * base.total_cost)
+
+    chosen = [o for o in catalog.offers.values() if not vendors or o.vendor in vendors]
+    terms = []
+    for offer in sorted(chosen, key=lambda o: (o.offer not in used, o.offer not in usable, o.vendor, o.offer)):
+        t = OfferTerms(offer.offer, offer.vendor, offer.datacenter, offer.gpu, offer.mode, offer.price,
+                       offer.price_unit, "in_plan" if offer.offer in used else
+                       "not_in_plan" if offer.offer in usable else "unusable",
+                       node_days=round(base_days.get(offer.offer, 0.0), 3))
+        if t.status == "unusable":
+            t.reason = why.get(offer.offer, "no job can use it")
+        else:
+            before = session.solves
+            _price_limit(session, t, base, margin, max_solves, tolerance)
+            t.solves = session.solves - before
+        terms.append(t)
+
+    lever_list = _levers(session, base, terms, vendors, kw, lead_days, nodes, why) if levers else []
+    return Negotiation(problem.name, base.currency, base.total_cost, base.status, margin, options["gap"],
+                       vendors, terms, lever_list, session.solves, round(time.perf_counter() - started, 3))
+
+
+def _price_limit(session: Session, t: OfferTerms, base: Plan, margin: float, max_solves: int,
+                 tolerance: float) -> None:
+    """Fill walk-away or break-even price, the replacement, and the target price's volume and saving."""
+    horizon = session.problem.horizon_days
+    offer = session.catalog.offers[t.offer]
+    budget = max_solves - 2  # one solve for the target price, one without the offer or forced at p0
+    if t.status == "in_plan":
+        t.limit_kind = "walk_away"
+        without = session.at(t.offer, offer.price, "without")
+        if without is None:
+            t.reason = "no plan without it: the problem is infeasible without this offer"
+        else:
+            t.cost_without = without.cost
+            t.replaced_by = _grown(without.plan, base, session.catalog, horizon, exclude=t.offer)
+            start = Point(offer.price, base, price_volume(base, offer, horizon))
+            t.limit_price, t.converged, _ = crossing(session, t.offer, without.cost, start, budget, tolerance)
+        target = offer.price * (1 - margin)
+    else:
+        t.limit_kind = "break_even"
+        t.cost_without = base.total_cost
+        start = session.at(t.offer, offer.price, "forced")
+        if start is None:
+            t.reason = "renting even one node of it makes the problem infeasible (e.g. a power quota)"
+            return
+        t.limit_price, t.converged, _ = crossing(session, t.offer, base.total_cost, start, budget - 1, tolerance)
+        if t.limit_price is None:
+            t.reason = (f"does not enter at any price down to {offer.price * PRICE_FLOOR:,.4g}: "
+                        "the cheapest plan renting it still costs more")
+            return
+        if not t.converged:
+            t.reason = "out of solves: the break-even price shown is a proven lower bound"
+        target = t.limit_price * (1 - margin)
+    if t.limit_kind == "walk_away" and not t.converged and t.cost_without is not None:
+        t.reason = "out of solves: the walk-away price shown is a proven lower bound"
+    t.target_price = round(target, 6)
+    at = session.at(t.offer, target, "free")
+    if at is None:  # cannot happen: a lower price keeps the base plan feasible
+        return
+    t.target_cost = at.cost
+    t.saving_at_target = base.total_cost - at.cost
+    t.target_node_days = round(node_days(at.plan, session.catalog, horizon).get(t.offer, 0.0), 3)
+    t.target_nodes = peak_nodes(at.plan, session.catalog, t.offer)
+    if t.limit_kind == "break_even":
+        t.displaces = _grown(base, at.plan, session.catalog, horizon, exclude=t.offer)
+
+
+def _grown(new: Plan, old: Plan, catalog: Catalog, horizon: int, *, exclude: str) -> list[str]:
+    """Offers holding more node-days in `new` than in `old`, most growth first."""
+    a, b = node_days(new, catalog, horizon), node_days(old, catalog, horizon)
+    grown = {o: d - b.get(o, 0.0) for o, d in a.items() if o != exclude and d > b.get(o, 0.0) + 1e-9}
+    return sorted(grown, key=lambda o: -grown[o])
+
+
+def _usability(problem: Problem, catalog: Catalog) -> tuple[set[str], dict[str, str]]:
+    """Offers some job can use, and for the others why not (one reason per kind, per job)."""
+    inst = build_instance(problem, catalog)
+    usable = {inst.configs[o.config].offer.offer for o in inst.options}
+    reasons: dict[str, dict[str, str]] = defaultdict(dict)
+    for job, lines in inst.excluded.items():
+        for line in lines:
+            config, text = line.split(": ", 1)
+            offer = config.rsplit(":", 1)[0]
+            kind = text.split(":", 1)[0]
+            reasons[offer].setdefault(kind, f"{job}: {text}")
+    why = {}
+    for name in catalog.offers:
+        if name in usable:
+            continue
+        if name not in {c.offer.offer for c in inst.configs.values()}:
+            why[name] = "excluded by the problem's restrict list"
+        else:
+            why[name] = "; ".join(reasons[name].values()) or "no job can use it"
+    return usable, why
+
+
+def reason_kinds(reason: str) -> set[str]:
+    """'pretrain: lead_time: …; pretrain: memory: …' → {'lead_time', 'memory'}."""
+    kinds = set()
+    for part in reason.split("; "):
+        bits = part.split(": ")
+        kinds.add(bits[1].split(":")[0] if len(bits) > 1 else bits[0])
+    return kinds
+
+
+def _levers(session: Session, base: Plan, terms: list[OfferTerms], vendors: list[str] | None, kw: float,
+            lead_days: int, nodes: int, why: dict[str, str]) -> list[Lever]:
+    cat = session.catalog
+    mine = (lambda o: not vendors or cat.offers[o].vendor in vendors)
+    out: list[Lever] = []
+    for site in dict.fromkeys(b.name for b in base.binding if b.kind == "power"):
+        out.append(_lever(session, base, "power", site, None, f"datacenters.{site}.power_quota_kw+={kw:g}", kw, "kW"))
+    if lead_days > 0:
+        lead = [t.offer for t in terms if t.status == "in_plan"]
+        lead += [t.offer for t in terms if t.status == "not_in_plan" and t.limit_price is not None
+                 and t.limit_price >= t.price * (1 - NEAR)]
+        lead += [t.offer for t in terms if t.status == "unusable" and reason_kinds(t.reason) == {"lead_time"}]
+        lead += [o for o in offers_used(base) if o not in lead and mine(o)]
+        for o in dict.fromkeys(lead):
+            days = cat.offers[o].lead_time_days
+            if days > 0:
+                shorter = min(lead_days, days)
+                out.append(_lever(session, base, "lead_time", o, cat.offers[o].vendor,
+                                  f"offers.{o}.lead_time_days={days - shorter}", shorter, "days"))
+    if nodes > 0:
+        for o in dict.fromkeys(b.name for b in base.binding if b.kind == "availability"):
+            if mine(o):
+                out.append(_lever(session, base, "availability", o, cat.offers[o].vendor,
+                                  f"offers.{o}.max_nodes+={nodes}", nodes, "nodes"))
+    return out
+
+
+def _lever(session: Session, base: Plan, kind: str, name: str, vendor: str | None, edit: str, amount: float,
+           unit: str) -> Lever:
+    problem, catalog, _ = apply_edits(session.problem, session.catalog, [edit])
+    try:
+        plan = session.solve(catalog, problem)
+    except Infeasible:
+        return Lever(kind, name, vendor, edit, amount, unit, None, None)
+    return Lever(kind, name, vendor, edit, amount, unit, plan.total_cost, base.total_cost - plan.total_cost)
+
+
+# --------------------------------------------------------------------------- the vendor's sheet
+
+EXPORT_COLUMNS = ("offer", "gpu", "mode", "datacenter", "price_unit", "current_price", "target_price",
+                  "node_days_at_target", "peak_nodes_at_target", "volume_unit", "note")
+
+
+def vendor_rows(result: Negotiation, vendor: str) -> list[dict]:
+    """One row per offer of `vendor`: its own offer, price, our target and the volume at the target.
+
+    Built from the vendor's own OfferTerms only, and notes are fixed phrases: no other
+    vendor's name, offer, price or volume can reach the sheet (replaced_by, displaces,
+    savings and reasons, which may name other offers, are left out on purpose).
+    """
+    rows = []
+    for t in result.offers:
+        if t.vendor != vendor:
+            continue
+        if t.target_price is not None:
+            note = ("in our plan; target is our ask" if t.status == "in_plan"
+                    else "not in our plan; at the target price we would take the volume shown")
+        elif t.status == "unusable":
+            note = "cannot carry this problem's jobs as offered"
+        else:
+            note = "not competitive for this problem at any price we tried"
+        rows.append({"offer": t.offer, "gpu": t.gpu, "mode": t.mode, "datacenter": t.datacenter,
+                     "price_unit": t.price_unit, "current_price": _num(t.price),
+                     "target_price": "" if t.target_price is None else f"{t.target_price:.2f}",
+                     "node_days_at_target": _num(round(t.target_node_days, 2)),
+                     "peak_nodes_at_target": str(t.target_nodes), "volume_unit": "node-days", "note": note})
+    return rows
+
+
+def _num(x: float) -> str:
+    return f"{x:g}" if float(x).is_integer() and abs(x) < 1e15 else f"{x:.2f}"
+
+
+def export_vendor(result: Negotiation, vendor: str, path, *, force: bool = False) -> int:
+    """Write the vendor's sheet (CSV, or .xlsx with openpyxl); refuse to overwrite without force."""
+    import csv
+    from pathlib import Path
+
+    path = Path(path)
+    if result.vendors and vendor not in result.vendors:
+        raise ProblemError(f"vendor {vendor!r} was not analysed", key="--export-vendor",
+                           fix=f"add --vendor {vendor}, or leave --vendor out")
+    if path.exists() and not force:
+        raise ProblemError("file exists", key="--export-vendor", file=str(path), fix="add --force to overwrite it")
+    rows = vendor_rows(result, vendor)
+    if not rows:
+        raise ProblemError(f"vendor {vendor!r} has no offers", key="--export-vendor", fix="check the vendor name")
+    if path.suffix.lower() == ".xlsx":
+        try:
+            from openpyxl import Workbook
+        except ImportError:
+            raise ProblemError("writing .xlsx needs openpyxl", key="--export-vendor", file=str(path),
+                               fix="pip install openpyxl, or write a .csv file") from None
+        book = Workbook()
+        sheet = book.active
+        sheet.title = "offers"
+        sheet.append(list(EXPORT_COLUMNS))
+        for row in rows:
+            sheet.append([row[c] for c in EXPORT_COLUMNS])
+        book.save(path)
+    else:
+        with open(path, "w", newline="", encoding="utf-8") as fh:
+            writer = csv.DictWriter(fh, fieldnames=EXPORT_COLUMNS)
+            writer.writeheader()
+            writer.writerows(rows)
+    return len(rows)
