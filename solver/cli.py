@@ -32,16 +32,35 @@ def solve(problem: Path = typer.Argument(..., help="problem YAML"),
           gap: Optional[float] = typer.Option(None, help="stop at this relative gap, e.g. 0.01"),
           export_mps: Optional[Path] = typer.Option(None, help="write the model as MPS for another solver"),
           baselines: bool = typer.Option(False, "--baselines",
-                                         help="also solve best-single-offer, all-hourly and all-monthly plans")) -> None:
-    """Cheapest feasible rental plan for PROBLEM, verified independently before it is shown."""
+                                         help="also solve best-single-offer, all-hourly and all-monthly plans"),
+          explain: bool = typer.Option(True, "--explain/--no-explain",
+                                       help="when infeasible, find the smallest relaxation of each limit")) -> None:
+    """Cheapest feasible rental plan for PROBLEM, verified independently before it is shown.
+
+    Infeasible (exit 1): the smallest relaxation of each limit that alone makes it feasible
+    and the cheapest combination, each re-solved to check it (solver.analysis.explain);
+    with --json one object {"status": "infeasible", "message", "reasons", "explanation"}.
+    """
     from solver.api import solve_problem
+    from solver.errors import Infeasible
     from solver.load import load_problem
     from solver.report.terminal import render_baselines, render_plan
 
     def action() -> None:
         prob, cat = load_problem(problem)
         options = {"backend": backend.value, "time_limit": time_limit, "gap": gap}
-        plan = solve_problem(prob, cat, export_mps=export_mps, **options)
+        try:
+            plan = solve_problem(prob, cat, export_mps=export_mps, **options)
+        except Infeasible as exc:
+            if exc.proven and explain:
+                from solver.analysis.explain import explain_infeasible
+                exc.explanation = explain_infeasible(prob, cat, backend=backend.value,
+                                                     time_limit=time_limit or 60.0).to_dict()
+            if as_json:
+                print_json({"status": "infeasible", "proven": exc.proven, "message": str(exc),
+                            "reasons": exc.reasons, "explanation": exc.explanation})
+                raise typer.Exit(1) from None
+            raise
         compared = []
         if baselines:
             from solver.analysis.baselines import all_baselines

@@ -25,11 +25,16 @@ class Infeasible(Exception):
     """No plan satisfies the problem (exit 1); `reasons` says what to relax.
 
     `proven` is False when the solver ran out of time before finding any plan.
+    `explanation` is the optional JSON-ready payload of solver.analysis.explain
+    (Explanation.to_dict(): smallest relaxations, with their words in "lines"); the
+    library attaches it only when asked, since computing it means solving again.
     """
 
-    def __init__(self, message: str, reasons: list[str] | None = None, *, proven: bool = True) -> None:
+    def __init__(self, message: str, reasons: list[str] | None = None, *, proven: bool = True,
+                 explanation: dict | None = None) -> None:
         self.reasons = reasons or []
         self.proven = proven
+        self.explanation = explanation
         super().__init__(message)
 
 

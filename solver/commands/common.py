@@ -27,6 +27,11 @@ def run_action(action) -> None:
         err.print(f"[red]infeasible:[/] {exc}", highlight=False)
         for reason in exc.reasons:
             err.print(f"  - {reason}", highlight=False)
+        lines = (exc.explanation or {}).get("lines", [])
+        if lines:
+            err.print("[bold]smallest relaxations[/] (each re-solved to check it):", highlight=False)
+            for line in lines:
+                err.print(f"  * {line}", highlight=False)
         raise typer.Exit(1) from None
     except PlanRejected as exc:
         err.print(f"[red]internal error, plan withheld:[/] {exc}", highlight=False)

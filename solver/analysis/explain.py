@@ -1,0 +1,468 @@
+"""Why a problem is infeasible, in amounts: the smallest relaxation of each limit that alone
+makes it feasible, and the cheapest combination of them (issue 3, item 6).
+
+Why: "infeasible" alone sends a team guessing which promise to renegotiate. What they
+can act on is "needs 9 more days on every deadline, or 160 kW more at Yizhuang, or
+¥1,200,000 more budget": one number per lever, each checked by solving the problem
+again with that change.
+
+Limits and how each smallest amount is found (all others stay as written):
+
+- budget: the cheapest plan with no budget at all, solved to a zero gap; the amount is
+  its cost minus the budget, rounded up to 1 CNY. Exact: any budget below that cost
+  admits no plan. When there is no plan even without a budget, budget cannot help.
+- power (per datacenter with a power quota in the model): an elastic MILP, the built
+  model with one slack variable s_d ≥ 0 subtracted in every `Power-<d>-<t>` row and
+  the objective replaced by min s_d. The amount is read from the integer plan the
+  solver returns (max over periods of the site's draw minus its quota, which is s_d at
+  the optimum) and rounded up to 1 kW. One solve per site; each site that helps is an
+  alternative. When no single site helps, all sites together are tried.
+- availability (max_nodes of offers): the same elastic idea, but the stock also shapes
+  the instance (layouts that fit, size tiers, capacity pruning), so the model is built
+  from a catalog whose caps are raised (×4, then ×32) and rows
+  Σ_{options of o} n[o,t] − s_o ≤ max_nodes_o put the written caps back with integer
+  slack. Minimise Σ_o s_o: the fewest extra nodes in total, possibly over several offers.
+- deadline: the fewest days k added to every job's deadline (horizon_days extended when
+  needed). Days change the periods and the jobs' windows, so they are not a slack
+  variable: a doubling then bisection search over k, each probe a full solve. Feasibility
+  is monotone in k in practice (a later deadline keeps every plan; only a binding budget
+  with per-window storage charges can break that), and the search probes k−1 on its way,
+  so "one day less is infeasible" holds by construction. Capped at max(horizon, 30) days.
+
+Elastic solves do not go through solve_problem (their plans break the written limits and
+the verifier would reject them): build + extra variables + solve_milp. Every suggestion
+is then VERIFIED by applying it in the edit language (solver.analysis.edits) and
+re-solving through solve_problem, which runs the independent verifier; `verified` says
+whether that re-solve found a plan.
+
+Cheapest combination: one elastic MILP with slack on the budget, every site's power and
+every offer's stock at once, minimising the relative relaxation Σ slack/limit (10 % more
+budget weighs like 10 % more kW at one site or 10 % more nodes of one offer): the
+smallest change in proportion to what was promised. Deadlines stay as written there:
+days cannot be a linear slack, and a date is usually the hardest promise to move; when
+nothing but a later deadline helps the combination is absent and the text says so.
+"""
+
+from __future__ import annotations
+
+import math
+import time
+from dataclasses import asdict, dataclass, field
+
+from ortools.linear_solver.python import model_builder as mb
+
+from solver.analysis.edits import apply_edits
+from solver.errors import Infeasible
+from solver.milp.build import build_milp
+from solver.milp.instance import build_instance
+from solver.milp.solve import DEFAULT_BACKEND, NoSolution, Solution, solve_milp
+from solver.model.catalog import Catalog
+from solver.model.problem import Problem
+
+UNITS = {"deadline": "days", "power": "kW", "budget": "CNY", "availability": "nodes"}
+RAISE_FACTORS = (4, 32)
+"""Caps are raised this much for the stock slack; ×32 only when ×4 is not enough."""
+TOL = 1e-6
+
+
+@dataclass
+class Part:
+    """One limit's change inside a relaxation: +amount unit on target."""
+
+    kind: str       # deadline | power | budget | availability
+    target: str     # "every job", a datacenter, "budget", an offer
+    amount: float
+    unit: str
+    relative: float | None = None   # amount ÷ the written limit (None when the limit is 0)
+
+    def words(self, *, percent: bool = False) -> str:
+        text = self._words()
+        if percent and self.relative is not None:
+            text += f" (+{self.relative:.1%})"
+        return text
+
+    def _words(self) -> str:
+        a = self.amount
+        if self.kind == "deadline":
+            return f"{_int(a)} more day{'s' if a != 1 else ''} on every deadline"
+        if self.kind == "power":
+            return f"{_num(a)} kW more at {self.target}"
+        if self.kind == "budget":
+            return f"¥{_int(a):,} more budget"
+        return f"{_int(a)} more node{'s' if a != 1 else ''} of {self.target}"
+
+
+@dataclass
+class Relaxation:
+    """A change that makes the problem feasible (or, with amount None, a limit that cannot).
+
+    `edits` are in the what-if edit language; `verified` is True when re-solving the
+    edited problem through solve_problem found a verified plan, whose cost is `cost`.
+    """
+
+    kind: str                       # deadline | power | budget | availability | combination
+    target: str
+    amount: float | None            # total of the parts (None when it cannot help, or mixed units)
+    unit: str                       # of amount; "mixed" for a combination of several kinds
+    parts: list[Part] = field(default_factory=list)
+    edits: list[str] = field(default_factory=list)
+    verified: bool = False
+    cost: float | None = None
+    text: str = ""
+
+    @property
+    def helps(self) -> bool:
+        return bool(self.parts)
+
+    @property
+    def relative(self) -> float | None:
+        """Σ amount ÷ limit over the parts: what the combination minimises."""
+        shares = [p.relative for p in self.parts]
+        return None if not shares or None in shares else sum(shares)
+
+    def to_dict(self) -> dict:
+        return {**asdict(self), "relative": self.relative}
+
+
+@dataclass
+class Explanation:
+    """Every limit's smallest lone relaxation (`alone`) and the cheapest combination."""
+
+    alone: list[Relaxation]
+    combination: Relaxation | None
+    notes: list[str] = field(default_factory=list)
+    seconds: float = 0.0
+
+    def text_lines(self) -> list[str]:
+        helping = [r for r in self.alone if r.helps]
+        lines = []
+        if helping:
+            lines.append("needs " + ", or ".join(_flag(r) for r in helping))
+        else:
+            lines.append("no single limit relaxed alone makes it feasible")
+        lines += [r.text for r in self.alone if not r.helps]
+        if self.combination is not None:
+            lines.append(_flag(self.combination, prefix="cheapest combination (smallest change relative to "
+                                                        "each limit): "))
+        lines += self.notes
+        return lines
+
+    def to_dict(self) -> dict:
+        return {"alone": [r.to_dict() for r in self.alone],
+                "combination": self.combination.to_dict() if self.combination else None,
+                "notes": list(self.notes), "lines": self.text_lines(), "seconds": round(self.seconds, 3)}
+
+
+def explain_infeasible(problem: Problem, catalog: Catalog, *, backend: str = DEFAULT_BACKEND,
+                       time_limit: float | None = 60.0, max_extra_days: int | None = None) -> Explanation:
+    """Smallest relaxation of each limit alone, and the cheapest combination, each verified.
+
+    `time_limit` bounds every single solve (probe, elastic model, verification); a solve
+    that stops unproven leaves its limit undetermined, said in `notes`.
+    """
+    start = time.perf_counter()
+    ctx = _Context(problem, catalog, backend, time_limit)
+    alone = [ctx.deadline(max_extra_days)]
+    if problem.budget is not None:
+        alone.append(ctx.budget())
+    alone += ctx.power()
+    alone.append(ctx.availability())
+    combination = ctx.combination()
+    return Explanation(alone, combination, ctx.notes, time.perf_counter() - start)
+
+
+class _Context:
+    def __init__(self, problem: Problem, catalog: Catalog, backend: str, time_limit: float | None) -> None:
+        self.problem, self.catalog = problem, catalog
+        self.backend, self.time_limit = backend, time_limit
+        self.notes: list[str] = []
+        self.resolved: dict[tuple[str, ...], float | None] = {}
+        self.inst = build_instance(problem, catalog)
+        self.stranded = any(not any(o.job == j.name for o in self.inst.options) for j in problem.jobs)
+        self.sites = self._power_sites()
+
+    # --- verification through the full, verified solve -------------------------------------
+
+    def _resolve(self, edits: list[str]) -> float | None:
+        """Cost of the verified plan of the edited problem; None when it is (proven) infeasible."""
+        from solver.api import solve_problem
+
+        key = tuple(sorted(edits))
+        if key not in self.resolved:  # the search's last probe is the deadline's verification
+            prob, cat, _ = apply_edits(self.problem, self.catalog, edits)
+            try:
+                plan = solve_problem(prob, cat, backend=self.backend, time_limit=self.time_limit)
+                self.resolved[key] = plan.total_cost
+            except Infeasible as exc:
+                if not exc.proven:
+                    raise _Undetermined(str(exc)) from None
+                self.resolved[key] = None
+        return self.resolved[key]
+
+    def _finish(self, kind: str, target: str, parts: list[Part]) -> Relaxation:
+        """Turn parts into edits, verify them by a re-solve, and word the result."""
+        for p in parts:
+            p.relative = self._relative(p)
+        edits = [e for p in parts for e in self._edits(p)]
+        try:
+            cost = self._resolve(edits)
+        except _Undetermined:
+            cost = None
+            self.notes.append(f"could not verify {'; '.join(edits)} within the time limit")
+        unit = parts[0].unit if len({p.unit for p in parts}) == 1 else "mixed"
+        amount = sum(p.amount for p in parts) if unit != "mixed" else None
+        rel = Relaxation(kind, target, amount, unit, parts, edits, cost is not None, cost)
+        rel.text = " and ".join(p.words(percent=kind == "combination") for p in parts)
+        return rel
+
+    def _relative(self, part: Part) -> float | None:
+        limit = {"deadline": lambda: max(j.deadline_days for j in self.problem.jobs),
+                 "budget": lambda: self.problem.budget,
+                 "power": lambda: self.catalog.datacenters[part.target].power_quota_kw,
+                 "availability": lambda: self.catalog.offers[part.target].max_nodes}[part.kind]()
+        return part.amount / limit if limit else None
+
+    def _edits(self, part: Part) -> list[str]:
+        a = part.amount
+        if part.kind == "deadline":
+            k = _int(a)
+            edits = [f"jobs[*].deadline_days+={k}"]
+            latest = max(j.deadline_days for j in self.problem.jobs) + k
+            if latest > self.problem.horizon_days:
+                edits.append(f"horizon_days={latest}")
+            return edits
+        if part.kind == "budget":
+            return [f"budget+={_int(a)}"]
+        if part.kind == "power":
+            return [f"datacenters.{part.target}.power_quota_kw+={_int(a)}"]
+        return [f"offers.{part.target}.max_nodes+={_int(a)}"]
+
+    def _cannot(self, kind: str, target: str, text: str) -> Relaxation:
+        return Relaxation(kind, target, None, UNITS[kind], text=text)
+
+    def _undetermined(self, kind: str, target: str, what: str) -> Relaxation:
+        self.notes.append(f"{what}: not determined within the time limit; raise --time-limit")
+        return self._cannot(kind, target, f"{what}: not determined within the time limit")
+
+    # --- deadline: a search over whole days --------------------------------------------------
+
+    def deadline(self, max_extra_days: int | None) -> Relaxation:
+        cap = max_extra_days if max_extra_days is not None else max(self.problem.horizon_days, 30)
+        cap = min(cap, 3650 - max(j.deadline_days for j in self.problem.jobs))  # the horizon's validation cap
+
+        def feasible(k: int) -> bool:
+            part = Part("deadline", "every job", k, "days")
+            return self._resolve(self._edits(part)) is not None
+
+        try:
+            lo, hi, k = 0, None, 1
+            while k <= cap:
+                if feasible(k):
+                    hi = k
+                    break
+                lo, k = k, (cap if k < cap < 2 * k else 2 * k)
+            if hi is None:
+                return self._cannot("deadline", "every job",
+                                    f"moving every deadline alone, by up to {cap} days, does not make it feasible")
+            while hi - lo > 1:
+                mid = (lo + hi) // 2
+                lo, hi = (lo, mid) if feasible(mid) else (mid, hi)
+        except _Undetermined:
+            return self._undetermined("deadline", "every job", "the smallest deadline extension")
+        return self._finish("deadline", "every job", [Part("deadline", "every job", hi, "days")])
+
+    # --- budget: the cheapest plan without one -----------------------------------------------
+
+    def budget(self) -> Relaxation:
+        from solver.api import solve_problem
+
+        if self.stranded:
+            return self._cannot("budget", "budget", "more budget alone does not make it feasible")
+        try:
+            plan = solve_problem(self.problem.model_copy(update={"budget": None}), self.catalog, backend=self.backend,
+                                 time_limit=self.time_limit, gap=0.0)
+        except Infeasible as exc:
+            if not exc.proven:
+                return self._undetermined("budget", "budget", "the cheapest plan without a budget")
+            return self._cannot("budget", "budget", "more budget alone does not make it feasible "
+                                                    "(there is no plan even without a budget)")
+        need = max(1, math.ceil(plan.total_cost - self.problem.budget - TOL))
+        return self._finish("budget", "budget", [Part("budget", "budget", need, "CNY")])
+
+    # --- power: an elastic model per site ----------------------------------------------------
+
+    def _power_sites(self) -> dict[str, bool]:
+        """Datacenters where an allowed offer draws against the quota → whether the model has
+        any variable there (a site no job can use is named, but needs no solve to rule out)."""
+        sites: dict[str, bool] = {}
+        for cfg in self.inst.configs.values():
+            if cfg.offer.counts_power:
+                used = any(o.config == cfg.key for o in self.inst.options)
+                sites[cfg.offer.datacenter] = sites.get(cfg.offer.datacenter, False) or used
+        return dict(sorted(sites.items()))
+
+    def power(self) -> list[Relaxation]:
+        if not self.sites:
+            return []
+        used = [dc for dc, in_model in self.sites.items() if in_model]
+        out, undetermined = [], False
+        for dc in used:
+            try:
+                needs = self._elastic(power={dc: 1.0})
+            except _Undetermined:
+                undetermined = True
+                continue
+            if needs is not None:
+                out.append(self._finish("power", dc, needs))
+        if out:
+            return out
+        if undetermined:
+            return [self._undetermined("power", "any site", "the smallest power increase")]
+        if len(used) > 1:
+            try:
+                needs = self._elastic(power={dc: 1.0 for dc in used})
+            except _Undetermined:
+                return [self._undetermined("power", "all sites", "the smallest power increase at all sites")]
+            if needs is not None:
+                return [self._finish("power", "all sites", needs)]
+        where = "at " + ", ".join(self.sites) + (" (one at a time or together)" if len(used) > 1 else "")
+        return [self._cannot("power", "any site", f"more power alone {where} does not make it feasible")]
+
+    # --- availability: raised caps, slack on the written ones --------------------------------
+
+    def availability(self) -> Relaxation:
+        try:
+            needs = self._elastic(stock=True)
+        except _Undetermined:
+            return self._undetermined("availability", "offers", "the fewest extra nodes")
+        if needs is None:
+            return self._cannot("availability", "offers", "more stock (max_nodes) of the offers alone "
+                                                           "does not make it feasible")
+        target = ", ".join(p.target for p in needs)
+        return self._finish("availability", target, needs)
+
+    # --- the cheapest combination -------------------------------------------------------------
+
+    def combination(self) -> Relaxation | None:
+        budget = self.problem.budget
+        try:
+            needs = self._elastic(budget=1 / budget if budget else None,
+                                  power={dc: 1 / max(self.catalog.datacenters[dc].power_quota_kw, 1.0)
+                                         for dc, in_model in self.sites.items() if in_model}, stock=True,
+                                  weighted=True)
+        except _Undetermined:
+            self.notes.append("the cheapest combination: not determined within the time limit")
+            return None
+        if needs is None:
+            self.notes.append("no combination of more budget, power and stock helps while the deadlines stay "
+                              "as written")
+            return None
+        return self._finish("combination", "limits", needs)
+
+    # --- the elastic MILP ----------------------------------------------------------------------
+
+    def _elastic(self, *, budget: float | None = None, power: dict[str, float] | None = None,
+                 stock: bool = False, weighted: bool = False) -> list[Part] | None:
+        """Smallest weighted slack on the chosen limits; the parts it needs, or None if none helps.
+
+        budget/power: weights of the budget's and each site's slack; stock: slack on every
+        offer's max_nodes, weight 1 per node (1/max_nodes when weighted).
+        """
+        factors = RAISE_FACTORS if stock else (1,)
+        for factor in factors:
+            catalog = _raised(self.catalog, factor) if factor > 1 else self.catalog
+            inst = build_instance(self.problem, catalog) if factor > 1 else self.inst
+            if any(not any(o.job == j.name for o in inst.options) for j in self.problem.jobs):
+                continue
+            milp = build_milp(inst)
+            model, objective = milp.model, []
+            b_slack = None
+            if budget is not None and "Budget" in milp.rows:
+                b_slack = model.new_num_var(0, math.inf, "slack[budget]")
+                milp.rows["Budget"].add_term(b_slack, -1.0)
+                objective.append((b_slack, budget))
+            for dc, weight in (power or {}).items():
+                s = model.new_num_var(0, math.inf, f"slack[power,{dc}]")
+                for name, row in milp.rows.items():
+                    if name.startswith(f"Power-{dc}-") and name[len(f"Power-{dc}-"):].isdigit():
+                        row.add_term(s, -1.0)
+                objective.append((s, weight))
+            if stock:
+                objective += _stock_slack(milp, self.catalog, factor, weighted)
+            model.minimize(mb.LinearExpr.weighted_sum([v for v, _ in objective], [w for _, w in objective]))
+            try:
+                sol = solve_milp(milp, backend=self.backend, time_limit=self.time_limit, gap=0.0)
+            except NoSolution as exc:
+                if not exc.proven:
+                    raise _Undetermined(str(exc)) from None
+                continue
+            needs = self._needs(sol, b_slack is not None, set(power or ()), stock)
+            return needs or None  # nothing over any limit: only numerical noise made it infeasible
+        return None
+
+    def _needs(self, sol: Solution, budget: bool, sites: set[str], stock: bool) -> list[Part]:
+        """What the integer plan of an elastic solve uses beyond each written limit, rounded up."""
+        milp, out = sol.milp, []
+        if budget:
+            over = sum(sol.cost_parts().values()) - self.problem.budget
+            if over > TOL:
+                out.append(Part("budget", "budget", math.ceil(over - TOL), "CNY"))
+        draw: dict[tuple[str, int], float] = {}
+        held: dict[tuple[str, int], int] = {}
+        for (key, t), var in milp.nodes.items():
+            offer = milp.inst.configs[key].offer
+            n = sol.count(var)
+            if offer.counts_power and offer.datacenter in sites:
+                draw[offer.datacenter, t] = draw.get((offer.datacenter, t), 0.0) + n * offer.node_kw
+            held[offer.offer, t] = held.get((offer.offer, t), 0) + n
+        for dc in sorted(sites):
+            over = max((kw for (d, _), kw in draw.items() if d == dc), default=0.0) \
+                - self.catalog.datacenters[dc].power_quota_kw
+            if over > TOL:
+                out.append(Part("power", dc, math.ceil(over - TOL), "kW"))
+        if stock:
+            for offer in sorted({o for o, _ in held}):
+                over = max(n for (o, _), n in held.items() if o == offer) - self.catalog.offers[offer].max_nodes
+                if over > 0:
+                    out.append(Part("availability", offer, over, "nodes"))
+        return out
+
+
+class _Undetermined(Exception):
+    """A solve stopped at its time limit without a plan or a proof."""
+
+
+def _raised(catalog: Catalog, factor: int) -> Catalog:
+    offers = {k: o.model_copy(update={"max_nodes": o.max_nodes * factor}) for k, o in catalog.offers.items()}
+    return catalog.model_copy(update={"offers": offers})
+
+
+def _stock_slack(milp, catalog: Catalog, factor: int, weighted: bool) -> list[tuple]:
+    """Rows Σ_{options of o} n[o,t] − s_o ≤ max_nodes_o (the written cap) in every period.
+
+    The raised caps already bound each variable and contract, so these rows alone put the
+    written stock back, with integer slack s_o ≤ (factor − 1)·max_nodes_o.
+    """
+    by_offer: dict[str, dict[int, list]] = {}
+    for (key, t), var in milp.nodes.items():
+        by_offer.setdefault(milp.inst.configs[key].offer.offer, {}).setdefault(t, []).append(var)
+    out = []
+    for offer, periods in sorted(by_offer.items()):
+        cap = catalog.offers[offer].max_nodes
+        s = milp.model.new_int_var(0, cap * (factor - 1), f"slack[stock,{offer}]")
+        for t, variables in sorted(periods.items()):
+            milp.add_row(f"Stock-{offer}-{t}", mb.LinearExpr.sum(variables) - s <= cap)
+        out.append((s, 1 / cap if weighted else 1.0))
+    return out
+
+
+def _flag(rel: Relaxation, prefix: str = "") -> str:
+    return prefix + rel.text + ("" if rel.verified else " (not verified)")
+
+
+def _int(x: float) -> int:
+    return int(round(x))
+
+
+def _num(x: float) -> str:
+    return f"{x:,.0f}" if float(x).is_integer() else f"{x:,.1f}"
