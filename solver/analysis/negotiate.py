@@ -440,7 +440,10 @@ def reason_kinds(reason: str) -> set[str]:
 def _levers(session: Session, base: Plan, terms: list[OfferTerms], vendors: list[str] | None, kw: float,
             lead_days: int, nodes: int, why: dict[str, str]) -> list[Lever]:
     cat = session.catalog
-    mine = (lambda o: not vendors or cat.offers[o].vendor in vendors)
+
+    def mine(offer: str) -> bool:
+        return not vendors or cat.offers[offer].vendor in vendors
+
     out: list[Lever] = []
     for site in dict.fromkeys(b.name for b in base.binding if b.kind == "power"):
         out.append(_lever(session, base, "power", site, None, f"datacenters.{site}.power_quota_kw+={kw:g}", kw, "kW"))
@@ -507,7 +510,8 @@ def vendor_rows(result: Negotiation, vendor: str) -> list[dict]:
 
 
 def _num(x: float) -> str:
-    return f"{x:g}" if float(x).is_integer() and abs(x) < 1e15 else f"{x:.2f}"
+    """Plain digits, never an exponent: 1460000, 9.5, 1440."""
+    return str(int(x)) if float(x).is_integer() else f"{x:.2f}".rstrip("0")
 
 
 def export_vendor(result: Negotiation, vendor: str, path, *, force: bool = False) -> int:

@@ -1,0 +1,161 @@
+"""`gpuplan negotiate PROBLEM [--vendor V]`: walk-away and break-even prices, levers, a vendor's sheet."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Optional
+
+import typer
+from rich.console import Console
+from rich.table import Table
+
+from solver.analysis.negotiate import reason_kinds
+from solver.commands.common import Backend, plan_console, print_json, run_action
+from solver.milp.solve import DEFAULT_BACKEND
+
+
+def register(app: typer.Typer) -> None:
+    app.command("negotiate")(negotiate)
+
+
+def negotiate(problem: Path = typer.Argument(..., help="problem YAML"),
+              vendor: Optional[list[str]] = typer.Option(None, "--vendor", "-v",
+                                                         help="only this vendor's offers (repeat for more)"),
+              kw: float = typer.Option(50, "--kw", help="value of this many more kW at each site whose power binds"),
+              lead_days: int = typer.Option(7, "--lead-days", help="value of lead times shorter by this many days"),
+              nodes: int = typer.Option(2, "--nodes", help="value of this many more nodes where availability binds"),
+              margin: float = typer.Option(0.05, help="target price this fraction below the current price "
+                                                      "(in the plan) or the break-even (not in it)"),
+              max_solves: int = typer.Option(8, help="solves per offer at most"),
+              export_vendor: Optional[tuple[str, Path]] = typer.Option(None, "--export-vendor", metavar="VENDOR FILE",
+                                                             help="write VENDOR's sheet (CSV, or .xlsx with openpyxl): "
+                                                                  "its own offers, target prices, volumes only"),
+              force: bool = typer.Option(False, "--force", help="overwrite the export file"),
+              as_json: bool = typer.Option(False, "--json", help="print one JSON object"),
+              backend: Backend = typer.Option(DEFAULT_BACKEND, help="MILP solver bundled with OR-Tools"),
+              time_limit: Optional[float] = typer.Option(None, help="seconds per solve"),
+              gap: float = typer.Option(1e-7, help="relative gap of each solve (prices are as exact as costs)")) -> None:
+    """Walk-away price of each offer in the plan, break-even price of each offer not in it, and
+    what more power, shorter lead times and more nodes are worth (re-solve deltas, CNY).
+
+    Price means the offer's price column (the vendor's quote); interconnect surcharge,
+    platform fee and discount stay as they are.
+    """
+    from solver.analysis.negotiate import export_vendor as write_sheet
+    from solver.analysis.negotiate import negotiate as analyse
+    from solver.errors import ProblemError
+    from solver.load import load_problem
+
+    def action() -> None:
+        sheet_vendor, sheet_path = export_vendor or (None, None)
+        if sheet_path is not None and sheet_path.exists() and not force:
+            raise ProblemError("file exists", key="--export-vendor", file=str(sheet_path),
+                               fix="add --force to overwrite it")
+        prob, cat = load_problem(problem)
+        vendors = list(vendor or [])
+        if vendors and sheet_vendor and sheet_vendor not in vendors:
+            vendors.append(sheet_vendor)
+        result = analyse(prob, cat, vendors=vendors or None, kw=kw, lead_days=lead_days, nodes=nodes, margin=margin,
+                         max_solves=max_solves, backend=backend.value, time_limit=time_limit, gap=gap)
+        written = None
+        if sheet_vendor:
+            rows = write_sheet(result, sheet_vendor, sheet_path, force=force)
+            written = {"vendor": sheet_vendor, "file": str(sheet_path), "rows": rows}
+        if as_json:
+            data = result.to_dict()
+            data["export"] = written
+            print_json(data)
+        else:
+            console = plan_console()
+            render_negotiation(result, console)
+            if written:
+                console.print(f"wrote {written['rows']} offers of {sheet_vendor} to {sheet_path}")
+    run_action(action)
+
+
+def _money(x: float | None) -> str:
+    return "—" if x is None else f"{x:,.0f}"
+
+
+def _price(x: float | None) -> str:
+    if x is None:
+        return "—"
+    return f"{x:,.2f}" if abs(x) < 1000 else f"{x:,.0f}"
+
+
+def _pct(x: float | None) -> str:
+    return "" if x is None else f"{x:+.1%}"
+
+
+def render_negotiation(result, console: Console) -> None:
+    cur = result.currency
+    console.print(f"{result.problem}: optimum {result.base_cost:,.0f} {cur} ({result.base_status}); "
+                  f"{result.solves} solves in {result.seconds:.1f} s", highlight=False)
+    console.print(f"[dim]{result.price_note}; target = {result.margin:.0%} below the current price (in the plan) "
+                  f"or below the break-even (not in it)[/]", highlight=False)
+    inside = [t for t in result.offers if t.status == "in_plan"]
+    if inside:
+        table = Table(title=f"Walk-away prices: offers in the plan ({cur} per price unit)")
+        _columns(table, "offer", "price", "walk-away", "may rise", "target", "saves at target")
+        for t in inside:
+            limit = ("none (no plan without it)" if t.limit_price is None and t.cost_without is None
+                     else _price(t.limit_price) + ("" if t.converged else " ≥"))
+            table.add_row(t.offer, _price(t.price), limit, _pct(t.limit_change), _price(t.target_price),
+                          _money(t.saving_at_target))
+        console.print(table)
+        for t in inside:
+            if t.replaced_by:
+                console.print(f"  above {_price(t.limit_price)}, {t.offer} is replaced by {', '.join(t.replaced_by)}",
+                              highlight=False)
+    outside = [t for t in result.offers if t.status == "not_in_plan"]
+    if outside:
+        table = Table(title=f"Break-even prices: offers not in the plan ({cur} per price unit)")
+        _columns(table, "offer", "price", "break-even", "must fall", "target", "saves at target", "node-days")
+        for t in outside:
+            if t.limit_price is None:
+                table.add_row(t.offer, _price(t.price), "never", "", "—", "—", "—")
+                continue
+            table.add_row(t.offer, _price(t.price), _price(t.limit_price) + ("" if t.converged else " ≥"),
+                          _pct(t.limit_change), _price(t.target_price), _money(t.saving_at_target),
+                          f"{t.target_node_days:,.0f}")
+        console.print(table)
+        for t in outside:
+            if t.limit_price is None or not t.converged:
+                console.print(f"  {t.offer}: {t.reason}", highlight=False)
+            if t.displaces:
+                console.print(f"  at {_price(t.target_price)}, {t.offer} displaces {', '.join(t.displaces)}",
+                              highlight=False)
+    if result.levers:
+        table = Table(title=f"What other concessions are worth ({cur}, re-solved; --json has the edits)")
+        _columns(table, "lever", "on", "saves", "per unit")
+        for lv in result.levers:
+            what = {"power": f"+{lv.amount:g} kW", "lead_time": f"lead time −{lv.amount:g} d",
+                    "availability": f"+{lv.amount:g} nodes"}[lv.kind]
+            per = "—" if lv.per_unit is None else f"{lv.per_unit:,.0f}/{lv.unit.rstrip('s')}"
+            table.add_row(what, lv.name, "infeasible" if lv.saving is None else _money(lv.saving), per)
+        console.print(table)
+    unusable = [t for t in result.offers if t.status == "unusable"]
+    if unusable and result.vendors:
+        console.print("[bold]Offers no job can use[/] (they cannot enter at any price):")
+        for t in unusable:
+            console.print(f"  {t.offer}: {t.reason}", highlight=False)
+    elif unusable:
+        kinds: dict[str, int] = {}
+        for t in unusable:
+            kind = "restrict list" if t.reason.startswith("excluded by the problem") else \
+                "/".join(sorted(reason_kinds(t.reason)))
+            kinds[kind] = kinds.get(kind, 0) + 1
+        summary = ", ".join(f"{n} {k}" for k, n in sorted(kinds.items(), key=lambda kv: -kv[1]))
+        console.print(f"{len(unusable)} offers no job can use ({summary}); --vendor lists them with reasons",
+                      highlight=False)
+
+
+LEFT = {"offer", "on", "lever"}
+
+
+def _columns(table: Table, *names: str) -> None:
+    for name in names:
+        if name == "offer":
+            table.add_column(name, no_wrap=True)
+        else:
+            table.add_column(name, justify="left" if name in LEFT else "right")
