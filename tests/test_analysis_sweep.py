@@ -143,7 +143,8 @@ def test_a_typo_in_a_path_fails_before_solving(base):
 
 # --- the command -------------------------------------------------------------------------------
 
-GRID = 'grid:\n  "offers[vendor=21vianet].price*=": [0.9, 1.1]\nscenarios:\n  - {name: bad, set: ["jobs[*].deadline_days=300"]}\n'
+GRID = ('grid:\n  "offers[vendor=21vianet].price*=": [0.9, 1.1]\n'
+        'scenarios:\n  - {name: bad, set: ["jobs[*].deadline_days=300"]}\n')
 
 
 def test_cli_writes_csv_and_parquet_and_refuses_to_overwrite(tmp_path):

@@ -27,8 +27,9 @@ Table, one row per scenario in the file's order whatever the executor:
     into, "; "-joined), error, seconds (wall time of edit + solve).
 
 Executors: "process" (a pool of `jobs` spawned processes; jobs=1 solves in this process)
-and "ray" (a local Ray instance with `jobs` CPUs, or the cluster at `address`). Workers
-get the base problem and catalog once (pydantic models pickle) and the edits per task.
+and "ray" (a local Ray instance with `jobs` CPUs, or the cluster at `address`, whose nodes
+need gpuplan installed). Workers get the base problem and catalog once (pydantic models
+pickle) and the edits per task.
 """
 
 from __future__ import annotations
@@ -337,12 +338,16 @@ def to_frame(problem: Problem, scenarios: Sequence[Scenario], rows: Sequence[dic
     for col in [f"finish_{j}" for j in jobs] + gpu_cols:
         df[col] = df[col].astype("Int64")
     for col in params:
-        values = [v for v in df[col] if v is not None and not (isinstance(v, float) and math.isnan(v))]
+        values = [v for v in df[col] if not _missing(v)]
         if all(isinstance(v, int) and not isinstance(v, bool) for v in values):
             df[col] = df[col].astype("Int64")
         elif not all(isinstance(v, (int, float)) and not isinstance(v, bool) for v in values):
-            df[col] = df[col].map(lambda v: None if v is None else str(v)).astype("string")
+            df[col] = df[col].map(lambda v: None if _missing(v) else str(v)).astype("string")
     return df
+
+
+def _missing(value: Any) -> bool:
+    return value is None or (isinstance(value, float) and math.isnan(value))
 
 
 def _cell(value: Any) -> Any:

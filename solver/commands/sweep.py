@@ -18,6 +18,7 @@ from rich.markup import escape
 from rich.table import Table
 
 from solver.commands.common import Backend, print_json, run_action
+from solver.errors import ProblemError
 
 Executor = Enum("Executor", {e: e for e in ("process", "ray")}, type=str)
 SHOWN_ROWS = 30
@@ -30,22 +31,28 @@ def register(app: typer.Typer) -> None:
 
 def sweep(problem: Path = typer.Argument(..., help="problem YAML"),
           grid: Path = typer.Option(..., "--grid", help="grid YAML: `grid:` (cartesian) and/or `scenarios:` (list)"),
-          output: Optional[Path] = typer.Option(None, "-o", "--output", help="write the table: FILE.csv or FILE.parquet"),
+          output: Optional[Path] = typer.Option(None, "-o", "--output",
+                                                help="write the table: FILE.csv or FILE.parquet"),
           force: bool = typer.Option(False, "--force", help="replace an existing output file"),
-          executor: Executor = typer.Option("process", help="process pool here, or a Ray cluster (pip install .[ray])"),
+          executor: Executor = typer.Option("process",
+                                            help="process pool here, or a Ray cluster (pip install .\\[ray])"),
           jobs: Optional[int] = typer.Option(None, "--jobs", "-j", min=1,
                                              help="parallel solves (default: CPU count; 1 = in this process)"),
-          address: Optional[str] = typer.Option(None, help="Ray: address of an existing cluster (default: start a local one)"),
+          address: Optional[str] = typer.Option(None, help="Ray: address of an existing cluster "
+                                                          "(default: start a local one)"),
           backend: Optional[Backend] = typer.Option(None, help="MILP solver bundled with OR-Tools (default: highs)"),
           time_limit: Optional[float] = typer.Option(None, help="seconds per scenario"),
           gap: Optional[float] = typer.Option(None, help="stop each solve at this relative gap"),
           as_json: bool = typer.Option(False, "--json", help="print the rows as a JSON list"),
           quiet: bool = typer.Option(False, "--quiet", "-q", help="no progress bar")) -> None:
-    """Solve every scenario of GRID on PROBLEM; one row each: edits, status, cost, finish days, GPU-days, binding limits."""
+    """Solve every scenario of GRID on PROBLEM: one row each (edits, status, cost, finish days, GPU-days, limits)."""
     from solver.analysis.sweep import check_edits, check_output, load_grid, run_sweep, write_table
     from solver.load import load_problem
 
     def action() -> None:
+        if address and executor.value != "ray":
+            raise ProblemError("--address is the address of a Ray cluster", key="--address",
+                               fix="add --executor ray, or leave --address out")
         if output is not None:
             check_output(output, force=force)
         prob, cat = load_problem(problem)
@@ -72,8 +79,8 @@ class _progress:
         err = Console(stderr=True)
         self.bar = None
         if not quiet and err.is_terminal:
-            self.bar = Progress(TextColumn("sweep"), BarColumn(), MofNCompleteColumn(), TextColumn("{task.fields[last]}"),
-                                TimeRemainingColumn(), console=err, transient=True)
+            self.bar = Progress(TextColumn("sweep"), BarColumn(), MofNCompleteColumn(),
+                                TextColumn("{task.fields[last]}"), TimeRemainingColumn(), console=err, transient=True)
             self.task = self.bar.add_task("sweep", total=total, last="")
 
     def __enter__(self):
@@ -118,4 +125,5 @@ def _summary(df, output: Path | None, console: Console) -> None:
                       "" if _plain(r["seconds"]) is None else f"{r['seconds']:.2f}")
     console.print(table)
     if len(df) > SHOWN_ROWS:
-        console.print(escape(f"… {len(df) - SHOWN_ROWS} more rows" + (f" in {output}" if output else " (write them with -o)")))
+        where = f" in {output}" if output else " (write them with -o)"
+        console.print(escape(f"… {len(df) - SHOWN_ROWS} more rows{where}"))
