@@ -56,10 +56,9 @@ def solve(problem: Path = typer.Argument(..., help="problem YAML"),
                 from solver.analysis.explain import explain_infeasible
                 exc.explanation = explain_infeasible(prob, cat, backend=backend.value,
                                                      time_limit=time_limit or 60.0).to_dict()
-            if as_json:
+            if as_json:  # the object on stdout for programs; the words still go to stderr (run_action)
                 print_json({"status": "infeasible", "proven": exc.proven, "message": str(exc),
                             "reasons": exc.reasons, "explanation": exc.explanation})
-                raise typer.Exit(1) from None
             raise
         compared = []
         if baselines:
