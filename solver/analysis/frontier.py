@@ -1,0 +1,339 @@
+"""Frontiers: what each extra day, yuan, spot share or vendor buys — ε-constraint solves.
+
+One objective is minimised while the other is capped (the ε), the cap swept from loose to
+tight over N values; only non-dominated points are kept (no other point is as good in
+both and better in one). Every point is a verified plan of the problem as written.
+
+Axes (x = the capped measure of the plan, y = the minimised one; both are minimised):
+    deadline    cost vs finishing day (default). ε: every job done by day D, for N days
+                between the earliest feasible finish and the cheapest plan's finish.
+                x = the day the last job finishes, y = cost.
+    budget      finishing day vs budget. ε: cost ≤ B, for N budgets between the cheapest
+                plan's cost and the cost of the earliest plan. Each point is the earliest
+                finish within B, the cheapest such plan (solver.analysis.min_time).
+                x = cost, y = finishing day.
+    spot_share  cost vs how much of the work runs on spot nodes. ε: work on spot nodes ≤
+                s × the work the jobs need (EFLOP, redundancy included), for N shares from
+                the cheapest plan's share down to 0. Work, not GPU-hours, because its
+                denominator is fixed: a share of rented GPU-hours could be lowered by
+                renting idle non-spot nodes or placing surplus replicas on them.
+                x = spot share, y = cost.
+    vendors     cost vs the number of vendors rented from. ε: a 0/1 flag per vendor that
+                every node and contract there needs, Σ flags ≤ k, for k from the cheapest
+                plan's count down to 1. x = vendors, y = cost.
+
+Why one model: the points differ only in bounds (a cap is upper bounds of zero on late
+replicas, the others are one row's right-hand side), so the model is built once and the
+Session (solver.analysis.min_time) re-bounds it; swept from loose to tight, a plan that
+still meets the tighter cap is still optimal and the next solve is skipped.
+"""
+
+from __future__ import annotations
+
+import math
+import time
+from collections import defaultdict
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from solver.analysis.min_time import Session, finish_day, plan_vendors
+from solver.errors import Infeasible, ProblemError
+from solver.milp.solve import DEFAULT_BACKEND
+from solver.model.catalog import Catalog
+from solver.model.plan import Plan
+from solver.model.problem import Problem
+
+AXES = ("deadline", "budget", "spot_share", "vendors")
+LABELS = {  # axis → (x label, y label, ε label)
+    "deadline": ("finishing day", "cost (CNY)", "finish by day"),
+    "budget": ("cost (CNY)", "finishing day", "budget (CNY)"),
+    "spot_share": ("share of work on spot nodes", "cost (CNY)", "spot share ≤"),
+    "vendors": ("vendors rented from", "cost (CNY)", "vendors ≤"),
+}
+
+
+@dataclass
+class Point:
+    """One non-dominated plan and the ε it was found under (the tightest, when several gave it)."""
+
+    eps: float
+    plan: Plan
+    cost: float
+    finish_day: int
+    spot_share: float
+    vendors: int
+    mix: str
+    x: float
+    y: float
+    knee: bool = False
+
+    def to_dict(self) -> dict:
+        return {"eps": self.eps, "x": self.x, "y": self.y, "cost": self.cost, "finish_day": self.finish_day,
+                "spot_share": round(self.spot_share, 6), "vendors": self.vendors, "mix": self.mix,
+                "knee": self.knee, "status": self.plan.status, "gap": self.plan.gap}
+
+
+@dataclass
+class Frontier:
+    problem: str
+    axis: str
+    points: list[Point]                       # non-dominated, x ascending
+    tried: list[tuple]                        # (ε, "ok" | "same plan" | "dominated" | "infeasible", cost)
+    requested: int
+    milp_solves: int = 0
+    lp_solves: int = 0
+    probes: int = 0
+    reused: int = 0
+    seconds: float = 0.0
+    notes: list[str] = field(default_factory=list)
+
+    @property
+    def knee(self) -> Point | None:
+        return next((p for p in self.points if p.knee), None)
+
+    @property
+    def labels(self) -> tuple[str, str, str]:
+        return LABELS[self.axis]
+
+    def to_dict(self) -> dict:
+        x_label, y_label, eps_label = self.labels
+        knee = self.knee
+        return {"problem": self.problem, "axis": self.axis, "x": x_label, "y": y_label, "eps": eps_label,
+                "requested_points": self.requested, "points": [p.to_dict() for p in self.points],
+                "knee": self.points.index(knee) if knee else None,
+                "tried": [{"eps": e, "outcome": o, "cost": c} for e, o, c in self.tried],
+                "milp_solves": self.milp_solves, "lp_solves": self.lp_solves, "feasibility_probes": self.probes, "reused_plans": self.reused,
+                "seconds": round(self.seconds, 3), "notes": self.notes}
+
+
+def frontier(problem: Problem, catalog: Catalog, axis: str = "deadline", points: int = 10, *,
+             backend: str = DEFAULT_BACKEND, time_limit: float | None = None, gap: float | None = None,
+             lp_bounds: bool = True) -> Frontier:
+    """The non-dominated plans along `axis` from `points` ε values (see the module doc).
+
+    `lp_bounds=False` bounds each fabric choice by its LP once instead of under every ε
+    (for the benchmark's comparison).
+
+    Raises Infeasible when the problem itself has no plan; ProblemError for a bad axis or count.
+    """
+    if axis not in AXES:
+        raise ProblemError(f"unknown frontier axis {axis!r}", key="--x", fix=f"use one of {', '.join(AXES)}")
+    if points < 1:
+        raise ProblemError("the number of points must be at least 1", key="--points", fix="e.g. --points 10")
+    start = time.perf_counter()
+    session = Session(problem, catalog, backend=backend, time_limit=time_limit, gap=gap,
+                      spot=axis == "spot_share", vendors=axis == "vendors", lp_bounds=lp_bounds)
+    sweep = {"deadline": _deadline, "budget": _budget, "spot_share": _spot, "vendors": _vendors}[axis]
+    out = Frontier(problem.name, axis, [], [], points)
+    found = sweep(session, points, out)
+    out.points = non_dominated(found)
+    kept = {id(p) for p in out.points}
+    out.tried = [(e, "dominated" if o == "ok" and id(p) not in kept else o, p.cost if p else None)
+                 for e, o, p in out.tried]
+    mark_knee(out.points)
+    out.milp_solves, out.lp_solves = session.milp_solves, session.lp_solves
+    out.probes, out.reused = session.probes, session.reused
+    out.seconds = time.perf_counter() - start
+    return out
+
+
+# ----- the four sweeps: each returns candidate points and fills out.tried with (ε, outcome, point) ----------
+def _deadline(s: Session, n: int, out: Frontier) -> list[Point]:
+    cheapest = s.solve()
+    last = finish_day(cheapest)
+    earliest = s.earliest_cap(hi=last)
+    days = spread([d for d in sorted(set(s.ends)) if earliest <= d <= last], n, descending=True)
+    found: list[Point] = []
+    for day in days:
+        s.set_cap(day)
+        plan = cheapest if day == last else s.solve()
+        _add(found, out, s, day, plan)
+    if last < s.latest:
+        out.notes.append(f"the cheapest plan finishes on day {last}, before the latest deadline {s.latest}: "
+                         f"later caps give the same plan")
+    out.notes.append(f"no plan finishes before day {earliest}")
+    return found
+
+
+def _budget(s: Session, n: int, out: Frontier) -> list[Point]:
+    cheapest = s.solve()
+    last = finish_day(cheapest)
+    earliest = s.earliest_cap(hi=last)
+    s.set_cap(earliest)
+    fastest = s.solve()
+    s.set_cap(None)
+    low, high = cheapest.total_cost, fastest.total_cost
+    budgets = [low] if high <= low or n == 1 else [low + (high - low) * i / (n - 1) for i in range(n)]
+    found: list[Point] = []
+    by_day: dict[int, Plan] = {last: cheapest, earliest: fastest}
+    hi = last
+    for budget in budgets:  # ascending: the earliest day can only move earlier
+        s.set_budget(budget * (1 + 1e-9))
+        day = s.earliest_cap(hi=hi)
+        hi = day
+        plan = by_day.get(day)
+        if plan is None or plan.total_cost > budget * (1 + 1e-9) + 0.01:
+            s.set_cap(day)
+            plan = s.solve()
+            s.set_cap(None)
+            by_day[day] = plan
+        _add(found, out, s, budget, plan)
+    s.set_budget(None)
+    out.notes.append(f"cheapest plan {low:,.0f} finishes on day {last}; the earliest finish, day {earliest}, "
+                     f"costs {high:,.0f}")
+    return found
+
+
+def _spot(s: Session, n: int, out: Frontier) -> list[Point]:
+    cheapest = s.solve()
+    top = s.plan_spot_share(cheapest)
+    found: list[Point] = []
+    _add(found, out, s, round(top, 6), cheapest)
+    if top <= 1e-9:
+        out.notes.append("the cheapest plan runs nothing on spot nodes (are any jobs interruptible?)")
+        return found
+    shares = [top * (1 - i / (n - 1)) for i in range(1, n)] if n > 1 else []
+    for share in shares:  # descending: tighter each time
+        s.set_spot(share * s.required)
+        try:
+            plan = s.solve()
+        except Infeasible:
+            out.tried.append((round(share, 6), "infeasible", None))
+            out.notes.append(f"no plan with at most {share:.1%} of the work on spot nodes")
+            break
+        _add(found, out, s, round(share, 6), plan)
+    s.set_spot(None)
+    return found
+
+
+def _vendors(s: Session, n: int, out: Frontier) -> list[Point]:
+    cheapest = s.solve()
+    top = len(plan_vendors(cheapest))
+    found: list[Point] = []
+    _add(found, out, s, top, cheapest)
+    for k in spread(list(range(1, top)), n - 1, descending=True) if n > 1 else []:
+        s.set_vendors(k)
+        try:
+            plan = s.solve()
+        except Infeasible:
+            out.tried.append((k, "infeasible", None))
+            out.notes.append(f"no plan with at most {k} vendor{'s' if k > 1 else ''}")
+            break
+        _add(found, out, s, k, plan)
+    s.set_vendors(None)
+    return found
+
+
+def _add(found: list[Point], out: Frontier, s: Session, eps: float, plan: Plan) -> None:
+    """Record the plan found under ε; the same plan as the previous point only tightens its ε."""
+    if found and found[-1].plan.schedule == plan.schedule:
+        if out.axis != "budget":  # budgets rise, the other ε fall: keep the tightest
+            found[-1].eps = eps
+        out.tried.append((eps, "same plan", found[-1]))
+        return
+    cost, finish = plan.total_cost, finish_day(plan)
+    share, vendors = s.plan_spot_share(plan), len(plan_vendors(plan))
+    x, y = {"deadline": (finish, cost), "budget": (cost, finish), "spot_share": (share, cost),
+            "vendors": (vendors, cost)}[out.axis]
+    point = Point(eps, plan, cost, finish, share, vendors, mix_label(plan), x, y)
+    found.append(point)
+    out.tried.append((eps, "ok", point))
+
+
+# ----- pure helpers -----------------------------------------------------------------------------------------
+def spread(values: list, n: int, *, descending: bool = False) -> list:
+    """At most n of the sorted values, evenly spaced by position, both ends included."""
+    values = sorted(set(values))
+    if n <= 0 or not values:
+        return []
+    if len(values) > n:
+        values = [values[-1]] if n == 1 else sorted({values[round(i * (len(values) - 1) / (n - 1))] for i in range(n)})
+    return values[::-1] if descending else values
+
+
+def non_dominated(points: list[Point], rel: float = 1e-9) -> list[Point]:
+    """Points no other point matches in both x and y and beats in one (both minimised), x ascending.
+
+    Values within `rel` (relative) count as equal, so a plan found twice is one point.
+    """
+    def le(a: float, b: float) -> bool:
+        return a <= b + rel * max(1.0, abs(b))
+
+    out = []
+    for p in points:
+        dominated = any(le(q.x, p.x) and le(q.y, p.y) and (not le(p.x, q.x) or not le(p.y, q.y)) for q in points)
+        duplicate = any(le(q.x, p.x) and le(p.x, q.x) and le(q.y, p.y) and le(p.y, q.y) for q in out)
+        if not dominated and not duplicate:
+            out.append(p)
+    return sorted(out, key=lambda p: (p.x, p.y))
+
+
+def mark_knee(points: list[Point]) -> Point | None:
+    """The knee: the point farthest from the straight line between the two end points, both
+    axes scaled to [0, 1] (needs three points and a bend; None otherwise)."""
+    for p in points:
+        p.knee = False
+    if len(points) < 3:
+        return None
+    xs, ys = [p.x for p in points], [p.y for p in points]
+    dx, dy = (max(xs) - min(xs)) or 1.0, (max(ys) - min(ys)) or 1.0
+    norm = [((x - min(xs)) / dx, (y - min(ys)) / dy) for x, y in zip(xs, ys)]
+    (x0, y0), (x1, y1) = norm[0], norm[-1]
+    length = math.hypot(x1 - x0, y1 - y0) or 1.0
+    dist = [abs((x1 - x0) * (y0 - y) - (x0 - x) * (y1 - y0)) / length for x, y in norm]
+    best = max(range(1, len(points) - 1), key=lambda i: dist[i])
+    if dist[best] <= 1e-9:
+        return None
+    points[best].knee = True
+    return points[best]
+
+
+def mix_label(plan: Plan, most: int | None = None) -> str:
+    """'5×8 A100-80G monthly @Shunyi + …': peak nodes held at once per (GPU, mode, site, node size),
+    largest first; `most` keeps only that many terms."""
+    spans: dict[tuple, list] = defaultdict(list)
+    for a in plan.allocations:
+        spans[a.gpu, a.mode, a.datacenter, a.gpus // max(a.nodes, 1)].append(a)
+    terms = []
+    for (gpu, mode, site, per_node), rows in spans.items():
+        days = sorted({d for a in rows for d in (a.start_day, a.end_day)})
+        peak = max(sum(a.nodes for a in rows if a.start_day <= d < a.end_day) for d in days[:-1] or days)
+        terms.append((peak * per_node, f"{peak}×{per_node} {gpu} {mode} @{site}"))
+    terms.sort(key=lambda t: (-t[0], t[1]))
+    labels = [t for _, t in terms]
+    if most is not None and len(labels) > most:
+        labels = labels[:most] + [f"+{len(labels) - most} more"]
+    return " + ".join(labels) if labels else "nothing rented"
+
+
+def plan_paths(folder: str | Path, count: int) -> list[Path]:
+    """Where each point's plan is written: point-01.json, point-02.json, … (x ascending)."""
+    width = max(2, len(str(count)))
+    return [Path(folder) / f"point-{i + 1:0{width}d}.json" for i in range(count)]
+
+
+def existing_plan_files(folder: str | Path) -> list[Path]:
+    folder = Path(folder)
+    return sorted(folder.glob("point-*.json")) if folder.is_dir() else []
+
+
+def write_plans(result: Frontier, folder: str | Path, *, force: bool = False) -> list[Path]:
+    """Each point's plan as JSON (Plan.model_dump(mode="json")); never overwrites unless force."""
+    import json
+
+    folder = Path(folder)
+    if folder.exists() and not folder.is_dir():
+        raise ProblemError("is a file, not a folder", key="--plans", file=str(folder), fix="give a folder")
+    old = existing_plan_files(folder)
+    if old and not force:
+        raise ProblemError(f"{len(old)} plan file(s) already there, e.g. {old[0].name}", key="--plans",
+                           file=str(folder), fix="choose another folder, or pass --force to overwrite")
+    folder.mkdir(parents=True, exist_ok=True)
+    if force:
+        for path in old:
+            path.unlink()
+    paths = plan_paths(folder, len(result.points))
+    for point, path in zip(result.points, paths):
+        path.write_text(json.dumps(point.plan.model_dump(mode="json"), indent=2, ensure_ascii=False) + "\n",
+                        encoding="utf-8")
+    return paths

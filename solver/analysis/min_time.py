@@ -1,0 +1,426 @@
+"""Min-time objective, and the re-bounded model that it and the frontiers share.
+
+min_time_plan(problem, catalog): the earliest-finishing plan within the problem's budget
+(ties broken by cost). A plan's finishing time is the day its last job finishes.
+
+Why a cap on a built model, not a rebuilt problem: whether some plan finishes by day D is
+monotone in D, so the earliest D is found by bisection — a dozen solves of one problem
+that differ only in when work may run. Replica variables exist only in periods wholly
+inside their job's window, so "every job done by D" is exactly "no replica in a period
+ending after D": upper bounds of zero on one model built once, restored afterwards.
+The cap limits when work runs and nothing else: the plan is priced as the problem
+prices it (storage for each job's whole window), so every point of a frontier is a plan
+of the same problem, comparable in cost.
+
+Why feasibility probes: asking "is there any plan by D" with a zero objective stops at
+the first plan found (measured 0.03–0.1 s on the bundled problems, where the min-cost
+solve takes 0.3–3 s); only the final D gets a min-cost solve. A probe's plan may finish
+before D, which moves the bisection's upper end straight to its finish.
+
+Session keeps, for each fabric choice of the one job that chooses (see
+solver.milp.decompose), the last plan and proven bound found. When the next solve only
+tightens the model (an earlier cap, a smaller budget, spot share or vendor count), those
+bounds stay valid and a remembered plan that meets the tighter limits is still optimal:
+a frontier swept from loose to tight re-solves only where the answer changes.
+"""
+
+from __future__ import annotations
+
+import bisect
+import heapq
+import math
+import time
+from dataclasses import dataclass, replace
+
+from ortools.linear_solver.python import model_builder as mb
+
+from solver.api import build, explain_quick
+from solver.errors import Infeasible, PlanRejected
+from solver.milp.build import Milp, build_milp
+from solver.milp.decompose import choices_by_job
+from solver.milp.extract import extract_plan
+from solver.milp.solve import DEFAULT_BACKEND, OPTIMALITY_GAP, NoSolution, Solution, solve_milp
+from solver.milp.work import replica_work
+from solver.model.catalog import Catalog
+from solver.model.plan import Plan
+from solver.model.problem import Problem
+from solver.verify import check_plan
+
+INF = math.inf
+_INFEASIBLE = "infeasible"
+
+
+def min_time_plan(problem: Problem, catalog: Catalog, *, backend: str = DEFAULT_BACKEND,
+                  time_limit: float | None = None, gap: float | None = None) -> Plan:
+    """The earliest-finishing verified plan within `problem.budget` (none: earliest possible);
+    among plans finishing that day, the cheapest. Raises Infeasible when no plan meets the
+    deadlines within the budget. `time_limit` and `gap` apply to each solve."""
+    session = Session(problem, catalog, backend=backend, time_limit=time_limit, gap=gap)
+    day = session.earliest_cap()
+    session.set_cap(day)
+    return session.solve()
+
+
+def constrain_to(cap: int | None = None, *, budget: float | None = None, spot: float | None = None,
+                 vendors: int | None = None):
+    """A `constrain=` hook for solver.api.solve_problem applying the same limits a Session does:
+    every job done by day `cap`, cost ≤ budget, ≤ `spot` EFLOP on spot nodes, ≤ `vendors` vendors.
+    For checking a frontier point by an independent solve."""
+    def apply(milp: Milp) -> None:
+        problem = milp.inst.problem
+        ends = [min((t + 1) * milp.inst.period_days, problem.horizon_days) for t in milp.inst.periods]
+        latest = max(j.deadline_days for j in problem.jobs)
+        handles = _Handles(milp, spot=spot is not None, vendors=vendors is not None, relaxed=False)
+        handles.apply(Limits(latest if cap is None else cap, budget, spot, vendors), ends)
+    return apply
+
+
+def finish_day(plan: Plan) -> int:
+    """The day the plan's last job finishes."""
+    return max((j.finish_day for j in plan.jobs), default=0)
+
+
+@dataclass(frozen=True)
+class Limits:
+    """The ε limits a Session solves under (None: no limit)."""
+
+    cap: int                       # every job done by this day
+    budget: float | None = None    # total cost (the problem's own budget, or tighter)
+    spot: float | None = None      # EFLOP done on spot nodes
+    vendors: int | None = None     # vendors rented from
+
+    def within(self, other: "Limits") -> bool:
+        """Every plan meeting self meets other (self is the same or tighter)."""
+        return (self.cap <= other.cap and _le(self.budget, other.budget) and _le(self.spot, other.spot)
+                and _le(self.vendors, other.vendors))
+
+
+def _le(a: float | None, b: float | None) -> bool:
+    return b is None or (a is not None and a <= b)
+
+
+class _Handles:
+    """The ε handles of one built model (the MILP, or its LP relaxation for bounds)."""
+
+    def __init__(self, milp: Milp, *, spot: bool, vendors: bool, relaxed: bool) -> None:
+        inst = milp.inst
+        self.milp = milp
+        self.ub = {key: var.upper_bound for key, var in milp.replicas.items()}
+        self.budget_row = milp.rows.get("Budget")
+        self.spot_terms = [(var, replica_work(milp, i, t)) for (i, t), var in milp.replicas.items()
+                           if inst.configs[inst.options[i].config].offer.mode == "spot"]
+        self.vendor_of: dict[str, list[mb.Variable]] = {}
+        for key, var in [*milp.nodes.items(), *milp.contracts.items()]:
+            self.vendor_of.setdefault(inst.configs[key[0]].offer.vendor, []).append(var)
+        self.spot_row = self.vendor_row = None
+        if spot:
+            lhs = mb.LinearExpr.weighted_sum([v for v, _ in self.spot_terms], [w for _, w in self.spot_terms])
+            milp.add_row("Frontier-Spot", lhs <= INF)
+            self.spot_row = milp.rows["Frontier-Spot"]
+        if vendors:
+            flags = []
+            for vendor, held in sorted(self.vendor_of.items()):
+                flag = milp.model.new_var(0, 1, not relaxed, f"vendor[{vendor}]")
+                flags.append(flag)
+                for k, var in enumerate(held):
+                    milp.add_row(f"Frontier-Vendor-{vendor}-{k}", var <= var.upper_bound * flag)
+            milp.add_row("Frontier-Vendors", mb.LinearExpr.sum(flags) <= INF)
+            self.vendor_row = milp.rows["Frontier-Vendors"]
+
+    def apply(self, limits: Limits, ends: list[int]) -> None:
+        for (i, t), var in self.milp.replicas.items():
+            var.upper_bound = 0.0 if ends[t] > limits.cap else self.ub[i, t]
+        if limits.budget is not None and self.budget_row is None:
+            self.milp.add_row("Frontier-Budget", self.milp.total_cost() <= INF)
+            self.budget_row = self.milp.rows["Frontier-Budget"]
+        if self.budget_row is not None:
+            budget = limits.budget if limits.budget is not None else self.milp.inst.problem.budget
+            self.budget_row.upper_bound = INF if budget is None else budget
+        if self.spot_row is not None:
+            self.spot_row.upper_bound = INF if limits.spot is None else limits.spot
+        if self.vendor_row is not None:
+            self.vendor_row.upper_bound = INF if limits.vendors is None else limits.vendors
+
+
+@dataclass
+class _Known:
+    """What is known of one fabric choice under the remembered limits (valid for tighter ones)."""
+
+    bound: float = -INF
+    sol: Solution | None = None
+    infeasible: bool = False
+    lp_done: bool = False      # bounded by an LP under the remembered limits
+
+
+class Session:
+    """One built model, re-bounded and re-solved: caps on finishing day, budget, spot work, vendors.
+
+    `spot=True` adds the row `Frontier-Spot`: Σ work on spot nodes ≤ ε (EFLOP, counted as
+    the work rows count it). `vendors=True` adds a flag per vendor, rows tying every node
+    and contract variable at that vendor to its flag, and `Frontier-Vendors`: Σ flags ≤ ε.
+
+    Solving is solver.milp.decompose's exact search over the one choosing job's fabric
+    choices, with two additions: each choice's LP bound is taken from an LP relaxation
+    that carries the same limits (a cap makes a choice's bound rise fast, or shows it
+    infeasible, for the price of one LP), and what was learnt under looser limits — a
+    choice's bound, its plan, its infeasibility — is kept while the limits only tighten.
+    With several choosing jobs, or none, the full MILP is solved (as solve_auto does).
+    Plans are verified against the problem by solver.verify, and the limits are checked
+    again on the plan itself before it is returned.
+    """
+
+    def __init__(self, problem: Problem, catalog: Catalog, *, backend: str = DEFAULT_BACKEND,
+                 time_limit: float | None = None, gap: float | None = None,
+                 spot: bool = False, vendors: bool = False, lp_bounds: bool = True) -> None:
+        self.problem, self.catalog = problem, catalog
+        self.lp_bounds = lp_bounds  # False: each choice's LP bound once per tightening run (as decompose)
+        self.backend, self.time_limit, self.gap = backend, time_limit, gap
+        self.tolerance = gap if gap is not None else OPTIMALITY_GAP
+        self.inst, self.milp = build(problem, catalog)
+        stranded = [j.name for j in problem.jobs if not any(o.job == j.name for o in self.inst.options)]
+        if stranded:
+            raise Infeasible(f"no offer can carry job {', '.join(stranded)}", reasons=explain_quick(self.inst))
+        self.latest = max(j.deadline_days for j in problem.jobs)
+        self.ends = [min((t + 1) * self.inst.period_days, problem.horizon_days) for t in self.inst.periods]
+        self.required = sum(self.inst.required.values())
+        self.limits = Limits(self.latest, problem.budget)
+        self.exact = _Handles(self.milp, spot=spot, vendors=vendors, relaxed=False)
+        choosing = choices_by_job(self.milp)
+        self.relaxed: _Handles | None = None
+        self._flags: list = []
+        self._lp_flags: list = []
+        if len(choosing) == 1:
+            (job, self._flags), = choosing.items()
+            self.relaxed = _Handles(build_milp(self.inst, relax=True), spot=spot, vendors=vendors, relaxed=True)
+            self._lp_flags = choices_by_job(self.relaxed.milp)[job]
+        self._memory: dict[int | None, _Known] = {}
+        self._memory_limits: Limits | None = None
+        self.milp_solves = self.lp_solves = self.probes = self.reused = 0
+        self.seconds = 0.0
+
+    # ----- limits -----------------------------------------------------------------------------
+    def _set(self, **change) -> None:
+        self.limits = replace(self.limits, **change)
+        for handles in (self.exact, self.relaxed):
+            if handles is not None:
+                handles.apply(self.limits, self.ends)
+
+    def set_cap(self, day: int | None) -> None:
+        """Every job done by `day` (None: by its own deadline)."""
+        self._set(cap=self.latest if day is None else min(int(day), self.latest))
+
+    def set_budget(self, value: float | None) -> None:
+        """Total cost ≤ min(value, the problem's budget); None: the problem's own budget."""
+        own = self.problem.budget
+        self._set(budget=own if value is None else (value if own is None else min(value, own)))
+
+    def set_spot(self, eflop: float | None) -> None:
+        assert self.exact.spot_row is not None, "Session(spot=True) adds the spot row"
+        self._set(spot=eflop)
+
+    def set_vendors(self, count: int | None) -> None:
+        assert self.exact.vendor_row is not None, "Session(vendors=True) adds the vendor rows"
+        self._set(vendors=count)
+
+    # ----- what a solution does ----------------------------------------------------------------
+    def finish(self, sol: Solution) -> int:
+        return max((self.ends[t] for (i, t), var in self.milp.replicas.items() if sol.count(var) > 0), default=0)
+
+    def spot_work(self, sol: Solution) -> float:
+        return sum(w * sol.count(var) for var, w in self.exact.spot_terms)
+
+    def plan_spot_share(self, plan: Plan) -> float:
+        """Work the plan does on spot nodes ÷ the work its jobs need (as the Frontier-Spot row counts it)."""
+        index = {(o.job, o.config): i for i, o in enumerate(self.inst.options)}
+        done = sum(a.replicas * replica_work(self.milp, index[a.job, f"{a.offer}:{a.interconnect}"], a.period)
+                   for a in plan.schedule.assignments if self.catalog.offers[a.offer].mode == "spot")
+        return done / self.required if self.required > 0 else 0.0
+
+    def vendors_used(self, sol: Solution) -> set[str]:
+        return {v for v, held in self.exact.vendor_of.items() if any(sol.count(var) > 0 for var in held)}
+
+    def meets(self, sol: Solution, limits: Limits | None = None) -> bool:
+        lim = limits or self.limits
+        return (self.finish(sol) <= lim.cap
+                and (lim.budget is None or sol.objective <= lim.budget * (1 + 1e-9) + 1e-6)
+                and (lim.spot is None or self.spot_work(sol) <= lim.spot + 1e-9 * max(1.0, self.required))
+                and (lim.vendors is None or len(self.vendors_used(sol)) <= lim.vendors))
+
+    # ----- solving -----------------------------------------------------------------------------
+    def probe(self) -> Solution | None:
+        """Any plan under the current limits (zero objective), or None when there is proven none."""
+        for known in self._memory.values():
+            if known.sol is not None and self.meets(known.sol):
+                return known.sol
+        self.probes += 1
+        start = time.perf_counter()
+        self.milp.model.minimize(0)
+        try:
+            return solve_milp(self.milp, backend=self.backend, time_limit=self.time_limit)
+        except NoSolution as exc:
+            if not exc.proven:
+                raise Infeasible(f"cannot tell whether a plan exists {self.describe()}: {exc}",
+                                 reasons=["raise --time-limit, or try another --backend"], proven=False) from None
+            return None
+        finally:
+            self.milp.model.minimize(self.milp.total_cost())
+            self.seconds += time.perf_counter() - start
+
+    def earliest_cap(self, hi: int | None = None) -> int:
+        """Smallest day D such that some plan finishes by D under the other limits (bisection
+        over period ends; `hi` a day known or assumed feasible). Leaves the cap where it was."""
+        saved = self.limits.cap
+        top = self.latest if hi is None else min(hi, self.latest)
+        days = [d for d in sorted(set(self.ends)) if d <= top]
+        try:
+            self.set_cap(days[-1])
+            sol = self.probe()
+            if sol is None:
+                raise Infeasible(f"no plan {self.describe()}", reasons=explain_quick(self.inst))
+            lo_i, hi_i = 0, bisect.bisect_right(days, self.finish(sol)) - 1
+            while lo_i < hi_i:
+                mid = (lo_i + hi_i) // 2
+                self.set_cap(days[mid])
+                sol = self.probe()
+                if sol is None:
+                    lo_i = mid + 1
+                else:
+                    hi_i = min(mid, bisect.bisect_right(days, self.finish(sol)) - 1)
+            return days[hi_i]
+        finally:
+            self.set_cap(saved)
+
+    def solve(self) -> Plan:
+        """Cheapest verified plan under the current limits; Infeasible when there is none."""
+        start = time.perf_counter()
+        try:
+            sol = self._solve()
+        finally:
+            self.seconds += time.perf_counter() - start
+        return self._plan(sol)
+
+    def _solve(self) -> Solution:
+        if self._memory_limits is None or not self.limits.within(self._memory_limits):
+            self._memory = {}  # loosened: what was learnt no longer holds
+        self._memory_limits = self.limits
+        keys: list[int | None] = list(range(len(self._flags))) if self._flags else [None]
+        queue = []
+        for k in keys:
+            known = self._memory.setdefault(k, _Known())
+            if not known.infeasible:
+                heapq.heappush(queue, (known.bound, -1 if k is None else k, k))
+        fresh: set[int | None] = set() if self.relaxed is not None else {None}
+        best: Solution | None = None
+        open_bound = INF
+        began = time.perf_counter()
+        while queue:
+            lower, _, k = heapq.heappop(queue)
+            if best is not None and lower >= best.objective * (1 - self.tolerance):
+                break
+            known = self._memory[k]
+            if known.sol is not None and self.meets(known.sol):
+                sol = known.sol  # still meets the tighter limits: still the best under this choice
+                self.reused += 1
+            elif k not in fresh and not (known.lp_done and not self.lp_bounds):
+                fresh.add(k)  # bound this choice under the current limits before solving it
+                known.lp_done = True
+                lp = self._lp_bound(k)
+                if lp is None:
+                    known.infeasible = True
+                else:
+                    known.bound = max(known.bound, lp)
+                    heapq.heappush(queue, (known.bound, -1 if k is None else k, k))
+                continue
+            else:
+                left = None if self.time_limit is None else self.time_limit - (time.perf_counter() - began)
+                if left is not None and left <= 0:
+                    open_bound = min(open_bound, lower)
+                    break
+                sol = self._solve_choice(k, left)
+                if sol is None:
+                    if not known.infeasible:  # stopped by the time limit: still open
+                        open_bound = min(open_bound, lower)
+                    continue
+            if sol.status != "optimal":
+                open_bound = min(open_bound, sol.bound)
+            if best is None or sol.objective < best.objective:
+                best = sol
+        if best is None:
+            proven = open_bound == INF
+            why = "proven infeasible" if proven else "no plan found within the time limit"
+            raise Infeasible(f"no plan {self.describe()} ({why})",
+                             reasons=explain_quick(self.inst) if proven else ["raise --time-limit"], proven=proven)
+        out = replace(best, bound=min(best.objective, open_bound))
+        out.status = "optimal" if out.gap <= self.tolerance + 1e-12 else "feasible"
+        return out
+
+    def _lp_bound(self, k: int | None) -> float | None:
+        """LP bound of choice k under the current limits; None when the LP is infeasible."""
+        assert self.relaxed is not None and k is not None
+        self.lp_solves += 1
+        _fix(self._lp_flags, k)
+        try:
+            return solve_milp(self.relaxed.milp, backend="highs").objective
+        except NoSolution as exc:
+            return None if exc.proven else -INF
+        finally:
+            _fix(self._lp_flags, None)
+
+    def _solve_choice(self, k: int | None, left: float | None) -> Solution | None:
+        """Solve with choice k fixed (None: the full model); remember the result."""
+        known = self._memory[k]
+        if k is not None:
+            _fix(self._flags, k)
+        self.milp_solves += 1
+        try:
+            sol = solve_milp(self.milp, backend=self.backend, time_limit=left, gap=self.gap)
+        except NoSolution as exc:
+            known.infeasible = exc.proven
+            return None
+        finally:
+            _fix(self._flags, None)
+        known.sol, known.bound = sol, max(known.bound, sol.bound)
+        return sol
+
+    def _plan(self, sol: Solution) -> Plan:
+        """Extract, verify against the problem, check the limits on the plan itself."""
+        plan = extract_plan(sol)
+        check_plan(self.problem, self.catalog, plan)
+        lim = self.limits
+        broken = []
+        if finish_day(plan) > lim.cap:
+            broken.append(f"finishes on day {finish_day(plan)}, after the cap {lim.cap}")
+        if lim.budget is not None and plan.total_cost > lim.budget * (1 + 1e-9) + 0.01:
+            broken.append(f"costs {plan.total_cost:,.2f}, over {lim.budget:,.2f}")
+        if lim.vendors is not None and len(plan_vendors(plan)) > lim.vendors:
+            broken.append(f"rents from {len(plan_vendors(plan))} vendors, over {lim.vendors}")
+        if lim.spot is not None and self.plan_spot_share(plan) * self.required > lim.spot + 1e-6 * max(1.0, self.required):
+            broken.append("does more work on spot nodes than allowed")
+        if broken:
+            raise PlanRejected(broken)
+        return plan
+
+    def describe(self) -> str:
+        lim = self.limits
+        parts = [f"finishing by day {lim.cap}" if lim.cap < self.latest else "meeting the deadlines"]
+        if lim.budget is not None:
+            parts.append(f"within {lim.budget:,.0f} {self.problem.currency}")
+        if lim.spot is not None:
+            parts.append(f"with at most {lim.spot / max(self.required, 1e-12):.0%} of the work on spot")
+        if lim.vendors is not None:
+            parts.append(f"with at most {lim.vendors} vendor{'s' if lim.vendors != 1 else ''}")
+        return ", ".join(parts)
+
+
+def _fix(flags: list, k: int | None) -> None:
+    """Flag k to 1 and the others to 0; None frees them all again."""
+    for i, flag in enumerate(flags):
+        if k is None:
+            flag.lower_bound, flag.upper_bound = 0.0, 1.0
+        else:
+            flag.lower_bound = flag.upper_bound = 1.0 if i == k else 0.0
+
+
+def plan_vendors(plan: Plan) -> set[str]:
+    """Vendors the plan rents anything from."""
+    return {a.vendor for a in plan.allocations}

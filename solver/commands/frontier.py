@@ -1,0 +1,97 @@
+"""`gpuplan frontier PROBLEM --x deadline|budget|spot_share|vendors --points N`: non-dominated plans."""
+
+from __future__ import annotations
+
+from enum import Enum
+from pathlib import Path
+from typing import Optional
+
+import typer
+from rich.console import Console
+from rich.table import Table
+
+from solver.commands.common import Backend, plan_console, print_json, run_action
+from solver.milp.solve import DEFAULT_BACKEND
+
+Axis = Enum("Axis", {a: a for a in ("deadline", "budget", "spot_share", "vendors")}, type=str)
+
+
+def register(app: typer.Typer) -> None:
+    app.command("frontier")(frontier_command)
+
+
+def frontier_command(
+        problem: Path = typer.Argument(..., help="problem YAML"),
+        x: Axis = typer.Option("deadline", "--x",
+                               help="deadline: cost vs finishing day; budget: finishing day vs budget; "
+                                    "spot_share: cost vs share of work on spot; vendors: cost vs vendors used"),
+        points: int = typer.Option(10, "--points", "-n", help="ε values to try (non-dominated points are kept)"),
+        plot: Optional[Path] = typer.Option(None, "--plot", help="write PREFIX.png and PREFIX.svg"),
+        plans: Optional[Path] = typer.Option(None, "--plans", help="write each point's plan JSON into this folder"),
+        force: bool = typer.Option(False, "--force", help="overwrite existing plot or plan files"),
+        as_json: bool = typer.Option(False, "--json", help="print one JSON object"),
+        backend: Backend = typer.Option(DEFAULT_BACKEND, help="MILP solver bundled with OR-Tools"),
+        time_limit: Optional[float] = typer.Option(None, help="seconds per solve"),
+        gap: Optional[float] = typer.Option(None, help="stop each solve at this relative gap")) -> None:
+    """Trade-off of PROBLEM along one axis: ε-constraint solves on one model, non-dominated plans only,
+    each verified. Exit 1 when the problem itself has no plan."""
+    from solver.analysis.frontier import existing_plan_files, frontier, write_plans
+    from solver.errors import ProblemError
+    from solver.load import load_problem
+
+    def action() -> None:
+        if plot is not None:  # fail before solving, not after
+            from solver.report.frontier_plot import check_plot_paths, require_matplotlib
+            check_plot_paths(plot, force=force)
+            require_matplotlib()
+        if plans is not None:
+            if plans.exists() and not plans.is_dir():
+                raise ProblemError("is a file, not a folder", key="--plans", file=str(plans), fix="give a folder")
+            if existing_plan_files(plans) and not force:
+                raise ProblemError("plan files already there", key="--plans", file=str(plans),
+                                   fix="choose another folder, or pass --force to overwrite")
+        prob, cat = load_problem(problem)
+        result = frontier(prob, cat, x.value, points, backend=backend.value, time_limit=time_limit, gap=gap)
+        written: dict[str, list[str]] = {}
+        if plans is not None:
+            written["plans"] = [str(p) for p in write_plans(result, plans, force=force)]
+        if plot is not None:
+            from solver.report.frontier_plot import plot_frontier
+            written["plot"] = [str(p) for p in plot_frontier(result, plot, force=force)]
+        if as_json:
+            data = result.to_dict()
+            if "plans" in written:
+                for point, path in zip(data["points"], written["plans"]):
+                    point["plan_file"] = path
+            data["files"] = written
+            print_json(data)
+        else:
+            render_frontier(result, plan_console(), written)
+    run_action(action)
+
+
+def render_frontier(result, console: Console, written: dict[str, list[str]] | None = None) -> None:
+    x_label, y_label, eps_label = result.labels
+    table = Table(title=f"{result.problem}: {y_label} vs {x_label} — {len(result.points)} non-dominated plans "
+                        f"from {len(result.tried)} ε values")
+    for col in ("#", eps_label, "cost (CNY)", "finish day", *(["spot share"] if result.axis == "spot_share" else []),
+                *(["vendors"] if result.axis == "vendors" else []), "mix (peak nodes × GPUs per node)", ""):
+        table.add_column(col, justify="right" if col in ("#", "cost (CNY)", "finish day", "vendors") else "left")
+    for i, p in enumerate(result.points, 1):
+        eps = (f"{p.eps:,.0f}" if result.axis == "budget" else f"{p.eps:.1%}" if result.axis == "spot_share"
+               else f"{p.eps:g}")
+        extra = ([f"{p.spot_share:.1%}"] if result.axis == "spot_share" else []) + \
+                ([str(p.vendors)] if result.axis == "vendors" else [])
+        table.add_row(str(i), eps, f"{p.cost:,.0f}", str(p.finish_day), *extra, p.mix,
+                      "[bold red]◀ knee[/]" if p.knee else "")
+    console.print(table)
+    dropped = [f"{e:g}" for e, outcome, _ in result.tried if outcome == "dominated"]
+    if dropped:
+        console.print(f"dominated (a point above is as good in both and better in one), dropped: ε = "
+                      f"{', '.join(dropped)}", highlight=False)
+    for note in result.notes:
+        console.print(f"note: {note}", highlight=False)
+    console.print(f"{result.milp_solves} MILP solves, {result.lp_solves} LP bounds, {result.probes} feasibility "
+                  f"probes, {result.reused} plans reused; {result.seconds:.1f} s", highlight=False)
+    for kind, paths in (written or {}).items():
+        console.print(f"wrote {kind}: {', '.join(paths)}", highlight=False)

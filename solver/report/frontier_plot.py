@@ -1,0 +1,99 @@
+"""A frontier as a picture: PREFIX.png and PREFIX.svg, knee marked, each point labelled by its mix.
+
+matplotlib is an optional extra (`pip install .[plot]`), imported only here and only when
+a plot is asked for; the Agg backend draws without a display.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from solver.analysis.frontier import Frontier, mix_label
+from solver.errors import ProblemError
+
+SUFFIXES = (".png", ".svg")
+
+
+def plot_paths(prefix: str | Path) -> list[Path]:
+    prefix = Path(prefix)
+    return [prefix.with_name(prefix.name + suffix) for suffix in SUFFIXES]
+
+
+def check_plot_paths(prefix: str | Path, *, force: bool = False) -> list[Path]:
+    """The files a plot would write; ProblemError if one exists (and not force) or its folder is missing."""
+    paths = plot_paths(prefix)
+    if not paths[0].parent.is_dir():
+        raise ProblemError("folder does not exist", key="--plot", file=str(paths[0].parent),
+                           fix="create it, or give another PREFIX")
+    existing = [p for p in paths if p.exists()]
+    if existing and not force:
+        raise ProblemError("already exists", key="--plot", file=str(existing[0]),
+                           fix="choose another PREFIX, or pass --force to overwrite")
+    return paths
+
+
+def require_matplotlib() -> None:
+    """ProblemError (with the install hint) when matplotlib is missing."""
+    _pyplot()
+
+
+def _pyplot():
+    try:
+        import matplotlib
+    except ImportError:
+        raise ProblemError("plotting needs matplotlib, which is not installed", key="--plot",
+                           fix="pip install .[plot]") from None
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+    return plt
+
+
+def _fmt(axis_label: str, value: float) -> str:
+    if "CNY" in axis_label:
+        return f"{value / 1e6:,.2f}M" if abs(value) >= 1e6 else f"{value:,.0f}"
+    if "share" in axis_label:
+        return f"{value:.0%}"
+    return f"{value:g}"
+
+
+def plot_frontier(result: Frontier, prefix: str | Path, *, force: bool = False) -> list[Path]:
+    """Draw the frontier and write PREFIX.png and PREFIX.svg; returns the two paths."""
+    paths = check_plot_paths(prefix, force=force)
+    plt = _pyplot()
+    x_label, y_label, _ = result.labels
+    points = result.points
+    fig, ax = plt.subplots(figsize=(10, 6.5))
+    try:
+        xs, ys = [p.x for p in points], [p.y for p in points]
+        ax.step(xs, ys, where="post", color="#9aa7b8", linewidth=1, zorder=1)
+        ax.plot(xs, ys, "o", color="#1f5fa8", markersize=6, zorder=2, label="non-dominated plan")
+        middle = (min(xs) + max(xs)) / 2 if xs else 0.0
+        for i, p in enumerate(points, 1):
+            right = p.x > middle  # label on the side with room, alternating above and below
+            ax.annotate(f"{i}: {mix_label(p.plan, most=2)}", (p.x, p.y), textcoords="offset points",
+                        xytext=(-6 if right else 6, 6 if i % 2 else -12), ha="right" if right else "left",
+                        fontsize=7, color="#333333")
+        knee = result.knee
+        if knee is not None:
+            ax.plot([knee.x], [knee.y], "o", markersize=16, markerfacecolor="none", markeredgecolor="#d62728",
+                    markeredgewidth=2, zorder=3, label="knee")
+            ax.annotate(f"knee: {_fmt(x_label, knee.x)}, {_fmt(y_label, knee.y)}", (knee.x, knee.y),
+                        textcoords="offset points", xytext=(18, 22), color="#d62728", fontsize=9,
+                        arrowprops={"arrowstyle": "->", "color": "#d62728"})
+        ax.set_xlabel(x_label)
+        ax.set_ylabel(y_label)
+        if "share" in x_label:
+            ax.xaxis.set_major_formatter(lambda v, _pos: f"{v:.0%}")
+        for label, axis in ((x_label, ax.xaxis), (y_label, ax.yaxis)):
+            if "CNY" in label:
+                axis.set_major_formatter(lambda v, _pos: f"{v:,.0f}")
+        ax.set_title(f"{result.problem}: {y_label} vs {x_label} ({len(points)} non-dominated "
+                     f"of {result.requested} requested)", fontsize=11)
+        ax.grid(True, alpha=0.3)
+        ax.legend(loc="best", fontsize=8)
+        fig.tight_layout()
+        for path in paths:
+            fig.savefig(path, dpi=120 if path.suffix == ".png" else None)
+    finally:
+        plt.close(fig)
+    return paths

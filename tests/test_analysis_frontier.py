@@ -1,0 +1,235 @@
+"""Frontiers: every point feasible, verified, non-dominated, monotone, and equal to an
+independent solve with its ε applied; the CLI writes plots and plans and never overwrites.
+
+The tiny instance (families.py): one job needing just under 40 GPU-days by day 10; a
+cheap 8-GPU node (4 CNY/GPU-h → 768 per node-day, 1 node), a middle one (5 → 960, 1
+node) and a dear one (6 → 1 152, 3 nodes). Finishing by day D uses the cheap node D
+days, then the middle one, then the dear one, so by hand:
+    D = 1: 8 + 8 + 24 GPU-days → 768 + 960 + 3 456 = 5 184
+    D = 2: 16 + 16 + 8         → 1 536 + 1 920 + 1 152 = 4 608
+    D = 3: 24 + 16             → 2 304 + 1 920 = 4 224
+    D = 4: 32 + 8              → 3 072 + 960 = 4 032
+    D ≥ 5: 40                  → 3 840 (finishing on day 5)
+"""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+from families import catalog, hourly, job, problem
+from typer.testing import CliRunner
+
+from solver.analysis.edits import apply_edits
+from solver.analysis.frontier import (Point, frontier, mark_knee, mix_label, non_dominated, spread)
+from solver.analysis.min_time import constrain_to, finish_day, min_time_plan, plan_vendors
+from solver.api import solve_problem
+from solver.cli import app
+from solver.errors import Infeasible, ProblemError
+from solver.model.plan import Plan
+from solver.verify import check_plan
+
+BY_HAND = {1: 5184.0, 2: 4608.0, 3: 4224.0, 4: 4032.0, 5: 3840.0}
+REL = 1e-4  # the solvers' optimality gap
+
+
+def three_tier(**job_kw):
+    cat = catalog(hourly("cheap", 4.0, max_nodes=1), hourly("mid", 5.0, max_nodes=1),
+                  hourly("dear", 6.0, max_nodes=3))
+    return problem(job(days=40, deadline=10, **job_kw), horizon=10), cat
+
+
+def assert_frontier(result, problem_, catalog_):
+    """Verified, non-dominated, monotone: x strictly up, y strictly down."""
+    assert result.points
+    for p in result.points:
+        check_plan(problem_, catalog_, p.plan)  # raises PlanRejected if it breaks a constraint
+        assert p.plan.status == "optimal"
+    for a in result.points:
+        for b in result.points:
+            if a is not b:
+                assert not (a.x <= b.x and a.y <= b.y), f"{a.x, a.y} dominates {b.x, b.y}"
+    xs, ys = [p.x for p in result.points], [p.y for p in result.points]
+    assert xs == sorted(xs) and len(set(xs)) == len(xs)
+    assert all(y1 > y2 for y1, y2 in zip(ys, ys[1:]))
+
+
+def test_deadline_frontier_matches_the_hand_worked_costs():
+    prob, cat = three_tier()
+    result = frontier(prob, cat, "deadline", 10)
+    assert_frontier(result, prob, cat)
+    assert {p.finish_day: p.cost for p in result.points} == pytest.approx(BY_HAND, rel=REL)
+    assert result.points[0].finish_day == 1  # the earliest feasible day
+    assert any("day 5, before the latest deadline 10" in n for n in result.notes)
+    assert sum(p.knee for p in result.points) == 1
+
+
+def test_each_deadline_point_equals_an_independent_solve():
+    """Same cost as solving the problem from scratch with the cap, by constrain and by edit."""
+    prob, cat = three_tier()
+    for p in frontier(prob, cat, "deadline", 10).points:
+        by_hook = solve_problem(prob, cat, constrain=constrain_to(p.finish_day))
+        edited, _, _ = apply_edits(prob, cat, [f"jobs[*].deadline_days={p.finish_day}"])
+        by_edit = solve_problem(edited, cat)
+        assert by_hook.total_cost == pytest.approx(p.cost, rel=REL)
+        assert by_edit.total_cost == pytest.approx(p.cost, rel=REL)
+        assert finish_day(by_hook) <= p.finish_day
+
+
+def test_fewer_points_keep_both_ends():
+    prob, cat = three_tier()
+    result = frontier(prob, cat, "deadline", 2)
+    assert [p.finish_day for p in result.points] == [1, 5]
+    assert result.knee is None  # two points have no knee
+
+
+def test_budget_frontier_is_the_earliest_finish_within_each_budget():
+    prob, cat = three_tier()
+    result = frontier(prob, cat, "budget", 5)
+    assert_frontier(result, prob, cat)  # x = cost up, y = finishing day down
+    for p in result.points:
+        assert p.cost <= p.eps * (1 + 1e-9) + 0.01
+        assert BY_HAND[p.finish_day] == pytest.approx(p.cost, rel=REL)  # a point of the same trade-off
+        with_budget = prob.model_copy(update={"budget": p.eps})
+        assert finish_day(min_time_plan(with_budget, cat)) == p.finish_day
+    assert result.points[0].finish_day == 5 and result.points[-1].finish_day == 1  # x = cost ascending
+
+
+def spot_instance():
+    """An interruptible job: spot at 2 CNY/GPU-h (1 preemption a day) is cheapest per unit of work."""
+    spot = hourly("spot", 2.0, mode="spot", price_unit="cny_per_gpu_hour", max_nodes=2, preemptions_per_day=1.0)
+    cat = catalog(spot, hourly("od", 6.0, max_nodes=4))
+    return problem(job(days=40, deadline=5, interruptible=True, single_site=False), horizon=5), cat
+
+
+def test_spot_share_frontier():
+    prob, cat = spot_instance()
+    result = frontier(prob, cat, "spot_share", 5)
+    assert_frontier(result, prob, cat)
+    assert result.points[0].spot_share == pytest.approx(0.0, abs=1e-9)   # no spot at all: dearest
+    assert result.points[-1].spot_share > 0.9                              # the cheapest plan is all spot
+    for p in result.points:
+        capped = solve_problem(prob, cat, constrain=constrain_to(spot=p.eps * _required(prob, cat)))
+        assert capped.total_cost == pytest.approx(p.cost, rel=REL)
+        assert p.spot_share <= p.eps + 1e-9
+
+
+def _required(prob, cat) -> float:
+    from solver.milp.instance import build_instance
+    return sum(build_instance(prob, cat).required.values())
+
+
+def test_vendor_frontier():
+    """Cheap single nodes at two vendors; dear nodes at v1. Two vendors save money."""
+    cat = catalog(hourly("a", 4.0, max_nodes=1), hourly("b", 4.0, max_nodes=1, vendor="v2"),
+                  hourly("dear", 6.0, max_nodes=4))
+    prob = problem(job(days=40, deadline=3, single_site=False), horizon=3)
+    result = frontier(prob, cat, "vendors", 5)
+    assert_frontier(result, prob, cat)
+    assert [p.vendors for p in result.points] == [1, 2]
+    for p in result.points:
+        assert len(plan_vendors(p.plan)) == p.vendors
+        capped = solve_problem(prob, cat, constrain=constrain_to(vendors=p.vendors))
+        assert capped.total_cost == pytest.approx(p.cost, rel=REL)
+    # by hand, 40 GPU-days in 3 days: one vendor (v1) 3 cheap + 2 dear node-days = 2 304 + 2 304;
+    # two vendors 3 + 2 cheap node-days = 5 × 768; v2 alone has too few nodes
+    assert [p.cost for p in result.points] == pytest.approx([4608.0, 3840.0], rel=REL)
+
+
+def test_infeasible_problem_raises():
+    prob, cat = three_tier()
+    tight = prob.model_copy(update={"budget": 1000.0})
+    with pytest.raises(Infeasible):
+        frontier(tight, cat, "deadline", 3)
+
+
+def test_bad_arguments():
+    prob, cat = three_tier()
+    with pytest.raises(ProblemError, match="axis"):
+        frontier(prob, cat, "colour", 3)
+    with pytest.raises(ProblemError, match="at least 1"):
+        frontier(prob, cat, "deadline", 0)
+
+
+# ----- pure helpers ------------------------------------------------------------------------------------
+def _pt(x, y):
+    return Point(eps=x, plan=None, cost=y, finish_day=int(x), spot_share=0.0, vendors=1, mix="", x=x, y=y)
+
+
+def test_non_dominated_and_knee():
+    pts = [_pt(1, 10), _pt(2, 5), _pt(3, 4), _pt(4, 3.9), _pt(2.5, 6), _pt(3, 4)]
+    kept = non_dominated(pts)
+    assert [(p.x, p.y) for p in kept] == [(1, 10), (2, 5), (3, 4), (4, 3.9)]
+    assert mark_knee(kept).x == 2
+    assert mark_knee([_pt(1, 3), _pt(2, 2), _pt(3, 1)]) is None  # a straight line has no knee
+
+
+def test_spread():
+    assert spread(list(range(1, 11)), 4) == [1, 4, 7, 10]
+    assert spread([5, 1, 3], 10, descending=True) == [5, 3, 1]
+    assert spread([1, 2, 3], 1) == [3]
+
+
+def test_mix_label_counts_peak_nodes_at_once():
+    prob, cat = three_tier()
+    plan = solve_problem(prob, cat, constrain=constrain_to(2))
+    assert mix_label(plan) == "3×8 G80 hourly @D1"  # cheap + mid + one dear node on day 1
+    assert mix_label(plan, most=0).startswith("+1 more")
+
+
+# ----- CLI ---------------------------------------------------------------------------------------------
+PROBLEM = "problems/seed-7b-200b-30d.yaml"
+
+
+@pytest.fixture(scope="module")
+def cli_run(tmp_path_factory):
+    folder = tmp_path_factory.mktemp("frontier")
+    result = CliRunner().invoke(app, ["frontier", PROBLEM, "--points", "4", "--plot", str(folder / "f"),
+                                      "--plans", str(folder / "plans"), "--json"])
+    return folder, result
+
+
+def test_cli_writes_plot_and_plans(cli_run):
+    folder, result = cli_run
+    assert result.exit_code == 0, result.output
+    data = json.loads(result.stdout)
+    assert (folder / "f.png").read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+    assert b"<svg" in (folder / "f.svg").read_bytes()[:2000]
+    files = sorted((folder / "plans").glob("point-*.json"))
+    assert len(files) == len(data["points"]) >= 2
+    for point, path in zip(data["points"], files):
+        plan = Plan.model_validate(json.loads(path.read_text()))
+        assert plan.total_cost == pytest.approx(point["cost"])
+        assert point["plan_file"] == str(path)
+    costs = [p["cost"] for p in data["points"]]
+    assert costs == sorted(costs, reverse=True)
+
+
+def test_cli_refuses_to_overwrite_without_force(cli_run):
+    folder, _ = cli_run
+    runner = CliRunner()
+    again = runner.invoke(app, ["frontier", PROBLEM, "--points", "2", "--plot", str(folder / "f")])
+    assert again.exit_code == 2 and "--force" in again.output
+    plans = runner.invoke(app, ["frontier", PROBLEM, "--points", "2", "--plans", str(folder / "plans")])
+    assert plans.exit_code == 2 and "--force" in plans.output
+    forced = runner.invoke(app, ["frontier", PROBLEM, "--points", "2", "--plot", str(folder / "f"),
+                                 "--plans", str(folder / "plans"), "--force"])
+    assert forced.exit_code == 0, forced.output
+    assert len(list((folder / "plans").glob("point-*.json"))) == 2
+
+
+def test_cli_table_marks_the_knee():
+    result = CliRunner().invoke(app, ["frontier", PROBLEM, "--points", "5"])
+    assert result.exit_code == 0, result.output
+    assert "knee" in result.stdout and "A100-80G monthly" in result.stdout
+
+
+def test_missing_matplotlib_says_how_to_install(monkeypatch, tmp_path):
+    import sys
+
+    from solver.report import frontier_plot
+    monkeypatch.setitem(sys.modules, "matplotlib", None)  # import matplotlib → ImportError
+    with pytest.raises(ProblemError, match=r"pip install \.\[plot\]"):
+        frontier_plot.require_matplotlib()
+    result = CliRunner().invoke(app, ["frontier", PROBLEM, "--plot", str(tmp_path / "f")])
+    assert result.exit_code == 2 and "pip install" in result.output
