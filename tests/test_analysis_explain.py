@@ -247,3 +247,11 @@ def test_no_explain_flag_skips_it(tmp_path):
     result = CliRunner().invoke(app, ["solve", str(tmp_path / "p.yaml"), "--json"])
     assert result.exit_code == 1
     assert json.loads(result.stdout)["explanation"]["lines"][0] == "needs ¥19,120 more budget"
+
+
+def test_out_of_time_leaves_limits_undetermined_and_says_so():
+    expl = explain_infeasible(*budget_case(), max_seconds=0)
+    assert not any(r.helps or r.determined for r in expl.alone) and expl.combination is None
+    lines = expl.text_lines()
+    assert all("not determined" in line for line in lines)
+    assert not any("makes it feasible" in line for line in lines)  # no claim it could not
