@@ -110,6 +110,16 @@ def test_an_offer_the_optimum_cannot_do_without_has_no_walk_away_price():
     assert "infeasible without" in by["a"].reason
 
 
+def test_a_spent_time_budget_leaves_offers_unanalysed_and_says_so():
+    prob, cat = choice()
+    result = negotiate(prob, cat, max_seconds=0)
+    assert result.solves == 1 and result.levers == []
+    for t in result.offers:
+        assert t.analysed == (t.status == "unusable")
+        assert t.limit_price is None
+    assert {r["note"] for r in vendor_rows(result, "v3")} == {"not analysed"}
+
+
 def test_levers_are_re_solve_deltas():
     prob = problem(job("j", days=100, deadline=10, single_site=False), horizon=10)
     cat = catalog(hourly("a", 4.0, max_nodes=1), hourly("b", 6.0, vendor="v2", max_nodes=1, lead_time_days=3))

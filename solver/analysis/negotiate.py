@@ -107,6 +107,7 @@ class OfferTerms:
     saving_at_target: float | None = None
     reason: str = ""
     solves: int = 0
+    analysed: bool = True               # False: the time budget ran out before this offer
 
     @property
     def limit_change(self) -> float | None:
@@ -145,6 +146,7 @@ class Negotiation:
     levers: list[Lever]
     solves: int
     seconds: float
+    unproven: int = 0           # solves not proven optimal (time limit): prices are then approximate
     price_note: str = PRICE_NOTE
 
     def to_dict(self) -> dict:
@@ -262,10 +264,13 @@ class Session:
     def __init__(self, problem: Problem, catalog: Catalog, **options) -> None:
         self.problem, self.catalog, self.options = problem, catalog, options
         self.solves = 0
+        self.unproven = 0   # solves stopped by the time limit or gap before optimality was proven
 
     def solve(self, catalog: Catalog | None = None, problem: Problem | None = None, constrain=None) -> Plan:
         self.solves += 1
-        return solve_problem(problem or self.problem, catalog or self.catalog, constrain=constrain, **self.options)
+        plan = solve_problem(problem or self.problem, catalog or self.catalog, constrain=constrain, **self.options)
+        self.unproven += plan.status != "optimal"
+        return plan
 
     def at(self, offer: str, price: float, how: str = "free") -> Point | None:
         """The best plan at this price: free, forced (renting the offer) or without it; None if infeasible."""
@@ -311,8 +316,12 @@ def crossing(session: Session, offer: str, target: float, start: Point, budget: 
 def negotiate(problem: Problem, catalog: Catalog, *, vendors: list[str] | None = None, kw: float = 50,
               lead_days: int = 7, nodes: int = 2, margin: float = MARGIN, max_solves: int = MAX_SOLVES,
               backend: str | None = None, time_limit: float | None = None, gap: float | None = None,
-              levers: bool = True) -> Negotiation:
-    """Walk-away and break-even prices of the offers (of `vendors`, or all), and the levers' values."""
+              levers: bool = True, max_seconds: float | None = None) -> Negotiation:
+    """Walk-away and break-even prices of the offers (of `vendors`, or all), and the levers' values.
+
+    max_seconds: no new offer or lever is started after this long (they are reported as not
+    analysed); a problem whose single solve takes 30 s needs minutes for a full negotiation.
+    """
     started = time.perf_counter()
     known = sorted({o.vendor for o in catalog.offers.values()})
     for v in vendors or []:
@@ -342,15 +351,20 @@ def negotiate(problem: Problem, catalog: Catalog, *, vendors: list[str] | None =
                        node_days=round(base_days.get(offer.offer, 0.0), 3))
         if t.status == "unusable":
             t.reason = why.get(offer.offer, "no job can use it")
+        elif max_seconds is not None and time.perf_counter() - started > max_seconds:
+            t.analysed = False
+            t.reason = f"not analysed: the {max_seconds:g} s time budget ran out"
         else:
             before = session.solves
             _price_limit(session, t, base, margin, max_solves, tolerance)
             t.solves = session.solves - before
         terms.append(t)
 
-    lever_list = _levers(session, base, terms, vendors, kw, lead_days, nodes, why) if levers else []
+    out_of_time = max_seconds is not None and time.perf_counter() - started > max_seconds
+    lever_list = _levers(session, base, terms, vendors, kw, lead_days, nodes) if levers and not out_of_time else []
     return Negotiation(problem.name, base.currency, base.total_cost, base.status, margin, options["gap"],
-                       vendors, terms, lever_list, session.solves, round(time.perf_counter() - started, 3))
+                       vendors, terms, lever_list, session.solves, round(time.perf_counter() - started, 3),
+                       session.unproven)
 
 
 def _price_limit(session: Session, t: OfferTerms, base: Plan, margin: float, max_solves: int,
@@ -438,7 +452,7 @@ def reason_kinds(reason: str) -> set[str]:
 
 
 def _levers(session: Session, base: Plan, terms: list[OfferTerms], vendors: list[str] | None, kw: float,
-            lead_days: int, nodes: int, why: dict[str, str]) -> list[Lever]:
+            lead_days: int, nodes: int) -> list[Lever]:
     cat = session.catalog
 
     def mine(offer: str) -> bool:
@@ -499,6 +513,8 @@ def vendor_rows(result: Negotiation, vendor: str) -> list[dict]:
                     else "not in our plan; at the target price we would take the volume shown")
         elif t.status == "unusable":
             note = "cannot carry this problem's jobs as offered"
+        elif not t.analysed:
+            note = "not analysed"
         else:
             note = "not competitive for this problem at any price we tried"
         rows.append({"offer": t.offer, "gpu": t.gpu, "mode": t.mode, "datacenter": t.datacenter,

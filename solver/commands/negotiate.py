@@ -27,6 +27,7 @@ def negotiate(problem: Path = typer.Argument(..., help="problem YAML"),
               margin: float = typer.Option(0.05, help="target price this fraction below the current price "
                                                       "(in the plan) or the break-even (not in it)"),
               max_solves: int = typer.Option(8, help="solves per offer at most"),
+              max_seconds: Optional[float] = typer.Option(None, help="start no new offer or lever after this long"),
               export_vendor: Optional[tuple[str, Path]] = typer.Option(None, "--export-vendor", metavar="VENDOR FILE",
                                                              help="write VENDOR's sheet (CSV, or .xlsx with openpyxl): "
                                                                   "its own offers, target prices, volumes only"),
@@ -34,7 +35,8 @@ def negotiate(problem: Path = typer.Argument(..., help="problem YAML"),
               as_json: bool = typer.Option(False, "--json", help="print one JSON object"),
               backend: Backend = typer.Option(DEFAULT_BACKEND, help="MILP solver bundled with OR-Tools"),
               time_limit: Optional[float] = typer.Option(None, help="seconds per solve"),
-              gap: float = typer.Option(1e-7, help="relative gap of each solve (prices are as exact as costs)")) -> None:
+              gap: float = typer.Option(1e-7, help="relative gap of each solve (prices are as exact as costs)"),
+              ) -> None:
     """Walk-away price of each offer in the plan, break-even price of each offer not in it, and
     what more power, shorter lead times and more nodes are worth (re-solve deltas, CNY).
 
@@ -56,7 +58,8 @@ def negotiate(problem: Path = typer.Argument(..., help="problem YAML"),
         if vendors and sheet_vendor and sheet_vendor not in vendors:
             vendors.append(sheet_vendor)
         result = analyse(prob, cat, vendors=vendors or None, kw=kw, lead_days=lead_days, nodes=nodes, margin=margin,
-                         max_solves=max_solves, backend=backend.value, time_limit=time_limit, gap=gap)
+                         max_solves=max_solves, max_seconds=max_seconds, backend=backend.value,
+                         time_limit=time_limit, gap=gap)
         written = None
         if sheet_vendor:
             rows = write_sheet(result, sheet_vendor, sheet_path, force=force)
@@ -93,12 +96,16 @@ def render_negotiation(result, console: Console) -> None:
                   f"{result.solves} solves in {result.seconds:.1f} s", highlight=False)
     console.print(f"[dim]{result.price_note}; target = {result.margin:.0%} below the current price (in the plan) "
                   f"or below the break-even (not in it)[/]", highlight=False)
+    if result.unproven:
+        console.print(f"[yellow]warning:[/] {result.unproven} solves stopped before optimality was proven "
+                      "(time limit): the prices below are approximate", highlight=False)
     inside = [t for t in result.offers if t.status == "in_plan"]
     if inside:
         table = Table(title=f"Walk-away prices: offers in the plan ({cur} per price unit)")
         _columns(table, "offer", "price", "walk-away", "may rise", "target", "saves at target")
         for t in inside:
-            limit = ("none (no plan without it)" if t.limit_price is None and t.cost_without is None
+            limit = ("not analysed" if not t.analysed else
+                     "none (no plan without it)" if t.limit_price is None and t.cost_without is None
                      else _price(t.limit_price) + ("" if t.converged else " ≥"))
             table.add_row(t.offer, _price(t.price), limit, _pct(t.limit_change), _price(t.target_price),
                           _money(t.saving_at_target))
@@ -113,7 +120,8 @@ def render_negotiation(result, console: Console) -> None:
         _columns(table, "offer", "price", "break-even", "must fall", "target", "saves at target", "node-days")
         for t in outside:
             if t.limit_price is None:
-                table.add_row(t.offer, _price(t.price), "never", "", "—", "—", "—")
+                limit = "never" if t.analysed else "not analysed"
+                table.add_row(t.offer, _price(t.price), limit, "", "—", "—", "—")
                 continue
             table.add_row(t.offer, _price(t.price), _price(t.limit_price) + ("" if t.converged else " ≥"),
                           _pct(t.limit_change), _price(t.target_price), _money(t.saving_at_target),
