@@ -27,6 +27,7 @@ from families import catalog, hourly, job, monthly, problem
 
 from solver.analysis.negotiate import negotiate, offers_used, vendor_rows, with_price
 from solver.api import solve_problem
+from solver.errors import Infeasible
 from solver.load import load_problem
 
 EPS = 1e-3
@@ -108,6 +109,18 @@ def test_an_offer_the_optimum_cannot_do_without_has_no_walk_away_price():
     by = {t.offer: t for t in negotiate(prob, cat, levers=False).offers}
     assert by["a"].status == "in_plan" and by["a"].limit_price is None and by["a"].cost_without is None
     assert "infeasible without" in by["a"].reason
+
+
+def test_under_a_budget_the_walk_away_price_is_where_nothing_fits_any_more():
+    prob, cat = choice()
+    prob = prob.model_copy(update={"budget": 9000.0})
+    # without m the best plan costs 10,560 > 9,000: m stays until m + 3 node-days of a = 9,000
+    m = next(t for t in negotiate(prob, cat, vendors=["v3"], levers=False).offers)
+    assert m.limit_price == pytest.approx(9000 - 2304) and m.converged
+    assert m.cost_without == pytest.approx(10560) and m.replaced_by == [] and "budget" in m.reason
+    assert "m" in offers_used(solve_problem(prob, with_price(cat, "m", m.limit_price * (1 - EPS)), gap=1e-9))
+    with pytest.raises(Infeasible):
+        solve_problem(prob, with_price(cat, "m", m.limit_price * (1 + EPS)), gap=1e-9)
 
 
 def test_a_spent_time_budget_leaves_offers_unanalysed_and_says_so():

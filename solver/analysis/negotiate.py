@@ -273,17 +273,23 @@ class Session:
         return plan
 
     def at(self, offer: str, price: float, how: str = "free") -> Point | None:
-        """The best plan at this price: free, forced (renting the offer) or without it; None if infeasible."""
+        """The best plan at this price: free, forced (renting the offer) or without it; None if infeasible.
+
+        Forced and without solves drop the budget: it only cuts plans costing more than it, and
+        the crossing is sought at a cost within it (see _price_limit), so p* is the same.
+        """
         constrain = {"free": None, "forced": force_offer(offer), "without": exclude_offer(offer)}[how]
         catalog = with_price(self.catalog, offer, price)
+        problem = self.problem if how == "free" or self.problem.budget is None else \
+            self.problem.model_copy(update={"budget": None})
         try:
-            plan = self.solve(catalog, constrain=constrain)
+            plan = self.solve(catalog, problem, constrain=constrain)
         except Infeasible:
             return None
         return Point(price, plan, price_volume(plan, catalog.offers[offer], self.problem.horizon_days))
 
 
-def crossing(session: Session, offer: str, target: float, start: Point, budget: int,
+def crossing(session: Session, offer: str, target: float, start: Point, solves: int,
              tolerance: float) -> tuple[float | None, bool, Point]:
     """Largest p with C_forced(p) ≤ target, by Newton steps from `start` (a forced plan).
 
@@ -301,10 +307,10 @@ def crossing(session: Session, offer: str, target: float, start: Point, budget: 
                 return point.price, True, point
         elif math.isclose(point.price, floor):
             return None, True, point
-        if budget <= 0 or point.q <= 0:
+        if solves <= 0 or point.q <= 0:
             return (below.price if below else None), False, point
         nxt = max(point.price + diff / point.q, floor)
-        budget -= 1
+        solves -= 1
         found = session.at(offer, nxt, "forced")
         if found is None:  # cannot happen: a forced plan stays feasible at any price
             return (below.price if below else None), False, point
@@ -372,17 +378,23 @@ def _price_limit(session: Session, t: OfferTerms, base: Plan, margin: float, max
     """Fill walk-away or break-even price, the replacement, and the target price's volume and saving."""
     horizon = session.problem.horizon_days
     offer = session.catalog.offers[t.offer]
-    budget = max_solves - 2  # one solve for the target price, one without the offer or forced at p0
+    solves_left = max_solves - 2  # one solve for the target price, one without the offer or forced at p0
     if t.status == "in_plan":
         t.limit_kind = "walk_away"
         without = session.at(t.offer, offer.price, "without")
-        if without is None:
+        cap = session.problem.budget
+        if without is None and cap is None:
             t.reason = "no plan without it: the problem is infeasible without this offer"
         else:
-            t.cost_without = without.cost
-            t.replaced_by = _grown(without.plan, base, session.catalog, horizon, exclude=t.offer)
+            goal = math.inf if without is None else without.cost
+            t.cost_without = None if without is None else without.cost
+            if cap is not None and goal > cap + tolerance:
+                goal = cap  # above the crossing nothing fits the budget, with the offer or without it
+                t.reason = "no plan without it fits the budget: above the walk-away price, no plan does"
+            else:
+                t.replaced_by = _grown(without.plan, base, session.catalog, horizon, exclude=t.offer)
             start = Point(offer.price, base, price_volume(base, offer, horizon))
-            t.limit_price, t.converged, _ = crossing(session, t.offer, without.cost, start, budget, tolerance)
+            t.limit_price, t.converged, _ = crossing(session, t.offer, goal, start, solves_left, tolerance)
         target = offer.price * (1 - margin)
     else:
         t.limit_kind = "break_even"
@@ -391,7 +403,7 @@ def _price_limit(session: Session, t: OfferTerms, base: Plan, margin: float, max
         if start is None:
             t.reason = "renting even one node of it makes the problem infeasible (e.g. a power quota)"
             return
-        t.limit_price, t.converged, _ = crossing(session, t.offer, base.total_cost, start, budget - 1, tolerance)
+        t.limit_price, t.converged, _ = crossing(session, t.offer, base.total_cost, start, solves_left, tolerance)
         if t.limit_price is None:
             t.reason = (f"does not enter at any price down to {offer.price * PRICE_FLOOR:,.4g}: "
                         "the cheapest plan renting it still costs more")
@@ -399,8 +411,8 @@ def _price_limit(session: Session, t: OfferTerms, base: Plan, margin: float, max
         if not t.converged:
             t.reason = "out of solves: the break-even price shown is a proven lower bound"
         target = t.limit_price * (1 - margin)
-    if t.limit_kind == "walk_away" and not t.converged and t.cost_without is not None:
-        t.reason = "out of solves: the walk-away price shown is a proven lower bound"
+    if t.limit_kind == "walk_away" and not t.converged and t.limit_price is not None:
+        t.reason = "; ".join(filter(None, [t.reason, "out of solves: the walk-away price shown is a proven lower bound"]))
     t.target_price = round(target, 6)
     at = session.at(t.offer, target, "free")
     if at is None:  # cannot happen: a lower price keeps the base plan feasible
