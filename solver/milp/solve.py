@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import time
 from dataclasses import dataclass
+from datetime import timedelta
 
 from ortools.linear_solver.python import model_builder as mb
 
@@ -60,6 +61,41 @@ def solve_milp(milp: Milp, *, backend: str = DEFAULT_BACKEND, time_limit: float 
     """Solve; raise NoSolution when there is no plan (proven or not)."""
     if backend not in BACKENDS:
         raise ValueError(f"unknown backend {backend!r}; choose one of {', '.join(BACKENDS)}")
+    start = time.perf_counter()
+    if backend == "highs" and time_limit:
+        run = _run_highs_mathopt(milp, time_limit, gap, log)
+    else:
+        run = _run_model_builder(milp, backend, time_limit, gap, log)
+    seconds = time.perf_counter() - start
+    if run.values is None:
+        why = "proven infeasible" if run.proven_infeasible else (
+            f"no plan found within {time_limit:g} s (not proven infeasible)" if time_limit
+            else f"solver stopped with status {run.status_name}")
+        raise NoSolution(f"{why}; {backend} ran {seconds:.1f} s", proven=run.proven_infeasible)
+    values = run.values
+    solution = Solution(milp, "feasible", run.objective, run.bound, seconds, backend, values)
+    if any(v.is_integral for v in milp.model.get_variables()):
+        _polish(milp, values)  # only integer plans: rounding an LP point would not bound anything
+        solution.objective = sum(solution.cost_parts().values())
+    solution.bound = min(solution.bound, solution.objective)
+    if run.optimal and solution.gap <= OPTIMALITY_GAP:
+        solution.status = "optimal"
+    return solution
+
+
+@dataclass
+class _Run:
+    """What one backend call returned, in one shape for both OR-Tools interfaces."""
+
+    values: dict[int, float] | None
+    objective: float = 0.0
+    bound: float = 0.0
+    optimal: bool = False
+    proven_infeasible: bool = False
+    status_name: str = ""
+
+
+def _run_model_builder(milp: Milp, backend: str, time_limit: float | None, gap: float | None, log: bool) -> _Run:
     solver = mb.Solver(BACKENDS[backend])
     if not solver.solver_is_supported():
         raise ValueError(f"backend {backend!r} is not available in this OR-Tools build")
@@ -69,29 +105,40 @@ def solve_milp(milp: Milp, *, backend: str = DEFAULT_BACKEND, time_limit: float 
     if params:
         solver.set_solver_specific_parameters(params)
     solver.enable_output(log)
-    start = time.perf_counter()
     status = solver.solve(milp.model)
-    seconds = time.perf_counter() - start
     if status not in (mb.SolveStatus.OPTIMAL, mb.SolveStatus.FEASIBLE):
-        proven = status == mb.SolveStatus.INFEASIBLE
-        why = "proven infeasible" if proven else (
-            f"no plan found within {time_limit:g} s (not proven infeasible)" if time_limit
-            else f"solver stopped with status {status.name}")
-        if not proven and backend == "highs" and time_limit:
-            why += ("; HiGHS through OR-Tools keeps no plan when a time limit stops it, "
-                    "--backend scip or cp_sat returns the best plan found with its gap")
-        raise NoSolution(f"{why}; {backend} ran {seconds:.1f} s", proven=proven)
+        return _Run(None, proven_infeasible=status == mb.SolveStatus.INFEASIBLE, status_name=status.name)
     variables = milp.model.get_variables()
     values = dict(zip((v.index for v in variables), solver.values(variables).to_numpy()))
-    solution = Solution(milp, "feasible", solver.objective_value, solver.best_objective_bound, seconds,
-                        backend, values)
-    if any(v.is_integral for v in variables):
-        _polish(milp, values)  # only integer plans: rounding an LP point would not bound anything
-        solution.objective = sum(solution.cost_parts().values())
-    solution.bound = min(solution.bound, solution.objective)
-    if status == mb.SolveStatus.OPTIMAL and solution.gap <= OPTIMALITY_GAP:
-        solution.status = "optimal"
-    return solution
+    return _Run(values, solver.objective_value, solver.best_objective_bound, status == mb.SolveStatus.OPTIMAL)
+
+
+def _run_highs_mathopt(milp: Milp, time_limit: float, gap: float | None, log: bool) -> _Run:
+    """HiGHS through MathOpt, for time-limited solves.
+
+    Why: through the model builder, HiGHS stopped by its time limit returns no values
+    even when it holds a plan; through MathOpt it returns the incumbent and its bound,
+    so a time-limited solve gives its best plan with the gap (DESIGN.md, Backends).
+    The model goes over as MPS text from a copy whose columns are named by their index
+    (MPS rewrites other names and moves unnamed columns), so values map back by name.
+    Without a time limit the model builder path is used: no conversion cost.
+    """
+    from ortools.math_opt.io.python import mps_converter
+    from ortools.math_opt.python import mathopt
+
+    copy = milp.model.clone()
+    for i in range(copy.num_variables):
+        copy.helper.set_var_name(i, f"v{i}")
+    model = mathopt.Model.from_model_proto(mps_converter.mps_to_model_proto(copy.export_to_mps_string()))
+    params = mathopt.SolveParameters(time_limit=timedelta(seconds=time_limit), enable_output=log,
+                                     relative_gap_tolerance=gap if gap is not None else OPTIMALITY_GAP)
+    result = mathopt.solve(model, mathopt.SolverType.HIGHS, params=params)
+    reason = result.termination.reason
+    if not result.has_primal_feasible_solution():
+        return _Run(None, proven_infeasible=reason == mathopt.TerminationReason.INFEASIBLE, status_name=reason.name)
+    values = {int(var.name[1:]): value for var, value in result.variable_values().items()}
+    bound = result.termination.objective_bounds.dual_bound
+    return _Run(values, result.objective_value(), bound, reason == mathopt.TerminationReason.OPTIMAL)
 
 
 def _polish(milp: Milp, values: dict[int, float]) -> None:
