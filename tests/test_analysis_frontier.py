@@ -17,7 +17,7 @@ from __future__ import annotations
 import json
 
 import pytest
-from families import catalog, hourly, job, problem
+from families import catalog, hourly, job, monthly, problem
 from typer.testing import CliRunner
 
 from solver.analysis.edits import apply_edits
@@ -60,7 +60,7 @@ def test_deadline_frontier_matches_the_hand_worked_costs():
     assert_frontier(result, prob, cat)
     assert {p.finish_day: p.cost for p in result.points} == pytest.approx(BY_HAND, rel=REL)
     assert result.points[0].finish_day == 1  # the earliest feasible day
-    assert any("day 5, before the latest deadline 10" in n for n in result.notes)
+    assert any("day 5 at the earliest, before the latest deadline 10" in n for n in result.notes)
     assert sum(p.knee for p in result.points) == 1
 
 
@@ -81,6 +81,20 @@ def test_fewer_points_keep_both_ends():
     result = frontier(prob, cat, "deadline", 2)
     assert [p.finish_day for p in result.points] == [1, 5]
     assert result.knee is None  # two points have no knee
+
+
+def test_points_are_the_earliest_of_equally_cheap_plans():
+    """One monthly node (23 040 for 30 days) does the 40 GPU-days (5 node-days) in 5 days, but
+    may run on any 5 of the 10: the cheapest plan can finish on day 10. The frontier's point
+    is the earliest of the equally cheap plans, (5, 23 040); (10, 23 040) would be dominated.
+    Hourly nodes cost 5 760 a node-day (30 CNY/GPU-h, 3 nodes): 5 of them, 28 800, finish on
+    day 2 — as cheap as monthly + 1 hourly node-day finishing on day 4, so that is dominated."""
+    cat = catalog(monthly("m", 30 * 768.0, max_nodes=1), hourly("h", 30.0, max_nodes=3))
+    prob = problem(job(days=40, deadline=10), horizon=30)
+    for n in (2, 10):
+        result = frontier(prob, cat, "deadline", n)
+        assert_frontier(result, prob, cat)
+        assert [(p.finish_day, p.cost) for p in result.points] == [(2, 28800.0), (5, 23040.0)]
 
 
 def test_budget_frontier_is_the_earliest_finish_within_each_budget():

@@ -140,17 +140,27 @@ def frontier(problem: Problem, catalog: Catalog, axis: str = "deadline", points:
 # ----- the four sweeps: each returns candidate points and fills out.tried with (ε, outcome, point) ----------
 def _deadline(s: Session, n: int, out: Frontier) -> list[Point]:
     cheapest = s.solve()
+    cheapest = s.earlier_at_same_cost() or cheapest  # the cheapest cost, finishing as early as it can
     last = finish_day(cheapest)
     earliest = s.earliest_cap(hi=last)
     days = spread([d for d in sorted(set(s.ends)) if earliest <= d <= last], n, descending=True)
     found: list[Point] = []
-    for day in days:
-        s.set_cap(day)
-        plan = cheapest if day == last else s.solve()
+    for i, day in enumerate(days):
+        if found and found[-1].finish_day <= day:  # the last point meets this cap: still optimal
+            _add(found, out, s, day, found[-1].plan)
+            continue
+        if day == last:
+            plan = cheapest
+        else:
+            s.set_cap(day)
+            plan = s.solve()
+            # as cheap and earlier, on a day the grid skips: else this point could be dominated
+            # by a plan never found (the days the grid tries are compared by non_dominated)
+            plan = s.earlier_at_same_cost(after=days[i + 1] if i + 1 < len(days) else day) or plan
         _add(found, out, s, day, plan)
     if last < s.latest:
-        out.notes.append(f"the cheapest plan finishes on day {last}, before the latest deadline {s.latest}: "
-                         f"later caps give the same plan")
+        out.notes.append(f"the cheapest plans finish on day {last} at the earliest, before the latest deadline "
+                         f"{s.latest}: later caps give the same cost")
     out.notes.append(f"no plan finishes before day {earliest}")
     return found
 

@@ -193,6 +193,7 @@ class Session:
             (job, self._flags), = choosing.items()
             self.relaxed = _Handles(build_milp(self.inst, relax=True), spot=spot, vendors=vendors, relaxed=True)
             self._lp_flags = choices_by_job(self.relaxed.milp)[job]
+        self.last: Solution | None = None     # what the last solve() returned
         self._memory: dict[int | None, _Known] = {}
         self._memory_limits: Limits | None = None
         self.milp_solves = self.lp_solves = self.probes = self.reused = 0
@@ -269,32 +270,67 @@ class Session:
     def earliest_cap(self, hi: int | None = None) -> int:
         """Smallest day D such that some plan finishes by D under the other limits (bisection
         over period ends; `hi` a day known or assumed feasible). Leaves the cap where it was."""
+        return self._earliest(hi)[0]
+
+    def _earliest(self, hi: int | None = None, *, lo: int = 0, known: Solution | None = None,
+                  step_first: bool = False) -> tuple[int, Solution]:
+        """(earliest day after `lo`, a plan finishing by then). `known`: a plan meeting the
+        current limits (saves the first probe); `step_first`: probe one period before its
+        finish first, the usual answer when `known` is already the earliest."""
         saved = self.limits.cap
         top = self.latest if hi is None else min(hi, self.latest)
-        days = [d for d in sorted(set(self.ends)) if d <= top]
+        days = [d for d in sorted(set(self.ends)) if lo < d <= top]
         try:
-            self.set_cap(days[-1])
-            sol = self.probe()
+            sol = known
             if sol is None:
-                raise Infeasible(f"no plan {self.describe()}", reasons=explain_quick(self.inst))
-            lo_i, hi_i = 0, bisect.bisect_right(days, self.finish(sol)) - 1
-            while lo_i < hi_i:
-                mid = (lo_i + hi_i) // 2
-                self.set_cap(days[mid])
+                if not days:
+                    raise Infeasible(f"no plan finishing by day {top}", reasons=explain_quick(self.inst))
+                self.set_cap(days[-1])
                 sol = self.probe()
                 if sol is None:
+                    raise Infeasible(f"no plan {self.describe()}", reasons=explain_quick(self.inst))
+            lo_i, hi_i = 0, max(0, bisect.bisect_right(days, self.finish(sol)) - 1)
+            first = step_first
+            while lo_i < hi_i:
+                mid = hi_i - 1 if first else (lo_i + hi_i) // 2
+                first = False
+                self.set_cap(days[mid])
+                found = self.probe()
+                if found is None:
                     lo_i = mid + 1
                 else:
-                    hi_i = min(mid, bisect.bisect_right(days, self.finish(sol)) - 1)
-            return days[hi_i]
+                    sol, hi_i = found, min(mid, bisect.bisect_right(days, self.finish(found)) - 1)
+            return days[hi_i], sol
         finally:
             self.set_cap(saved)
+
+    def earlier_at_same_cost(self, after: int = 0) -> Plan | None:
+        """After solve(): the earliest plan finishing after day `after` that costs no more than
+        the one just found (so it is optimal too), or None when that one finishes earliest.
+        Costs one feasibility probe when it does — a hard one, as hard as proving the cost
+        optimal one period earlier, so a frontier asks only about days its grid skips.
+        Makes points lexicographic: cheapest first, then earliest."""
+        last = self.last
+        assert last is not None, "call solve() first"
+        saved = self.limits
+        self.set_budget(last.objective * (1 + 1e-9) + 1e-6)
+        try:
+            if self.finish(last) <= after + 1:
+                return None
+            day, sol = self._earliest(self.finish(last), lo=after, known=last, step_first=True)
+        finally:
+            self._set(budget=saved.budget)
+        if sol is last:
+            return None
+        better = replace(sol, bound=min(last.bound, sol.objective))
+        better.status = "optimal" if better.gap <= self.tolerance + 1e-12 else "feasible"
+        return self._plan(better)
 
     def solve(self) -> Plan:
         """Cheapest verified plan under the current limits; Infeasible when there is none."""
         start = time.perf_counter()
         try:
-            sol = self._solve()
+            self.last = sol = self._solve()
         finally:
             self.seconds += time.perf_counter() - start
         return self._plan(sol)
