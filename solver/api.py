@@ -22,6 +22,7 @@ from solver.errors import Infeasible
 from solver.load import load_problem
 from solver.milp.build import Milp, build_milp
 from solver.milp.decompose import solve_auto
+from solver.milp.export import write_mps
 from solver.milp.extract import extract_plan
 from solver.milp.instance import Instance, build_instance
 from solver.milp.solve import DEFAULT_BACKEND, NoSolution
@@ -43,7 +44,7 @@ def solve_problem(problem: Problem, catalog: Catalog, *, backend: str = DEFAULT_
     if constrain is not None:
         constrain(milp)
     if export_mps:
-        Path(export_mps).write_text(milp.model.export_to_mps_string(), encoding="utf-8")
+        write_mps(milp.model, export_mps)
     return solve_built(inst, milp, backend=backend, time_limit=time_limit, gap=gap)
 
 

@@ -62,3 +62,27 @@ def test_a_gap_limited_solve_returns_a_verified_plan_with_an_honest_bound():
     assert sol.bound <= sol.objective + 1e-6 and plan.gap <= 0.5
     exact = solve_milp(milp, backend="highs")
     assert sol.bound <= exact.objective + 1e-6 <= sol.objective + 1e-6
+
+
+def test_exported_mps_keeps_every_digit_and_solves_to_the_same_optimum(tmp_path):
+    from ortools.linear_solver.python import model_builder as mb
+
+    from solver.milp.export import write_mps
+
+    prob, cat = two_offers()
+    _, milp = build(prob, cat)
+    odd = 1.2345678901234567
+    extra = milp.model.new_num_var(0, 5, "")                 # unnamed, continuous, between integer columns
+    milp.model.add(extra * odd >= 3.1415926535897931, name="odd row")
+    milp.model.minimize(milp.total_cost() + extra)
+    path = tmp_path / "model.mps"
+    write_mps(milp.model, path)
+    assert repr(odd) in path.read_text()
+    back = mb.Model()
+    assert back.import_from_mps_file(str(path))
+    exported, original = mb.Solver("highs"), mb.Solver("highs")
+    exported.solve(back)
+    original.solve(milp.model)
+    assert exported.objective_value == pytest.approx(original.objective_value, rel=1e-12)
+    ints = [v for v in back.get_variables() if v.is_integral]
+    assert len(ints) == sum(v.is_integral for v in milp.model.get_variables())

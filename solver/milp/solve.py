@@ -9,6 +9,7 @@ from datetime import timedelta
 from ortools.linear_solver.python import model_builder as mb
 
 from solver.milp.build import COST_PARTS, Milp
+from solver.milp.export import to_mathopt
 
 BACKENDS = {"scip": "scip", "highs": "highs", "cp_sat": "sat"}
 DEFAULT_BACKEND = "highs"
@@ -119,24 +120,19 @@ def _run_highs_mathopt(milp: Milp, time_limit: float, gap: float | None, log: bo
     Why: through the model builder, HiGHS stopped by its time limit returns no values
     even when it holds a plan; through MathOpt it returns the incumbent and its bound,
     so a time-limited solve gives its best plan with the gap (DESIGN.md, Backends).
-    The model goes over as MPS text from a copy whose columns are named by their index
-    (MPS rewrites other names and moves unnamed columns), so values map back by name.
-    Without a time limit the model builder path is used: no conversion cost.
+    The model goes over as an exact MathOpt proto (solver.milp.export; variable k keeps
+    id k). Without a time limit the model builder path is used: no conversion cost.
     """
-    from ortools.math_opt.io.python import mps_converter
     from ortools.math_opt.python import mathopt
 
-    copy = milp.model.clone()
-    for i in range(copy.num_variables):
-        copy.helper.set_var_name(i, f"v{i}")
-    model = mathopt.Model.from_model_proto(mps_converter.mps_to_model_proto(copy.export_to_mps_string()))
+    model = to_mathopt(milp.model)
     params = mathopt.SolveParameters(time_limit=timedelta(seconds=time_limit), enable_output=log,
                                      relative_gap_tolerance=gap if gap is not None else OPTIMALITY_GAP)
     result = mathopt.solve(model, mathopt.SolverType.HIGHS, params=params)
     reason = result.termination.reason
     if not result.has_primal_feasible_solution():
         return _Run(None, proven_infeasible=reason == mathopt.TerminationReason.INFEASIBLE, status_name=reason.name)
-    values = {int(var.name[1:]): value for var, value in result.variable_values().items()}
+    values = {var.id: value for var, value in result.variable_values().items()}
     bound = result.termination.objective_bounds.dual_bound
     return _Run(values, result.objective_value(), bound, reason == mathopt.TerminationReason.OPTIMAL)
 
