@@ -16,11 +16,8 @@ from solver.milp.solve import DEFAULT_BACKEND
 
 app = typer.Typer(add_completion=False, no_args_is_help=True, pretty_exceptions_enable=False,
                   help="Plan which GPUs to rent, where, how many, on which contract and for how long.")
-catalog_app = typer.Typer(no_args_is_help=True, help="Inspect and validate catalogs (GPUs, datacenters, offers).")
-app.add_typer(catalog_app, name="catalog")
 
 Kind = Enum("Kind", {k: k for k in ("pretrain", "full_finetune", "lora", "qlora", "sweep", "inference")}, type=str)
-CatalogTable = Enum("CatalogTable", {t: t for t in ("offers", "gpus", "datacenters")}, type=str)
 DEFAULT_CATALOG = Path(__file__).resolve().parent.parent / "catalogs" / "beijing-sample"
 
 
@@ -134,27 +131,6 @@ def _model_spec(params, active_params, layers, hidden, heads, seq_len, tokens):
         e = exc.errors()[0]
         raise ProblemError(f"{e['msg']}", key="--" + str(e["loc"][0]).replace("_", "-") if e["loc"] else None,
                            fix="give positive numbers") from None
-
-
-@catalog_app.command("show")
-def catalog_show(folder: Path = typer.Argument(DEFAULT_CATALOG),
-                 table: CatalogTable = typer.Option("offers", help="which table")) -> None:
-    """Print one table of a catalog (offers sorted by GPU and price per GPU-hour)."""
-    from solver.load import load_catalog
-    from solver.report.terminal import render_catalog
-    run_action(lambda: render_catalog(load_catalog(folder), Console(width=200), table.value))
-
-
-@catalog_app.command("validate")
-def catalog_validate(folder: Path = typer.Argument(...)) -> None:
-    """Check every row and cross-reference of a catalog; exit 2 naming the first bad cell."""
-    from solver.load import load_catalog
-
-    def action() -> None:
-        cat = load_catalog(folder)
-        Console().print(f"{folder}: ok — {len(cat.gpus)} GPUs, {len(cat.datacenters)} datacenters, "
-                        f"{len(cat.offers)} offers from {len({o.vendor for o in cat.offers.values()})} vendors")
-    run_action(action)
 
 
 register_all(app)
