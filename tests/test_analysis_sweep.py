@@ -188,8 +188,6 @@ def test_cli_bad_grid_file_exits_2_naming_file_and_key(tmp_path):
     assert cli("sweep", HYBRID, "--grid", EXAMPLE, "-o", tmp_path / "x.xlsx").exit_code == 2
 
 
-@pytest.mark.xfail(reason="run_action (solver/commands/common.py) prints messages as rich markup: "
-                          "[vendor=21vianet] is taken for a tag and dropped")
 def test_cli_error_keeps_selectors_in_brackets(tmp_path):
     grid = tmp_path / "bad-grid.yaml"
     grid.write_text('grid:\n  "offers[vendor=21vianet].price*=": 0.9\n', encoding="utf-8")

@@ -113,5 +113,6 @@ def test_cli_whatif_json_on_the_bundled_hybrid_problem():
 def test_cli_bad_edit_exits_2_and_infeasible_scenario_exits_1():
     bad = gpuplan("whatif", str(HYBRID), "--set", "offers[vendor=nobody].price*=0.9")
     assert bad.returncode == 2 and "matches no row" in bad.stderr and "Traceback" not in bad.stderr
+    assert "offers[vendor=nobody].price*=0.9" in bad.stderr      # brackets are text, not rich markup
     tight = gpuplan("whatif", str(HYBRID), "--set", "jobs[*].deadline_days=10")
     assert tight.returncode == 1 and "infeasible" in tight.stdout

@@ -107,7 +107,8 @@ def apply_edits(problem: Problem, catalog: Catalog, edits: list[Edit | str]) -> 
     except ValidationError as exc:
         err = exc.errors()[0]
         where = ".".join(str(p) for p in err["loc"])
-        raise ProblemError(f"the edits make an invalid input: {where}: {err['msg'].removeprefix('Value error, ')}",
+        what = err["msg"].removeprefix("Value error, ")
+        raise ProblemError(f"the edits make an invalid input: {where + ': ' if where else ''}{what}",
                            key="; ".join(e if isinstance(e, str) else e.text for e in edits),
                            fix="change the edit's value") from None
     return new_problem, new_catalog, changes

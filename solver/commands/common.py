@@ -8,6 +8,7 @@ from enum import Enum
 
 import typer
 from rich.console import Console
+from rich.markup import escape
 
 from solver.errors import Infeasible, PlanRejected, ProblemError
 from solver.milp.solve import BACKENDS
@@ -21,20 +22,20 @@ def run_action(action) -> None:
     try:
         action()
     except ProblemError as exc:
-        err.print(f"[red]error:[/] {exc.render()}", highlight=False)
+        err.print(f"[red]error:[/] {escape(exc.render())}", highlight=False)
         raise typer.Exit(2) from None
     except Infeasible as exc:
-        err.print(f"[red]infeasible:[/] {exc}", highlight=False)
+        err.print(f"[red]infeasible:[/] {escape(str(exc))}", highlight=False)
         for reason in exc.reasons:
-            err.print(f"  - {reason}", highlight=False)
+            err.print(f"  - {escape(reason)}", highlight=False)
         lines = (exc.explanation or {}).get("lines", [])
         if lines:
             err.print("[bold]smallest relaxations[/] (each re-solved to check it):", highlight=False)
             for line in lines:
-                err.print(f"  * {line}", highlight=False)
+                err.print(f"  * {escape(line)}", highlight=False)
         raise typer.Exit(1) from None
     except PlanRejected as exc:
-        err.print(f"[red]internal error, plan withheld:[/] {exc}", highlight=False)
+        err.print(f"[red]internal error, plan withheld:[/] {escape(str(exc))}", highlight=False)
         raise typer.Exit(3) from None
 
 
