@@ -7,17 +7,24 @@ from pathlib import Path
 from typing import Optional
 
 import typer
-from rich.console import Console
 
 from solver.commands import register_all
-from solver.commands.common import Backend, plan_console, print_json, run_action
+from solver.commands.common import OUTPUT, Backend, plan_console, print_json, run_action, working
 from solver.errors import ProblemError
 from solver.milp.solve import DEFAULT_BACKEND
 
-app = typer.Typer(add_completion=False, no_args_is_help=True, pretty_exceptions_enable=False,
-                  help="Plan which GPUs to rent, where, how many, on which contract and for how long.")
+app = typer.Typer(add_completion=False, no_args_is_help=True, pretty_exceptions_enable=False)
 
 Kind = Enum("Kind", {k: k for k in ("pretrain", "full_finetune", "lora", "qlora", "sweep", "inference")}, type=str)
+
+
+@app.callback()
+def _options(quiet: bool = typer.Option(False, "--quiet", "-q", help="no spinners or progress bars, only results"),
+             no_color: bool = typer.Option(False, "--no-color", help="plain text, no colours")) -> None:
+    """Plan which GPUs to rent, where, how many, on which contract and for how long."""
+    OUTPUT.quiet, OUTPUT.color = quiet, not no_color
+
+
 DEFAULT_CATALOG = Path(__file__).resolve().parent.parent / "catalogs" / "beijing-sample"
 
 
@@ -47,12 +54,14 @@ def solve(problem: Path = typer.Argument(..., help="problem YAML"),
         prob, cat = load_problem(problem)
         options = {"backend": backend.value, "time_limit": time_limit, "gap": gap}
         try:
-            plan = solve_problem(prob, cat, export_mps=export_mps, **options)
+            with working(f"solving {problem.name} ({backend.value})"):
+                plan = solve_problem(prob, cat, export_mps=export_mps, **options)
         except Infeasible as exc:
             if exc.proven and explain:
                 from solver.analysis.explain import explain_infeasible
-                exc.explanation = explain_infeasible(prob, cat, backend=backend.value,
-                                                     time_limit=time_limit or 60.0).to_dict()
+                with working("infeasible: searching the smallest relaxations"):
+                    exc.explanation = explain_infeasible(prob, cat, backend=backend.value,
+                                                         time_limit=time_limit or 60.0).to_dict()
             if as_json:  # the object on stdout for programs; the words still go to stderr (run_action)
                 print_json({"status": "infeasible", "proven": exc.proven, "message": str(exc),
                             "reasons": exc.reasons, "explanation": exc.explanation})
@@ -114,7 +123,7 @@ def estimate(params: float = typer.Option(..., help="parameters, e.g. 7e9 (total
             print_json(data)
         else:
             from solver.report.terminal import render_estimate
-            render_estimate(data, days, redundancy, Console())
+            render_estimate(data, days, redundancy, plan_console())
     run_action(action)
 
 

@@ -4,6 +4,11 @@ from __future__ import annotations
 
 import json
 import sys
+import threading
+import time
+from collections.abc import Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass
 from enum import Enum
 
 import typer
@@ -18,7 +23,7 @@ Backend = Enum("Backend", {b: b for b in BACKENDS}, type=str)
 
 def run_action(action) -> None:
     """Map library errors to exit codes with one message and no traceback."""
-    err = Console(stderr=True, soft_wrap=True)  # never fold a file path across lines
+    err = Console(stderr=True, soft_wrap=True, **_colour())  # never fold a file path across lines
     try:
         action()
     except ProblemError as exc:
@@ -43,7 +48,53 @@ def print_json(data: dict) -> None:
     sys.stdout.write(json.dumps(data, indent=2, ensure_ascii=False, default=str) + "\n")
 
 
+@dataclass
+class Output:
+    """Global output settings from `gpuplan --quiet --no-color` (NO_COLOR is honoured by rich too)."""
+
+    quiet: bool = False
+    color: bool = True
+
+
+OUTPUT = Output()
+MAX_WIDTH = 100
+"""Tables are laid out for at most 100 columns: they fit a split screen and a pasted ticket."""
+
+
 def plan_console() -> Console:
-    """Wide enough for the plan tables when output is piped (rich assumes 80 columns then)."""
-    console = Console()
-    return console if console.is_terminal else Console(width=100)
+    """Console for results: at most 100 columns (exactly 100 when piped; rich would assume 80)."""
+    probe = Console()
+    width = min(probe.width, MAX_WIDTH) if probe.is_terminal else MAX_WIDTH
+    return Console(width=width, **_colour())
+
+
+def _colour() -> dict:
+    """--no-color: no escape codes at all (no colour, bold or italics), whatever the terminal says."""
+    return {} if OUTPUT.color else {"color_system": None, "highlight": False}
+
+
+@contextmanager
+def working(message: str) -> Iterator[None]:
+    """A spinner with elapsed seconds on stderr while something slow runs; silent with --quiet
+    or when stderr is not a terminal (logs and pipes get only the result).
+
+    Why only elapsed time: through OR-Tools, HiGHS reports no incumbent or bound until it
+    returns; a spinner at least says the solve is alive and for how long.
+    """
+    err = Console(stderr=True, **_colour())
+    if OUTPUT.quiet or not err.is_terminal:
+        yield
+        return
+    start = time.perf_counter()
+    with err.status(message) as status:
+        stop = threading.Event()
+
+        def tick() -> None:
+            while not stop.wait(0.5):
+                status.update(f"{message} ({time.perf_counter() - start:.0f} s)")
+        thread = threading.Thread(target=tick, daemon=True)
+        thread.start()
+        try:
+            yield
+        finally:
+            stop.set()

@@ -1,0 +1,36 @@
+"""Terminal output: tables within 100 columns, --no-color plain text, --quiet accepted everywhere."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parent.parent
+
+
+def gpuplan(*args: str, **env: str) -> subprocess.CompletedProcess:
+    return subprocess.run([sys.executable, "-m", "solver.cli", *args], capture_output=True, text=True, cwd=ROOT,
+                          env={**os.environ, **env})
+
+
+@pytest.mark.parametrize("args", [
+    ("solve", "problems/hybrid-burst.yaml", "--baselines"),
+    ("solve", "problems/seed-7b-200b-30d.yaml"),
+    ("whatif", "problems/hybrid-burst.yaml", "--set", "datacenters.Shunyi.power_quota_kw=400"),
+    ("estimate", "--params", "7e9", "--tokens", "200e9"),
+])
+def test_tables_fit_100_columns_and_no_color_means_no_escape_codes(args):
+    run = gpuplan("--no-color", "--quiet", *args, FORCE_COLOR="1", COLUMNS="200")
+    assert run.returncode == 0, run.stderr
+    lines = run.stdout.splitlines()
+    assert lines and max(len(line) for line in lines) <= 100
+    assert "\x1b[" not in run.stdout + run.stderr
+
+
+def test_colour_is_on_when_forced_and_not_disabled():
+    run = gpuplan("solve", "problems/seed-7b-200b-30d.yaml", FORCE_COLOR="1")
+    assert run.returncode == 0 and "\x1b[" in run.stdout
