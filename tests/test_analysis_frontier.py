@@ -14,6 +14,7 @@ days, then the middle one, then the dear one, so by hand:
 
 from __future__ import annotations
 
+import itertools
 import json
 
 import pytest
@@ -21,8 +22,20 @@ from families import catalog, hourly, job, monthly, problem
 from typer.testing import CliRunner
 
 from solver.analysis.edits import apply_edits
-from solver.analysis.frontier import (Point, frontier, mark_knee, mix_label, non_dominated, spread)
-from solver.analysis.min_time import constrain_to, finish_day, min_time_plan, plan_vendors
+from solver.analysis.frontier import (
+    Point,
+    frontier,
+    mark_knee,
+    mix_label,
+    non_dominated,
+    spread,
+)
+from solver.analysis.min_time import (
+    constrain_to,
+    finish_day,
+    min_time_plan,
+    plan_vendors,
+)
 from solver.api import solve_problem
 from solver.cli import app
 from solver.errors import Infeasible, ProblemError
@@ -51,7 +64,7 @@ def assert_frontier(result, problem_, catalog_):
                 assert not (a.x <= b.x and a.y <= b.y), f"{a.x, a.y} dominates {b.x, b.y}"
     xs, ys = [p.x for p in result.points], [p.y for p in result.points]
     assert xs == sorted(xs) and len(set(xs)) == len(xs)
-    assert all(y1 > y2 for y1, y2 in zip(ys, ys[1:]))
+    assert all(y1 > y2 for y1, y2 in itertools.pairwise(ys))
 
 
 def test_deadline_frontier_matches_the_hand_worked_costs():

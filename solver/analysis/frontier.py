@@ -162,6 +162,9 @@ def _deadline(s: Session, n: int, out: Frontier) -> list[Point]:
         out.notes.append(f"the cheapest plans finish on day {last} at the earliest, before the latest deadline "
                          f"{s.latest}: later caps give the same cost")
     out.notes.append(f"no plan finishes before day {earliest}")
+    if s.unsettled:
+        out.notes.append("not settled within the time allowed: whether an equally cheap plan finishes earlier "
+                         f"than day {', '.join(map(str, sorted(set(s.unsettled))))}")
     return found
 
 
@@ -221,6 +224,8 @@ def _vendors(s: Session, n: int, out: Frontier) -> list[Point]:
     top = len(plan_vendors(cheapest))
     found: list[Point] = []
     _add(found, out, s, top, cheapest)
+    if top <= 1:
+        out.notes.append("the cheapest plan already rents from one vendor")
     for k in spread(list(range(1, top)), n - 1, descending=True) if n > 1 else []:
         s.set_vendors(k)
         try:

@@ -39,7 +39,13 @@ from solver.errors import Infeasible, PlanRejected
 from solver.milp.build import Milp, build_milp
 from solver.milp.decompose import choices_by_job
 from solver.milp.extract import extract_plan
-from solver.milp.solve import DEFAULT_BACKEND, OPTIMALITY_GAP, NoSolution, Solution, solve_milp
+from solver.milp.solve import (
+    DEFAULT_BACKEND,
+    OPTIMALITY_GAP,
+    NoSolution,
+    Solution,
+    solve_milp,
+)
 from solver.milp.work import replica_work
 from solver.model.catalog import Catalog
 from solver.model.plan import Plan
@@ -47,6 +53,8 @@ from solver.model.problem import Problem
 from solver.verify import check_plan
 
 INF = math.inf
+EFFORT = 0.25
+"""Time of an earlier-at-the-same-cost probe, as a share of the solve it follows."""
 _INFEASIBLE = "infeasible"
 
 
@@ -89,7 +97,7 @@ class Limits:
     spot: float | None = None      # EFLOP done on spot nodes
     vendors: int | None = None     # vendors rented from
 
-    def within(self, other: "Limits") -> bool:
+    def within(self, other: Limits) -> bool:
         """Every plan meeting self meets other (self is the same or tighter)."""
         return (self.cap <= other.cap and _le(self.budget, other.budget) and _le(self.spot, other.spot)
                 and _le(self.vendors, other.vendors))
@@ -194,6 +202,8 @@ class Session:
             self.relaxed = _Handles(build_milp(self.inst, relax=True), spot=spot, vendors=vendors, relaxed=True)
             self._lp_flags = choices_by_job(self.relaxed.milp)[job]
         self.last: Solution | None = None     # what the last solve() returned
+        self.last_seconds = 0.0
+        self.unsettled: list[int] = []        # finishing days earlier_at_same_cost could not settle
         self._memory: dict[int | None, _Known] = {}
         self._memory_limits: Limits | None = None
         self.milp_solves = self.lp_solves = self.probes = self.reused = 0
@@ -248,16 +258,19 @@ class Session:
                 and (lim.vendors is None or len(self.vendors_used(sol)) <= lim.vendors))
 
     # ----- solving -----------------------------------------------------------------------------
-    def probe(self) -> Solution | None:
-        """Any plan under the current limits (zero objective), or None when there is proven none."""
+    def probe(self, time_limit: float | None = None) -> Solution | None:
+        """Any plan under the current limits (zero objective), or None when there is proven none.
+        Infeasible(proven=False) when the time limit (the smaller of the session's and this)
+        stops it first."""
         for known in self._memory.values():
             if known.sol is not None and self.meets(known.sol):
                 return known.sol
         self.probes += 1
         start = time.perf_counter()
         self.milp.model.minimize(0)
+        limits = [t for t in (self.time_limit, time_limit) if t is not None]
         try:
-            return solve_milp(self.milp, backend=self.backend, time_limit=self.time_limit)
+            return solve_milp(self.milp, backend=self.backend, time_limit=min(limits) if limits else None)
         except NoSolution as exc:
             if not exc.proven:
                 raise Infeasible(f"cannot tell whether a plan exists {self.describe()}: {exc}",
@@ -273,7 +286,7 @@ class Session:
         return self._earliest(hi)[0]
 
     def _earliest(self, hi: int | None = None, *, lo: int = 0, known: Solution | None = None,
-                  step_first: bool = False) -> tuple[int, Solution]:
+                  step_first: bool = False, probe_limit: float | None = None) -> tuple[int, Solution]:
         """(earliest day after `lo`, a plan finishing by then). `known`: a plan meeting the
         current limits (saves the first probe); `step_first`: probe one period before its
         finish first, the usual answer when `known` is already the earliest."""
@@ -286,7 +299,7 @@ class Session:
                 if not days:
                     raise Infeasible(f"no plan finishing by day {top}", reasons=explain_quick(self.inst))
                 self.set_cap(days[-1])
-                sol = self.probe()
+                sol = self.probe(probe_limit)
                 if sol is None:
                     raise Infeasible(f"no plan {self.describe()}", reasons=explain_quick(self.inst))
             lo_i, hi_i = 0, max(0, bisect.bisect_right(days, self.finish(sol)) - 1)
@@ -295,7 +308,7 @@ class Session:
                 mid = hi_i - 1 if first else (lo_i + hi_i) // 2
                 first = False
                 self.set_cap(days[mid])
-                found = self.probe()
+                found = self.probe(probe_limit)
                 if found is None:
                     lo_i = mid + 1
                 else:
@@ -304,20 +317,31 @@ class Session:
         finally:
             self.set_cap(saved)
 
-    def earlier_at_same_cost(self, after: int = 0) -> Plan | None:
+    def earlier_at_same_cost(self, after: int = 0, effort: float | None = EFFORT) -> Plan | None:
         """After solve(): the earliest plan finishing after day `after` that costs no more than
         the one just found (so it is optimal too), or None when that one finishes earliest.
-        Costs one feasibility probe when it does — a hard one, as hard as proving the cost
-        optimal one period earlier, so a frontier asks only about days its grid skips.
-        Makes points lexicographic: cheapest first, then earliest."""
+
+        One feasibility probe when it does — but a hard one, as hard as proving the cost
+        optimal a period earlier (debug-then-train: 10 s after a 12 s solve). So a frontier
+        asks only about days its grid skips, and each probe may take `effort` × the solve's
+        time (at least 0.5 s; None: no limit). When that runs out the plan is kept as found
+        and its finishing day is added to `unsettled`: an equally cheap plan might finish
+        earlier. Makes points lexicographic: cheapest first, then earliest.
+        """
         last = self.last
         assert last is not None, "call solve() first"
+        if self.finish(last) <= after + 1:
+            return None
         saved = self.limits
+        limit = None if effort is None else max(0.5, effort * self.last_seconds)
         self.set_budget(last.objective * (1 + 1e-9) + 1e-6)
         try:
-            if self.finish(last) <= after + 1:
-                return None
-            day, sol = self._earliest(self.finish(last), lo=after, known=last, step_first=True)
+            _, sol = self._earliest(self.finish(last), lo=after, known=last, step_first=True, probe_limit=limit)
+        except Infeasible as exc:
+            if exc.proven:
+                raise
+            self.unsettled.append(self.finish(last))
+            return None
         finally:
             self._set(budget=saved.budget)
         if sol is last:
@@ -332,7 +356,8 @@ class Session:
         try:
             self.last = sol = self._solve()
         finally:
-            self.seconds += time.perf_counter() - start
+            self.last_seconds = time.perf_counter() - start
+            self.seconds += self.last_seconds
         return self._plan(sol)
 
     def _solve(self) -> Solution:

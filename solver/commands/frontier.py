@@ -72,8 +72,8 @@ def frontier_command(
 
 def render_frontier(result, console: Console, written: dict[str, list[str]] | None = None) -> None:
     x_label, y_label, eps_label = result.labels
-    table = Table(title=f"{result.problem}: {y_label} vs {x_label} — {len(result.points)} non-dominated plans "
-                        f"from {len(result.tried)} ε values")
+    table = Table(title=f"{result.problem}: {y_label} vs {x_label} — {len(result.points)} non-dominated "
+                        f"plan{'s' if len(result.points) != 1 else ''} from {len(result.tried)} ε values")
     for col in ("#", eps_label, "cost (CNY)", "finish day", *(["spot share"] if result.axis == "spot_share" else []),
                 *(["vendors"] if result.axis == "vendors" else []), "mix (peak nodes × GPUs per node)", ""):
         table.add_column(col, justify="right" if col in ("#", "cost (CNY)", "finish day", "vendors") else "left")

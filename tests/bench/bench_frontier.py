@@ -34,13 +34,14 @@ ROOT = Path(__file__).resolve().parents[2]
 if str(ROOT) not in sys.path:  # run as a script from anywhere
     sys.path.insert(0, str(ROOT))
 
-import ortools  # noqa: E402
+import ortools
 
-from solver.analysis.frontier import frontier  # noqa: E402
-from solver.analysis.min_time import constrain_to  # noqa: E402
-from solver.api import solve_problem  # noqa: E402
-from solver.errors import Infeasible  # noqa: E402
-from solver.load import load_problem  # noqa: E402
+from solver.analysis.frontier import frontier
+from solver.analysis.min_time import constrain_to
+from solver.api import solve_problem
+from solver.errors import Infeasible
+from solver.load import load_problem
+from solver.milp.instance import build_instance
 
 PROBLEMS = ["seed-7b-200b-30d", "hybrid-burst", "seed-13b-100b", "debug-then-train"]
 
@@ -67,17 +68,16 @@ def run(name: str, axis: str, points: int, lp_variant: bool) -> tuple[list[str],
     rows, ok = [], True
     if lp_variant:
         start = clock()
-        plain = frontier(problem, catalog, axis, points, lp_bounds=False)
+        frontier(problem, catalog, axis, points, lp_bounds=False)
         p_cpu, p_wall = since(start)
     candidates = {}
     for eps, _outcome, cost in result.tried:
         candidates.setdefault(eps, cost)
-    from solver.milp.instance import build_instance
     required = sum(build_instance(problem, catalog).required.values())
     i_cpu = i_wall = 0.0
     solves = 0
     mismatches = []
-    for eps in candidates:
+    for eps, expected in candidates.items():
         start = clock()
         try:
             plan = solve_problem(problem, catalog, constrain=constrain_to(**limits_for(axis, eps, required)))
@@ -86,7 +86,6 @@ def run(name: str, axis: str, points: int, lp_variant: bool) -> tuple[list[str],
             cost = None
         cpu, wall = since(start)
         i_cpu, i_wall, solves = i_cpu + cpu, i_wall + wall, solves + 1
-        expected = candidates[eps]
         if axis != "budget" and expected is not None and cost is not None and abs(cost - expected) > 1e-4 * cost:
             mismatches.append(f"ε={eps}: frontier {expected:,.2f}, independent {cost:,.2f}")
     if mismatches:
@@ -108,7 +107,7 @@ def main() -> int:
     parser.add_argument("--points", type=int, default=20)
     parser.add_argument("--no-lp-variant", action="store_true", help="skip the lp_bounds=False frontier")
     args = parser.parse_args()
-    rev = subprocess.run(["git", "describe", "--always", "--dirty"], cwd=ROOT, capture_output=True, text=True)
+    rev = subprocess.run(["git", "describe", "--always", "--dirty"], cwd=ROOT, capture_output=True, text=True, check=False)
     print(f"# {dt.datetime.now():%Y-%m-%d %H:%M}, {rev.stdout.strip()}, OR-Tools {ortools.__version__}, "
           f"{os.cpu_count()} CPUs, load {os.getloadavg()[0]:.2f}")
     print("CPU seconds (wall in parentheses); solves = MILPs / LPs / feasibility probes of the frontier\n")
