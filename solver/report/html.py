@@ -1,0 +1,600 @@
+"""A plan as one self-contained HTML file: summary, charts as inline SVG, tables, contract checklist.
+
+Why inline SVG drawn here: the file must open offline, years later, from an e-mail
+attachment — no chart library, no CDN, no script at all. A Content-Security-Policy meta
+tag forbids every network fetch, so a stray external reference fails loudly in a browser
+instead of leaking a request. All text from problem, catalog and plan goes through
+html.escape (offer names, sources and job names are user input).
+
+Chart elements carry stable ids and classes for tests and for styling:
+    svg#gantt    rect.bar (one per allocation row, class mode-<mode>), line.horizon
+    svg#costs    rect.bar (one per nonzero part; rect.bar.negative for a discount)
+    svg#frontier circle.point (one per point; .knee, .current), path.step
+"""
+
+from __future__ import annotations
+
+import html
+import math
+from collections.abc import Iterable
+from dataclasses import dataclass
+from pathlib import Path
+
+from solver.errors import ProblemError
+from solver.model.catalog import MODE_UNITS, Catalog
+from solver.model.plan import Allocation, Plan
+from solver.model.problem import Problem
+
+MODE_COLOURS = {"hourly": "#4e79a7", "spot": "#f28e2b", "monthly": "#59a14f", "yearly": "#b07aa1",
+                "hosted": "#e15759"}
+PART_NAMES = {"gpu_rent": "GPU rent", "interconnect": "interconnect", "platform_fee": "platform fees",
+              "storage": "storage", "egress": "egress", "volume_discount": "volume discount"}
+WIDTH = 1000  # SVG user units; every chart scales to the page width
+
+
+def esc(value: object) -> str:
+    return html.escape(str(value), quote=True)
+
+
+def money(value: float) -> str:
+    return f"{value:,.0f}"
+
+
+def _short_money(value: float) -> str:
+    if abs(value) >= 1e6:
+        return f"{value / 1e6:,.2f}M"
+    if abs(value) >= 1e4:
+        return f"{value / 1e3:,.0f}k"
+    return f"{value:,.0f}"
+
+
+def _num(value: float) -> str:
+    """A coordinate: short, no exponent."""
+    return f"{value:.1f}".rstrip("0").rstrip(".")
+
+
+# ----- frontier input ------------------------------------------------------------------------------------
+@dataclass
+class FrontierPoint:
+    x: float
+    y: float
+    label: str
+    knee: bool = False
+
+
+def frontier_points(frontier) -> tuple[list[FrontierPoint], str, str, str]:
+    """(points, x label, y label, title) from a solver.analysis.frontier.Frontier, or from a list
+    of (finish_day, cost, label) tuples or dicts with x/y (or finish_day/cost) and label/mix."""
+    if hasattr(frontier, "points") and hasattr(frontier, "labels"):
+        x_label, y_label, _ = frontier.labels
+        points = [FrontierPoint(float(p.x), float(p.y), str(p.mix), bool(p.knee)) for p in frontier.points]
+        return points, x_label, y_label, f"{y_label} vs {x_label} ({len(points)} non-dominated plans)"
+    points = []
+    for item in frontier:
+        if isinstance(item, dict):
+            x = item.get("x", item.get("finish_day"))
+            y = item.get("y", item.get("cost"))
+            points.append(FrontierPoint(float(x), float(y), str(item.get("label", item.get("mix", ""))),
+                                        bool(item.get("knee", False))))
+        else:
+            x, y, *rest = item
+            points.append(FrontierPoint(float(x), float(y), str(rest[0]) if rest else ""))
+    points.sort(key=lambda p: (p.x, p.y))
+    return points, "finishing day", "cost (CNY)", f"cost vs finishing day ({len(points)} plans)"
+
+
+# ----- page ----------------------------------------------------------------------------------------------
+def render_html(plan: Plan, problem: Problem, catalog: Catalog, *, frontier=None) -> str:
+    """The whole report as one HTML document (UTF-8, no external resources, no script)."""
+    used = _offers_used(plan, catalog)
+    sections = [
+        f"<h1>GPU rental plan: {esc(plan.problem)}</h1>",
+        f'<p class="summary" id="summary">{summary_sentence(plan, problem)}</p>',
+        _status_line(plan),
+        _illustrative_banner(used),
+        "<h2>Rentals over time</h2>",
+        gantt_svg(plan, problem),
+        _allocation_table(plan),
+        "<h2>Cost breakdown</h2>",
+        cost_svg(plan),
+        "<h2>Jobs</h2>",
+        _jobs_table(plan, problem, catalog),
+    ]
+    if frontier is not None:
+        points, x_label, y_label, title = frontier_points(frontier)
+        if points:
+            sections += [f"<h2>Frontier: {esc(title)}</h2>",
+                         frontier_svg(points, x_label, y_label, current=(_finish(plan), plan.total_cost)
+                                      if "finishing day" in x_label and "cost" in y_label else None),
+                         _frontier_table(points, x_label, y_label)]
+    sections += ["<h2>Limits the plan runs into</h2>", _binding_table(plan),
+                 "<h2>Assumptions</h2>", _assumptions(plan, problem, catalog, used),
+                 "<h2>Contract checklist</h2>", _checklist(plan, problem, catalog, used)]
+    body = "\n".join(s for s in sections if s)
+    return (
+        "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n"
+        "<meta http-equiv=\"Content-Security-Policy\" content=\"default-src 'none'; style-src 'unsafe-inline'; "
+        "img-src data:\">\n"
+        "<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\n"
+        f"<title>gpuplan: {esc(plan.problem)}</title>\n<style>{CSS}</style>\n</head>\n<body>\n"
+        f"{body}\n<footer>Made by gpuplan from {esc(_catalog_name(catalog))}. Days count from the plan's start; "
+        f"money in {esc(plan.currency)}, platform fees included, discounts deducted.</footer>\n"
+        "</body>\n</html>\n")
+
+
+def write_html(path: str | Path, plan: Plan, problem: Problem, catalog: Catalog, *, frontier=None,
+               force: bool = False, option: str = "--output") -> Path:
+    """Write the report; ProblemError (naming `option`) when the file exists and not force."""
+    path = check_html_path(path, force=force, option=option)
+    path.write_text(render_html(plan, problem, catalog, frontier=frontier), encoding="utf-8")
+    return path
+
+
+def check_html_path(path: str | Path, *, force: bool = False, option: str = "--output") -> Path:
+    """The path a report would be written to; ProblemError if it exists (and not force) or its folder is missing."""
+    path = Path(path)
+    if path.is_dir():
+        raise ProblemError("is a folder", key=option, file=str(path), fix="give a file name, e.g. plan.html")
+    if not path.parent.is_dir():
+        raise ProblemError("folder does not exist", key=option, file=str(path.parent),
+                           fix="create it, or write the report elsewhere")
+    if path.exists() and not force:
+        raise ProblemError("already exists", key=option, file=str(path),
+                           fix="choose another file, or pass --force to overwrite")
+    return path
+
+
+CSS = """
+body{font-family:system-ui,-apple-system,"Segoe UI",Roboto,"Noto Sans","Noto Sans CJK SC",sans-serif;
+margin:24px auto;max-width:1100px;padding:0 16px;color:#1d2733;line-height:1.45}
+h1{font-size:1.6em;margin-bottom:.2em}h2{font-size:1.2em;margin-top:1.8em;border-bottom:1px solid #d5dbe3}
+h3{font-size:1em;margin-bottom:.3em}
+.summary{font-size:1.1em}.status{color:#556}.banner{background:#fff4d6;border:1px solid #e8c15a;padding:6px 10px}
+table{border-collapse:collapse;margin:8px 0;font-size:.88em}
+th,td{border:1px solid #d5dbe3;padding:3px 7px;text-align:left;vertical-align:top}
+th{background:#eef2f6}td.num{text-align:right;font-variant-numeric:tabular-nums}
+svg{width:100%;height:auto;display:block;margin:8px 0}
+svg text{font-family:inherit;font-size:12px;fill:#1d2733}
+svg .axis{stroke:#8a96a3;stroke-width:1}svg .grid{stroke:#e4e8ee;stroke-width:1}
+svg .muted{fill:#667}svg .group{font-weight:600}
+.known{color:#276b2f}.ask{color:#a33;font-weight:600}.warn{color:#a35a00;font-weight:600}
+.zh{color:#667}footer{margin-top:2em;color:#667;font-size:.85em}
+@media print{body{margin:0}h2{break-after:avoid}svg{break-inside:avoid}}
+"""
+
+
+# ----- words ---------------------------------------------------------------------------------------------
+def _finish(plan: Plan) -> int:
+    return max((j.finish_day for j in plan.jobs), default=0)
+
+
+def peak_gpus(allocations: Iterable[Allocation]) -> int:
+    """Most GPUs held at once (contracts count until their end, even past the horizon)."""
+    rows = list(allocations)
+    days = sorted({a.start_day for a in rows})
+    return max((sum(a.gpus for a in rows if a.start_day <= d < a.end_day) for d in days), default=0)
+
+
+def _names(values: Iterable[str]) -> str:
+    values = sorted(set(values))
+    if len(values) <= 1:
+        return "".join(values)
+    return ", ".join(values[:-1]) + " and " + values[-1]
+
+
+def summary_sentence(plan: Plan, problem: Problem) -> str:
+    """One sentence (HTML, escaped): what to rent from whom, at what cost, and when the work is done."""
+    allocs = plan.allocations
+    vendors, sites = {a.vendor for a in allocs}, {a.datacenter for a in allocs}
+    gpus = {a.gpu for a in allocs}
+    modes = {a.mode for a in allocs}
+    last = max(plan.jobs, key=lambda j: j.finish_day, default=None)
+    jobs = len(plan.jobs)
+    text = (f"Rent up to {peak_gpus(allocs):,} {esc(_names(gpus))} GPUs ({esc(_names(modes))}) from "
+            f"{len(vendors)} vendor{'s' if len(vendors) != 1 else ''} ({esc(_names(vendors))}) at "
+            f"{len(sites)} site{'s' if len(sites) != 1 else ''} ({esc(_names(sites))}) for "
+            f"<strong>{money(plan.total_cost)} {esc(plan.currency)}</strong>")
+    if last is not None:
+        deadline = max(j.deadline_days for j in problem.jobs)
+        who = f"its job {esc(last.name)}" if jobs == 1 else f"the last of its {jobs} jobs, {esc(last.name)},"
+        text += f"; {who} finishes on day {last.finish_day} (deadline day {deadline})"
+    if problem.budget:
+        text += f", within the budget of {money(problem.budget)} {esc(plan.currency)}"
+    return text + "."
+
+
+def _status_line(plan: Plan) -> str:
+    if plan.status == "optimal":
+        how = "optimal"
+    else:
+        how = (f"best plan found in the time allowed: at most {plan.gap:.2%} above the cheapest possible "
+               f"(lower bound {money(plan.lower_bound)})")
+    return (f'<p class="status">Status: {esc(how)}; solved by {esc(plan.backend)} in {plan.solve_seconds:.2f} s; '
+            f"verified against the problem independently of the solver.</p>")
+
+
+def _illustrative_banner(used: dict) -> str:
+    illustrative = sorted(name for name, o in used.items() if o is not None and o.illustrative)
+    if not illustrative:
+        return ""
+    return (f'<p class="banner">{len(illustrative)} of the {len(used)} offers in this plan carry illustrative '
+            "prices (see Assumptions): confirm every price with the vendor before signing.</p>")
+
+
+def _catalog_name(catalog: Catalog) -> str:
+    return Path(catalog.path).name if catalog.path else "the catalog"
+
+
+def _offers_used(plan: Plan, catalog: Catalog) -> dict:
+    return {name: catalog.offers.get(name) for name in dict.fromkeys(a.offer for a in plan.allocations)}
+
+
+# ----- charts --------------------------------------------------------------------------------------------
+def nice_ticks(lo: float, hi: float, most: int = 8) -> list[float]:
+    """Round tick values covering [lo, hi], at most about `most` of them."""
+    if hi <= lo:
+        hi = lo + 1
+    raw = (hi - lo) / max(most - 1, 1)
+    power = 10 ** math.floor(math.log10(raw))
+    step = next(m * power for m in (1, 2, 2.5, 5, 10) if m * power >= raw)
+    start = math.floor(lo / step) * step
+    ticks, value = [], start
+    while value <= hi + step * 1e-9:
+        if value >= lo - step * 1e-9:
+            ticks.append(round(value, 10))
+        value += step
+    return ticks
+
+
+def day_ticks(last: float, most: int = 12) -> list[int]:
+    """Day ticks in steps people count in (a week, a month, a quarter, ...)."""
+    for step in (1, 2, 5, 7, 14, 30, 60, 90, 180, 365, 730):
+        if last / step <= most:
+            return list(range(0, int(last) + 1, step))
+    return [0, int(last)]
+
+
+def gantt_svg(plan: Plan, problem: Problem) -> str:
+    """One bar per allocation row on a day axis, rows grouped by site · vendor · mode, coloured by mode."""
+    allocs = plan.allocations
+    if not allocs:
+        return '<p id="gantt-empty">Nothing is rented.</p>'
+    groups: dict[tuple[str, str, str], list[Allocation]] = {}
+    for a in sorted(allocs, key=lambda a: (a.datacenter, a.vendor, a.mode, a.start_day, a.offer)):
+        groups.setdefault((a.datacenter, a.vendor, a.mode), []).append(a)
+    left, right, top, row_h, head_h = 260, 20, 30, 20, 22
+    last = max(problem.horizon_days, max(a.end_day for a in allocs))
+    plot_w = WIDTH - left - right
+    rows = sum(len(g) for g in groups.values())
+    height = top + rows * row_h + len(groups) * head_h + 52
+
+    def x(day: float) -> float:
+        return left + plot_w * day / last
+
+    out = [(f'<svg id="gantt" class="chart" viewBox="0 0 {WIDTH} {height}" role="img" '
+           f'aria-label="Rentals per period by site, vendor and mode">')]
+    bottom = height - 46
+    for day in day_ticks(last):
+        out.append(f'<line class="grid" x1="{_num(x(day))}" y1="{top}" x2="{_num(x(day))}" y2="{bottom}"/>'
+                   f'<text x="{_num(x(day))}" y="{bottom + 15}" text-anchor="middle" class="muted">{day}</text>')
+    out.append(f'<text x="{left + plot_w / 2}" y="{bottom + 32}" text-anchor="middle" class="muted">'
+               f"day from the plan's start</text>")
+    y = top
+    for (site, vendor, mode), rows_ in groups.items():
+        out.append(f'<rect class="band" x="0" y="{y}" width="{WIDTH}" height="{head_h}" fill="#f3f5f8"/>'
+                   f'<text class="group" x="6" y="{y + 15}">{esc(site)} · {esc(vendor)} · {esc(mode)}</text>')
+        y += head_h
+        for a in rows_:
+            per_node = a.gpus // max(a.nodes, 1)
+            label = f"{a.nodes}×{per_node} {a.gpu} · {a.interconnect}"
+            x0, x1 = x(a.start_day), x(max(a.end_day, a.start_day))
+            tip = (f"{a.offer} ({a.vendor}, {a.datacenter}, {a.mode}): {a.nodes} nodes = {a.gpus} {a.gpu}, "
+                   f"{a.interconnect}, days {a.start_day}–{a.end_day}, {money(a.cost)} {plan.currency}")
+            out.append(f'<text x="18" y="{y + 14}">{esc(label)}</text>'
+                       f'<rect class="bar mode-{esc(mode)}" x="{_num(x0)}" y="{y + 3}" '
+                       f'width="{_num(max(x1 - x0, 1.5))}" height="{row_h - 6}" rx="2" '
+                       f'fill="{MODE_COLOURS.get(mode, "#888")}"><title>{esc(tip)}</title></rect>')
+            y += row_h
+    out.append(f'<line class="axis" x1="{left}" y1="{top}" x2="{left}" y2="{bottom}"/>'
+               f'<line class="axis" x1="{left}" y1="{bottom}" x2="{WIDTH - right}" y2="{bottom}"/>')
+    hx = x(problem.horizon_days)
+    out.append(f'<line class="horizon" x1="{_num(hx)}" y1="{top - 6}" x2="{_num(hx)}" y2="{bottom}" '
+               f'stroke="#333" stroke-dasharray="5 3"/>'
+               f'<text x="{_num(hx)}" y="{top - 10}" text-anchor="{"end" if hx > WIDTH - 120 else "middle"}" '
+               f'class="muted">horizon, day {problem.horizon_days}</text>')
+    finishes = sorted({j.finish_day for j in plan.jobs if 0 < j.finish_day < problem.horizon_days})
+    for day in finishes:
+        names = ", ".join(j.name for j in plan.jobs if j.finish_day == day)
+        out.append(f'<line class="finish" x1="{_num(x(day))}" y1="{top}" x2="{_num(x(day))}" y2="{bottom}" '
+                   f'stroke="#1d2733" stroke-dasharray="2 3"><title>{esc(names)} done on day {day}</title></line>')
+    modes = [m for m in MODE_COLOURS if any(a.mode == m for a in allocs)]
+    modes += sorted({a.mode for a in allocs} - set(modes))
+    lx = left
+    for m in modes:
+        out.append(f'<rect class="legend" x="{lx}" y="8" width="12" height="12" fill="{MODE_COLOURS.get(m, "#888")}"/>'
+                   f'<text x="{lx + 16}" y="18">{esc(m)}</text>')
+        lx += 26 + 7 * len(m) + 10
+    out.append('<text x="6" y="18" class="muted">colour = rental mode</text>')
+    out.append("</svg>")
+    return "\n".join(out)
+
+
+def cost_svg(plan: Plan) -> str:
+    """Horizontal bars per cost part from a zero line; a discount goes left of it."""
+    parts = [(k, v) for k, v in plan.cost_breakdown.items() if abs(v) >= 0.5]
+    if not parts:
+        return '<p id="costs-empty">No cost.</p>'
+    left, right, top, row_h = 170, 150, 10, 28
+    lo, hi = min(0.0, *(v for _, v in parts)), max(0.0, *(v for _, v in parts))
+    span = (hi - lo) or 1.0
+    plot_w = WIDTH - left - right
+    height = top + row_h * len(parts) + 30
+
+    def x(value: float) -> float:
+        return left + plot_w * (value - lo) / span
+
+    out = [(f'<svg id="costs" class="chart" viewBox="0 0 {WIDTH} {height}" role="img" '
+           f'aria-label="Cost breakdown">')]
+    y = top
+    total = plan.total_cost or 1.0
+    for key, value in parts:
+        name = PART_NAMES.get(key, key.replace("_", " "))
+        x0, x1 = sorted((x(0), x(value)))
+        negative = value < 0
+        colour = "#59a14f" if negative else "#4e79a7"
+        out.append(f'<text x="{left - 8}" y="{y + 18}" text-anchor="end">{esc(name)}</text>'
+                   f'<rect class="bar{" negative" if negative else ""}" data-part="{esc(key)}" x="{_num(x0)}" '
+                   f'y="{y + 5}" width="{_num(max(x1 - x0, 1.5))}" height="{row_h - 10}" fill="{colour}">'
+                   f"<title>{esc(name)}: {money(value)} {esc(plan.currency)}</title></rect>")
+        tx, anchor = (x1 + 6, "start") if not negative else (x0 - 6, "end")
+        if negative and x0 - 6 < left:
+            tx, anchor = x(0) + 6, "start"
+        out.append(f'<text x="{_num(tx)}" y="{y + 18}" text-anchor="{anchor}">{money(value)} '
+                   f'<tspan class="muted">({value / total:.1%})</tspan></text>')
+        y += row_h
+    out.append(f'<line class="axis" x1="{_num(x(0))}" y1="{top}" x2="{_num(x(0))}" y2="{y}"/>')
+    out.append(f'<text x="{left - 8}" y="{y + 20}" text-anchor="end" font-weight="600">total</text>'
+               f'<text x="{_num(x(0) + 6)}" y="{y + 20}" font-weight="600">{money(plan.total_cost)} '
+               f"{esc(plan.currency)}</text>")
+    out.append("</svg>")
+    return "\n".join(out)
+
+
+def frontier_svg(points: list[FrontierPoint], x_label: str, y_label: str,
+                 current: tuple[float, float] | None = None) -> str:
+    """Non-dominated points joined by a step line; the knee ringed, the reported plan filled dark."""
+    left, right, top, bottom_pad = 90, 30, 20, 50
+    height = 380
+    bottom = height - bottom_pad
+    xs, ys = [p.x for p in points], [p.y for p in points]
+    xt, yt = nice_ticks(min(xs), max(xs)), nice_ticks(min(ys), max(ys), 6)
+    x_lo, x_hi = min(xt[0], min(xs)), max(xt[-1], max(xs))
+    y_lo, y_hi = min(yt[0], min(ys)), max(yt[-1], max(ys))
+    plot_w, plot_h = WIDTH - left - right, bottom - top
+
+    def px(v: float) -> float:
+        return left + plot_w * (v - x_lo) / ((x_hi - x_lo) or 1)
+
+    def py(v: float) -> float:
+        return bottom - plot_h * (v - y_lo) / ((y_hi - y_lo) or 1)
+
+    def fmt(label: str, v: float) -> str:
+        if "CNY" in label:
+            return _short_money(v)
+        if "share" in label:
+            return f"{v:.0%}"
+        return f"{v:g}"
+
+    out = [(f'<svg id="frontier" class="chart" viewBox="0 0 {WIDTH} {height}" role="img" '
+           f'aria-label="{esc(y_label)} against {esc(x_label)}">')]
+    for v in xt:
+        out.append(f'<line class="grid" x1="{_num(px(v))}" y1="{top}" x2="{_num(px(v))}" y2="{bottom}"/>'
+                   f'<text x="{_num(px(v))}" y="{bottom + 16}" text-anchor="middle" class="muted">'
+                   f"{esc(fmt(x_label, v))}</text>")
+    for v in yt:
+        out.append(f'<line class="grid" x1="{left}" y1="{_num(py(v))}" x2="{WIDTH - right}" y2="{_num(py(v))}"/>'
+                   f'<text x="{left - 6}" y="{_num(py(v) + 4)}" text-anchor="end" class="muted">'
+                   f"{esc(fmt(y_label, v))}</text>")
+    out.append(f'<line class="axis" x1="{left}" y1="{bottom}" x2="{WIDTH - right}" y2="{bottom}"/>'
+               f'<line class="axis" x1="{left}" y1="{top}" x2="{left}" y2="{bottom}"/>'
+               f'<text x="{left + plot_w / 2}" y="{height - 12}" text-anchor="middle">{esc(x_label)}</text>'
+               f'<text x="16" y="{top + plot_h / 2}" text-anchor="middle" '
+               f'transform="rotate(-90 16 {_num(top + plot_h / 2)})">{esc(y_label)}</text>')
+    if len(points) > 1:
+        d = f"M{_num(px(points[0].x))},{_num(py(points[0].y))}"
+        for p in points[1:]:
+            d += f" H{_num(px(p.x))} V{_num(py(p.y))}"
+        out.append(f'<path class="step" d="{d}" fill="none" stroke="#9aa7b8" stroke-width="1.5"/>')
+    for i, p in enumerate(points, 1):
+        is_current = current is not None and round(p.x) == round(current[0]) and \
+            abs(p.y - current[1]) <= 1e-6 * max(1.0, abs(current[1]))
+        classes = "point" + (" knee" if p.knee else "") + (" current" if is_current else "")
+        fill = "#1d2733" if is_current else "#1f5fa8"
+        tip = f"{i}: {fmt(x_label, p.x)}, {fmt(y_label, p.y)} — {p.label}" + (" (knee)" if p.knee else "") + \
+            (" (this report's plan)" if is_current else "")
+        out.append(f'<circle class="{classes}" cx="{_num(px(p.x))}" cy="{_num(py(p.y))}" r="5" fill="{fill}">'
+                   f"<title>{esc(tip)}</title></circle>")
+        if p.knee:
+            out.append(f'<circle class="knee-ring" cx="{_num(px(p.x))}" cy="{_num(py(p.y))}" r="11" fill="none" '
+                       f'stroke="#d62728" stroke-width="2"/>')
+        anchor = "end" if px(p.x) > left + plot_w * 0.75 else "start"
+        dx = -9 if anchor == "end" else 9
+        out.append(f'<text x="{_num(px(p.x) + dx)}" y="{_num(py(p.y) - 8)}" text-anchor="{anchor}" '
+                   f'class="muted">{i}{" knee" if p.knee else ""}{" ◀ this plan" if is_current else ""}</text>')
+    out.append("</svg>")
+    return "\n".join(out)
+
+
+# ----- tables --------------------------------------------------------------------------------------------
+def _table(headers: list[str], rows: list[list[str]], numeric: Iterable[int] = (), cls: str = "") -> str:
+    """Cells are HTML already (escape before); `numeric` columns are right-aligned."""
+    numeric = set(numeric)
+    head = "".join(f"<th>{h}</th>" for h in headers)
+    body = "".join("<tr>" + "".join(f'<td class="num">{c}</td>' if i in numeric else f"<td>{c}</td>"
+                                    for i, c in enumerate(row)) + "</tr>" for row in rows)
+    return f'<table{f" class={chr(34)}{cls}{chr(34)}" if cls else ""}><thead><tr>{head}</tr></thead>' \
+           f"<tbody>{body}</tbody></table>"
+
+
+def _allocation_table(plan: Plan) -> str:
+    ordered = sorted(plan.allocations, key=lambda a: (a.datacenter, a.vendor, a.mode, a.start_day, a.offer))
+    rows = [[esc(a.datacenter), esc(a.vendor), esc(a.mode), esc(a.offer), esc(a.gpu), esc(a.interconnect),
+             str(a.nodes), str(a.gpus), f"{a.start_day}–{a.end_day}", money(a.cost)] for a in ordered]
+    return _table(["site", "vendor", "mode", "offer", "GPU", "fabric", "nodes", "GPUs", "days",
+                   f"cost ({esc(plan.currency)})"], rows, numeric=(6, 7, 9), cls="allocations")
+
+
+def _jobs_table(plan: Plan, problem: Problem, catalog: Catalog) -> str:
+    deadlines = {j.name: j.deadline_days for j in problem.jobs}
+    rows = []
+    for j in plan.jobs:
+        lay = j.layout or {}
+        memory = min((catalog.gpus[g].memory_gb for g in j.gpu_types if g in catalog.gpus), default=None)
+        mem = f"{j.memory_per_gpu_gb:.1f}" + (f" of {memory:g}" if memory else "")
+        zero = lay.get("zero")
+        rows.append([esc(j.name), f"{j.gpus:,}", esc(", ".join(j.gpu_types)) + " @ " + esc(", ".join(j.sites)),
+                     str(lay.get("gpus", "—")),
+                     "×".join(str(lay.get(k, "?")) for k in ("tp", "pp", "dp")) if lay else "—",
+                     "—" if zero is None else ("off" if zero == 0 else f"stage {zero}"),
+                     "—" if "recompute" not in lay else ("yes" if lay["recompute"] else "no"),
+                     "—" if "multi_node" not in lay else ("yes" if lay["multi_node"] else "no"),
+                     mem, f"{j.finish_day} / {deadlines.get(j.name, '?')}",
+                     f"{j.done_eflop:,.0f} / {j.required_eflop:,.0f}"])
+    return _table(["job", "peak GPUs", "on", "GPUs per replica", "TP×PP×DP", "ZeRO", "recompute",
+                   "spans nodes", "memory per GPU (GB)", "finish day / deadline",
+                   "work done / needed (EFLOP)"], rows, numeric=(1, 3, 8, 10), cls="jobs") + \
+        "<p>Layout of the configuration that carries most of each job's GPU-periods; work includes redundancy.</p>"
+
+
+def _frontier_table(points: list[FrontierPoint], x_label: str, y_label: str) -> str:
+    def fmt(label: str, v: float) -> str:
+        return money(v) if "CNY" in label else (f"{v:.1%}" if "share" in label else f"{v:g}")
+    rows = [[str(i), esc(fmt(x_label, p.x)), esc(fmt(y_label, p.y)), esc(p.label), "knee" if p.knee else ""]
+            for i, p in enumerate(points, 1)]
+    return _table(["#", esc(x_label), esc(y_label), "mix (peak nodes × GPUs per node)", ""], rows,
+                  numeric=(0, 1, 2), cls="frontier")
+
+
+def _binding_table(plan: Plan) -> str:
+    if not plan.binding:
+        return "<p>None: no budget, power, stock or deadline limit is reached.</p>"
+    rows = [[esc(b.kind), esc(b.text)] for b in plan.binding]
+    return _table(["limit", "what"], rows, cls="binding") + \
+        "<p>More of a limit reached could make the plan cheaper, or feasible sooner.</p>"
+
+
+def _assumptions(plan: Plan, problem: Problem, catalog: Catalog, used: dict) -> str:
+    jobs = {j.name: j for j in problem.jobs}
+    mfu_rows = []
+    for r in plan.jobs:
+        job = jobs.get(r.name)
+        for g in r.gpu_types:
+            gpu = catalog.gpus.get(g)
+            if job is not None and job.mfu is not None:
+                mfu, whence = job.mfu, "the job's override"
+            elif gpu is not None:
+                mfu, whence = gpu.default_mfu, f"catalog default ({gpu.confidence} confidence)"
+            else:
+                continue
+            mfu_rows.append([esc(r.name), esc(g), f"{mfu:.0%}", esc(whence),
+                             esc(gpu.as_of or "—") if gpu else "—", esc(gpu.source) if gpu else "—"])
+    general = _table(["what", "value"], [
+        ["redundancy (extra work for failures and restarts)", f"{problem.redundancy:.0%}"],
+        ["horizon", (f"{problem.horizon_days} days, in periods of {plan.schedule.period_days} day"
+                    f"{'s' if plan.schedule.period_days != 1 else ''}")],
+        ["budget", f"{money(problem.budget)} {esc(plan.currency)}" if problem.budget else "none"],
+        ["catalog", esc(catalog.path or "—")],
+    ], cls="general")
+    offer_rows = []
+    for name, o in used.items():
+        if o is None:
+            offer_rows.append([esc(name)] + ["?"] * 9)
+            continue
+        unit = o.price_unit.removeprefix("cny_").replace("_", " ")
+        offer_rows.append([esc(name), esc(o.vendor), esc(o.datacenter), f"{o.price:,.2f} CNY {esc(unit)}",
+                           f"{o.gpu_price_per_hour():.2f}",
+                           f"{o.platform_fee_pct:g}%" if o.platform_fee_pct else "—",
+                           '<span class="warn">yes</span>' if o.illustrative else "no",
+                           esc(o.as_of or "—"), esc(o.source)])
+    return ("<h3>General</h3>" + general
+            + "<h3>Model FLOPs utilisation (MFU) per GPU used</h3>"
+            + _table(["job", "GPU", "MFU", "from", "as of", "source"], mfu_rows, numeric=(2,), cls="mfu")
+            + "<h3>Prices of the offers in the plan</h3>"
+            + _table(["offer", "vendor", "site", "price", "CNY/GPU-h", "platform fee", "illustrative",
+                      "as of", "source"], offer_rows, numeric=(3, 4), cls="prices"))
+
+
+# ----- contract checklist (seed 002: 合同签署前必须确认的条款) -----------------------------------------
+QUESTIONS = (
+    ("storage", "Are storage and bandwidth included in the price?", "含存储和带宽吗？"),
+    ("stopped", ("Is there a fee for stopped-but-kept machines (often 20–50% of the list price)? "
+                "Put the stop policy in a contract annex."), "停机保留费？停机策略写进合同附件"),
+    ("faults", ("Fault compensation: for an outage (power, network, hardware), is the machine-time fee refunded "
+               "in full, or only the rent of the outage itself?"), "故障赔偿条款"),
+    ("performance", ("Performance: at least 95% of the GPU's rated compute, for the GPU model named in the "
+                    "contract?"), "性能达标：不低于官方标准算力的95%"),
+    ("export", "Is export of model weights, logs and data free when training ends?",
+               "数据迁移：模型权重、日志、数据集是否免费导出？"),
+)
+
+
+def _checklist(plan: Plan, problem: Problem, catalog: Catalog, used: dict) -> str:
+    """Per vendor in the plan, the seed's contract questions, pre-answered where the catalog knows."""
+    storage_tb = {j.name: j.storage_tb for j in problem.jobs}
+    egress_tb = sum(j.egress_tb for j in problem.jobs)
+    by_vendor: dict[str, list] = {}
+    for o in used.values():
+        if o is not None:
+            by_vendor.setdefault(o.vendor, []).append(o)
+    out = [('<p>Before signing, ask every vendor in the plan (seed 002, the clauses most disputes are about). '
+           '<span class="known">Green</span>: what the catalog says — confirm it in writing; '
+           '<span class="ask">ask</span>: the catalog does not know.</p>')]
+    for vendor, offers in sorted(by_vendor.items()):
+        answers = _answers(offers, plan, storage_tb, egress_tb)
+        rows = [[str(i), esc(q) + f' <span class="zh" lang="zh">{esc(zh)}</span>', answers[key]]
+                for i, (key, q, zh) in enumerate(QUESTIONS, 1)]
+        names = ", ".join(sorted(f"{o.offer}" for o in offers))
+        out.append(f'<h3 class="vendor">{esc(vendor)}</h3><p class="muted">offers: {esc(names)}</p>'
+                   + _table(["#", "question", "what we know"], rows, cls="checklist"))
+    return "\n".join(out)
+
+
+def _answers(offers: list, plan: Plan, storage_tb: dict, egress_tb: float) -> dict[str, str]:
+    def known(text: str) -> str:
+        return f'<span class="known">{esc(text)}</span>'
+
+    ask = '<span class="ask">ask</span>'
+    sites: dict[str, tuple[float, float]] = {}
+    for o in offers:
+        sites.setdefault(o.datacenter, (o.storage_cny_per_tb_month, o.egress_cny_per_tb))
+    storage_parts, egress_parts = [], []
+    for site, (st, eg) in sorted(sites.items()):
+        storage_parts.append(f"{site}: storage {'included (0)' if st == 0 else f'{st:,.0f} CNY/TB-month'}")
+        egress_parts.append(f"{site}: {'free (0)' if eg == 0 else f'{eg:,.0f} CNY/TB'}")
+    fabric = [f"{o.offer}: {'|'.join(o.interconnect)} at {'|'.join(f'{p:g}' for p in o.interconnect_price)} "
+              f"CNY/node-{MODE_UNITS[o.mode]} extra" for o in offers if any(o.interconnect_price)]
+    storage = known("catalog: " + "; ".join(storage_parts) + (". Interconnect " + "; ".join(fabric) if fabric else
+                                                              ". Interconnect included")) + \
+        " — " + ask + " about the bandwidth of the line to your data"
+    guaranteed = sorted({o.perf_guarantee_pct for o in offers if o.perf_guarantee_pct is not None})
+    unknown = [o.offer for o in offers if o.perf_guarantee_pct is None]
+    if guaranteed:
+        text = "catalog: guaranteed " + ", ".join(f"{g:g}%" for g in guaranteed)
+        perf = known(text) + (' <span class="warn">below 95%</span>' if min(guaranteed) < 95 else "")
+        if unknown:
+            perf += f"; {ask} for {esc(', '.join(unknown))}"
+    else:
+        perf = ask + " (no guarantee in the catalog)"
+    spot = [o.offer for o in offers if o.mode == "spot"]
+    committed = [o for o in offers if o.committed]
+    stopped = ask
+    if committed:
+        stopped += esc(f" — committed contracts in the plan ({', '.join(sorted({o.mode for o in committed}))}) "
+                       "are paid for their whole term anyway")
+    faults = ask
+    if spot:
+        faults += esc(f" — spot capacity ({', '.join(spot)}) can be reclaimed without compensation; the plan "
+                      "counts its preemptions as lost work")
+    export = known("catalog: egress " + "; ".join(egress_parts)) + \
+        esc(f"; the problem exports {egress_tb:g} TB in total") + " — " + ask + " whether weights and data may leave free"
+    return {"storage": storage, "stopped": stopped, "faults": faults, "performance": perf, "export": export}
