@@ -231,19 +231,14 @@ def _offers_used(plan: Plan, catalog: Catalog) -> dict:
 
 # ----- charts --------------------------------------------------------------------------------------------
 def nice_ticks(lo: float, hi: float, most: int = 8) -> list[float]:
-    """Round tick values covering [lo, hi], at most about `most` of them."""
+    """Round tick values from one at or below lo to one at or above hi, about `most` of them."""
     if hi <= lo:
-        hi = lo + 1
+        lo, hi = lo - 0.5, hi + 0.5
     raw = (hi - lo) / max(most - 1, 1)
     power = 10 ** math.floor(math.log10(raw))
     step = next(m * power for m in (1, 2, 2.5, 5, 10) if m * power >= raw)
-    start = math.floor(lo / step) * step
-    ticks, value = [], start
-    while value <= hi + step * 1e-9:
-        if value >= lo - step * 1e-9:
-            ticks.append(round(value, 10))
-        value += step
-    return ticks
+    first, last = math.floor(lo / step + 1e-9), math.ceil(hi / step - 1e-9)
+    return [round(i * step, 10) for i in range(first, last + 1)]
 
 
 def day_ticks(last: float, most: int = 12) -> list[int]:
