@@ -260,3 +260,17 @@ def test_missing_matplotlib_says_how_to_install(monkeypatch, tmp_path):
         frontier_plot.require_matplotlib()
     result = CliRunner().invoke(app, ["frontier", PROBLEM, "--plot", str(tmp_path / "f")])
     assert result.exit_code == 2 and "pip install" in result.output
+
+
+def test_plot_with_many_points_numbers_them_and_keys_the_mixes(monkeypatch, tmp_path):
+    from solver.report import frontier_plot
+    prob, cat = three_tier()
+    result = frontier(prob, cat, "deadline", 10)
+    monkeypatch.setattr(frontier_plot, "INLINE_LABELS", 2)  # five points: numbered, mixes in a key
+    png, svg = frontier_plot.plot_frontier(result, tmp_path / "many")
+    assert png.read_bytes()[:4] == b"\x89PNG"
+    text = svg.read_text()
+    assert "knee" in text and "G80 hourly @D1" in text  # matplotlib keeps each text as an SVG comment
+    with pytest.raises(ProblemError, match="--force"):
+        frontier_plot.plot_frontier(result, tmp_path / "many")
+    assert frontier_plot.plot_frontier(result, tmp_path / "many", force=True) == [png, svg]

@@ -12,6 +12,8 @@ from solver.analysis.frontier import Frontier, mix_label
 from solver.errors import ProblemError
 
 SUFFIXES = (".png", ".svg")
+INLINE_LABELS = 6
+"""Up to this many points carry their mix beside them; more get a number and a key."""
 
 
 def plot_paths(prefix: str | Path) -> list[Path]:
@@ -62,7 +64,8 @@ def plot_frontier(result: Frontier, prefix: str | Path, *, force: bool = False) 
     plt = _pyplot()
     x_label, y_label, _ = result.labels
     points = result.points
-    fig, ax = plt.subplots(figsize=(10, 6.5))
+    inline = len(points) <= INLINE_LABELS
+    fig, ax = plt.subplots(figsize=(10, 6.5) if inline else (13, 6.5))
     try:
         xs, ys = [p.x for p in points], [p.y for p in points]
         ax.step(xs, ys, where="post", color="#9aa7b8", linewidth=1, zorder=1)
@@ -70,15 +73,22 @@ def plot_frontier(result: Frontier, prefix: str | Path, *, force: bool = False) 
         middle = (min(xs) + max(xs)) / 2 if xs else 0.0
         for i, p in enumerate(points, 1):
             right = p.x > middle  # label on the side with room, alternating above and below
-            ax.annotate(f"{i}: {mix_label(p.plan, most=2)}", (p.x, p.y), textcoords="offset points",
+            text = f"{i}: {mix_label(p.plan, most=2)}" if inline else str(i)
+            ax.annotate(text, (p.x, p.y), textcoords="offset points",
                         xytext=(-6 if right else 6, 6 if i % 2 else -12), ha="right" if right else "left",
-                        fontsize=7, color="#333333")
+                        fontsize=7 if inline else 8, color="#333333")
+        if not inline:  # many points: numbers on the plot, their mixes in a key beside it
+            fig.subplots_adjust(right=0.62)
+            key = "\n".join(f"{i:>2}: {mix_label(p.plan, most=2)}{'  <- knee' if p.knee else ''}"
+                            for i, p in enumerate(points, 1))
+            fig.text(0.64, 0.5, "plan mix (peak nodes × GPUs per node)\n\n" + key, fontsize=7,
+                     family="monospace", va="center", ha="left")
         knee = result.knee
         if knee is not None:
             ax.plot([knee.x], [knee.y], "o", markersize=16, markerfacecolor="none", markeredgecolor="#d62728",
                     markeredgewidth=2, zorder=3, label="knee")
             ax.annotate(f"knee: {_fmt(x_label, knee.x)}, {_fmt(y_label, knee.y)}", (knee.x, knee.y),
-                        textcoords="offset points", xytext=(18, 22), color="#d62728", fontsize=9,
+                        textcoords="offset points", xytext=(24, 36), color="#d62728", fontsize=9,
                         arrowprops={"arrowstyle": "->", "color": "#d62728"})
         ax.set_xlabel(x_label)
         ax.set_ylabel(y_label)
@@ -91,9 +101,10 @@ def plot_frontier(result: Frontier, prefix: str | Path, *, force: bool = False) 
                      f"of {result.requested} requested)", fontsize=11)
         ax.grid(True, alpha=0.3)
         ax.legend(loc="best", fontsize=8)
-        fig.tight_layout()
+        if inline:
+            fig.tight_layout()
         for path in paths:
-            fig.savefig(path, dpi=120 if path.suffix == ".png" else None)
+            fig.savefig(path, dpi=120 if path.suffix == ".png" else None, bbox_inches="tight")
     finally:
         plt.close(fig)
     return paths
