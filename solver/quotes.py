@@ -216,8 +216,9 @@ def _write_xlsx_template(path: Path, rows: list[dict[str, Any]], catalog: Catalo
         width = max([len(col)] + [len(_text(r.get(col))) for r in rows]) + 2
         ws.column_dimensions[letter].width = min(width, 60)
         fmt = "yyyy-mm-dd" if spec.is_date else "@" if spec.kind.startswith("'|'") or spec.kind == "text" else None
-        if fmt:
-            for r in range(2, TEMPLATE_ROWS + 1):
+        if fmt:                          # the column's format: new cells typed in it keep dates and '|' text
+            ws.column_dimensions[letter].number_format = fmt
+            for r in range(2, len(rows) + 2):
                 ws.cell(row=r, column=i).number_format = fmt
     ws.freeze_panes = "B2"
 
