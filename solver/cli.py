@@ -25,6 +25,7 @@ def _options(quiet: bool = typer.Option(False, "--quiet", "-q", help="no spinner
     OUTPUT.quiet, OUTPUT.color = quiet, not no_color
 
 
+Objective = Enum("Objective", {o: o for o in ("min_cost", "min_time")}, type=str)
 DEFAULT_CATALOG = Path(__file__).resolve().parent.parent / "catalogs" / "beijing-sample"
 
 
@@ -37,6 +38,8 @@ def solve(problem: Path = typer.Argument(..., help="problem YAML"),
           export_mps: Optional[Path] = typer.Option(None, help="write the model as MPS for another solver"),
           baselines: bool = typer.Option(False, "--baselines",
                                          help="also solve best-single-offer, all-hourly and all-monthly plans"),
+          objective: Objective = typer.Option("min_cost", help="min_cost, or min_time: the earliest-finishing "
+                                              "plan within the budget (ties broken by cost)"),
           explain: bool = typer.Option(True, "--explain/--no-explain",
                                        help="when infeasible, find the smallest relaxation of each limit")) -> None:
     """Cheapest feasible rental plan for PROBLEM, verified independently before it is shown.
@@ -55,7 +58,11 @@ def solve(problem: Path = typer.Argument(..., help="problem YAML"),
         options = {"backend": backend.value, "time_limit": time_limit, "gap": gap}
         try:
             with working(f"solving {problem.name} ({backend.value})"):
-                plan = solve_problem(prob, cat, export_mps=export_mps, **options)
+                if objective.value == "min_time":
+                    from solver.analysis.min_time import min_time_plan
+                    plan = min_time_plan(prob, cat, **options)
+                else:
+                    plan = solve_problem(prob, cat, export_mps=export_mps, **options)
         except Infeasible as exc:
             if exc.proven and explain:
                 from solver.analysis.explain import explain_infeasible
