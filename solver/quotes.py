@@ -352,7 +352,7 @@ def read_quotes(path: str | Path, gpus: dict[str, Gpu], datacenters: dict[str, D
     if out.rows == 0 and not out.header_bad:
         raise ProblemError("no offer rows", file=str(path), key=f"sheet {name}",
                            fix="fill at least one row under the header")
-    _cross_check(out, gpus, datacenters, name, columns)
+    _cross_check(out, gpus, datacenters, name)
     for number, offer in out.offers.items():
         if offer.offer == EXAMPLE_ID or offer.source == EXAMPLE_SOURCE:
             out.warnings.append(f"sheet {name}, row {number} looks like the template's example row "
@@ -372,7 +372,7 @@ def _xlsx_grid(path: Path, sheet: str) -> tuple[str, list[tuple[int, list[_Cell]
     openpyxl = _openpyxl(key=None)
     try:
         wb = openpyxl.load_workbook(path, data_only=True)
-    except Exception as exc:            # zip, XML and format errors all mean the same to a user
+    except Exception as exc:  # noqa: BLE001 -- zip, XML and format errors all mean the same to a user
         raise ProblemError(f"not a readable .xlsx workbook ({type(exc).__name__}: {exc})", file=str(path),
                            fix="save it from the spreadsheet program as an Excel Workbook (.xlsx) or as CSV") from None
     if sheet not in wb.sheetnames:
@@ -498,7 +498,7 @@ def _bad_cell(err: dict, specs: dict[str, ColumnSpec], values: dict[str, str], s
     if kind == "missing":
         message, fix = "required, but the cell is empty", f"fill it: {guide}"
     elif kind == "literal_error":
-        allowed = get_allowed(spec)
+        allowed = _allowed(spec)
         near = difflib.get_close_matches(str(got), allowed, n=1)
         message = f"{item}not an allowed value{shown}"
         fix = (f"did you mean {near[0]!r}? " if near else "") + f"use one of {', '.join(allowed)}"
@@ -523,7 +523,7 @@ def _shown(value: Any) -> str:
     return repr(value)
 
 
-def get_allowed(spec: ColumnSpec | None) -> list[str]:
+def _allowed(spec: ColumnSpec | None) -> list[str]:
     return list(spec.allowed) if spec else []
 
 
@@ -535,8 +535,7 @@ def _column_named_in(message: str) -> str:
     return ""
 
 
-def _cross_check(out: QuoteRows, gpus: dict[str, Gpu], datacenters: dict[str, Datacenter], sheet: str,
-                 columns: dict[int, str]) -> None:
+def _cross_check(out: QuoteRows, gpus: dict[str, Gpu], datacenters: dict[str, Datacenter], sheet: str) -> None:
     """Duplicate ids, then the catalog's own cross-table rules on the rows that are good so far."""
     first: dict[str, int] = {}
     unique: dict[str, Offer] = {}

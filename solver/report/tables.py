@@ -27,6 +27,7 @@ unless force=True; check_xlsx_target / check_csv_target run the same checks befo
 
 from __future__ import annotations
 
+import math
 import os
 import tempfile
 from collections.abc import Iterable, Mapping
@@ -266,7 +267,7 @@ def _sheet_name(name: str) -> str:
 
 
 def _text(value: Any) -> str:
-    if value is None or (isinstance(value, float) and value != value) or value is pd.NA:
+    if value is None or value is pd.NA or (isinstance(value, float) and math.isnan(value)):
         return ""
     if isinstance(value, float):
         return f"{value:,.2f}"
