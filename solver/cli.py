@@ -40,6 +40,10 @@ def solve(problem: Path = typer.Argument(..., help="problem YAML"),
                                          help="also solve best-single-offer, all-hourly and all-monthly plans"),
           objective: Objective = typer.Option("min_cost", help="min_cost, or min_time: the earliest-finishing "
                                               "plan within the budget (ties broken by cost)"),
+          html: Optional[Path] = typer.Option(None, help="also write the plan as a self-contained HTML report"),
+          xlsx: Optional[Path] = typer.Option(None, help="also write the plan's tables as an Excel workbook"),
+          csv: Optional[Path] = typer.Option(None, help="also write the plan's tables as CSV files in this folder"),
+          force: bool = typer.Option(False, "--force", help="replace existing --html/--xlsx/--csv files"),
           explain: bool = typer.Option(True, "--explain/--no-explain",
                                        help="when infeasible, find the smallest relaxation of each limit")) -> None:
     """Cheapest feasible rental plan for PROBLEM, verified independently before it is shown.
@@ -54,7 +58,10 @@ def solve(problem: Path = typer.Argument(..., help="problem YAML"),
     from solver.report.terminal import render_baselines, render_plan
 
     def action() -> None:
+        from solver.report.outputs import PlanFiles
         prob, cat = load_problem(problem)
+        files = PlanFiles(html, xlsx, csv, force)
+        files.check()
         options = {"backend": backend.value, "time_limit": time_limit, "gap": gap}
         try:
             with working(f"solving {problem.name} ({backend.value})"):
@@ -73,6 +80,7 @@ def solve(problem: Path = typer.Argument(..., help="problem YAML"),
                 print_json({"status": "infeasible", "proven": exc.proven, "message": str(exc),
                             "reasons": exc.reasons, "explanation": exc.explanation})
             raise
+        written = files.write(plan, prob, cat)
         compared = []
         if baselines:
             from solver.analysis.baselines import all_baselines
@@ -88,6 +96,8 @@ def solve(problem: Path = typer.Argument(..., help="problem YAML"),
             render_plan(plan, console)
             if baselines:
                 render_baselines(plan, compared, console)
+            for path in written:
+                console.print(f"wrote {path}", highlight=False)
     run_action(action)
 
 

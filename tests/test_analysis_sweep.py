@@ -185,7 +185,7 @@ def test_cli_bad_grid_file_exits_2_naming_file_and_key(tmp_path):
     run = cli("sweep", HYBRID, "--grid", grid)
     assert run.exit_code == 2 and "matches no row" in run.stderr and "bad-grid.yaml" in run.stderr
     assert cli("sweep", HYBRID, "--grid", tmp_path / "missing.yaml").exit_code == 2
-    assert cli("sweep", HYBRID, "--grid", EXAMPLE, "-o", tmp_path / "x.xlsx").exit_code == 2
+    assert cli("sweep", HYBRID, "--grid", EXAMPLE, "-o", tmp_path / "x.txt").exit_code == 2
 
 
 def test_cli_error_keeps_selectors_in_brackets(tmp_path):

@@ -356,11 +356,14 @@ def _cell(value: Any) -> Any:
 
 
 def write_table(df: pd.DataFrame, path: str | Path, *, force: bool = False) -> None:
-    """CSV or Parquet by the file's suffix; an existing file is replaced only with force."""
+    """CSV, Parquet or Excel by the file's suffix; an existing file is replaced only with force."""
     path = Path(path)
     check_output(path, force=force)
     if path.suffix.lower() == ".parquet":
         df.to_parquet(path, index=False)
+    elif path.suffix.lower() == ".xlsx":
+        from solver.report.tables import sweep_tables, write_xlsx
+        write_xlsx(sweep_tables(df), path, force=True)  # checked just above
     else:
         df.to_csv(path, index=False)
 
@@ -369,8 +372,9 @@ def check_output(path: str | Path, *, force: bool = False) -> None:
     """Checked before solving, so a sweep never ends in a refusal to write its result."""
     path = Path(path)
     suffix = path.suffix.lower()
-    if suffix not in (".csv", ".parquet"):
-        raise ProblemError("unknown table format", file=str(path), key="-o", fix="name the file *.csv or *.parquet")
+    if suffix not in (".csv", ".parquet", ".xlsx"):
+        raise ProblemError("unknown table format", file=str(path), key="-o",
+                           fix="name the file *.csv, *.parquet or *.xlsx")
     if path.exists() and not force:
         raise ProblemError("file exists; not overwritten", file=str(path), key="-o",
                            fix="pass --force to replace it, or choose another name")

@@ -28,7 +28,8 @@ def frontier_command(
         points: int = typer.Option(10, "--points", "-n", help="ε values to try (non-dominated points are kept)"),
         plot: Optional[Path] = typer.Option(None, "--plot", help="write PREFIX.png and PREFIX.svg"),
         plans: Optional[Path] = typer.Option(None, "--plans", help="write each point's plan JSON into this folder"),
-        force: bool = typer.Option(False, "--force", help="overwrite existing plot or plan files"),
+        xlsx: Optional[Path] = typer.Option(None, "--xlsx", help="write the points and every ε tried as a workbook"),
+        force: bool = typer.Option(False, "--force", help="overwrite existing plot, plan or workbook files"),
         as_json: bool = typer.Option(False, "--json", help="print one JSON object"),
         backend: Backend = typer.Option(DEFAULT_BACKEND, help="MILP solver bundled with OR-Tools"),
         time_limit: Optional[float] = typer.Option(None, help="seconds per solve"),
@@ -50,11 +51,17 @@ def frontier_command(
             if existing_plan_files(plans) and not force:
                 raise ProblemError("plan files already there", key="--plans", file=str(plans),
                                    fix="choose another folder, or pass --force to overwrite")
+        if xlsx is not None:
+            from solver.report.tables import check_xlsx_target
+            check_xlsx_target(xlsx, force=force)
         prob, cat = load_problem(problem)
         result = frontier(prob, cat, x.value, points, backend=backend.value, time_limit=time_limit, gap=gap)
         written: dict[str, list[str]] = {}
         if plans is not None:
             written["plans"] = [str(p) for p in write_plans(result, plans, force=force)]
+        if xlsx is not None:
+            from solver.report.tables import frontier_tables, write_xlsx
+            written["xlsx"] = [str(write_xlsx(frontier_tables(result), xlsx, force=force))]
         if plot is not None:
             from solver.report.frontier_plot import plot_frontier
             written["plot"] = [str(p) for p in plot_frontier(result, plot, force=force)]

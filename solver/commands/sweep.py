@@ -32,7 +32,7 @@ def register(app: typer.Typer) -> None:
 def sweep(problem: Path = typer.Argument(..., help="problem YAML"),
           grid: Path = typer.Option(..., "--grid", help="grid YAML: `grid:` (cartesian) and/or `scenarios:` (list)"),
           output: Optional[Path] = typer.Option(None, "-o", "--output",
-                                                help="write the table: FILE.csv or FILE.parquet"),
+                                                help="write the table: FILE.csv, FILE.parquet or FILE.xlsx"),
           force: bool = typer.Option(False, "--force", help="replace an existing output file"),
           executor: Executor = typer.Option("process",
                                             help="process pool here, or a Ray cluster (pip install .\\[ray])"),
