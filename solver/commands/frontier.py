@@ -10,7 +10,7 @@ import typer
 from rich.console import Console
 from rich.table import Table
 
-from solver.commands.common import Backend, plan_console, print_json, run_action
+from solver.commands.common import Backend, plan_console, print_json, run_action, working
 from solver.milp.solve import DEFAULT_BACKEND
 
 Axis = Enum("Axis", {a: a for a in ("deadline", "budget", "spot_share", "vendors")}, type=str)
@@ -55,7 +55,8 @@ def frontier_command(
             from solver.report.tables import check_xlsx_target
             check_xlsx_target(xlsx, force=force)
         prob, cat = load_problem(problem)
-        result = frontier(prob, cat, x.value, points, backend=backend.value, time_limit=time_limit, gap=gap)
+        with working(f"frontier along {x.value}: {points} points"):
+            result = frontier(prob, cat, x.value, points, backend=backend.value, time_limit=time_limit, gap=gap)
         written: dict[str, list[str]] = {}
         if plans is not None:
             written["plans"] = [str(p) for p in write_plans(result, plans, force=force)]

@@ -10,7 +10,7 @@ from rich.console import Console
 from rich.table import Table
 
 from solver.analysis.negotiate import reason_kinds
-from solver.commands.common import Backend, plan_console, print_json, run_action
+from solver.commands.common import Backend, plan_console, print_json, run_action, working
 from solver.milp.solve import DEFAULT_BACKEND
 
 
@@ -57,9 +57,10 @@ def negotiate(problem: Path = typer.Argument(..., help="problem YAML"),
         vendors = list(vendor or [])
         if vendors and sheet_vendor and sheet_vendor not in vendors:
             vendors.append(sheet_vendor)
-        result = analyse(prob, cat, vendors=vendors or None, kw=kw, lead_days=lead_days, nodes=nodes, margin=margin,
-                         max_solves=max_solves, max_seconds=max_seconds, backend=backend.value,
-                         time_limit=time_limit, gap=gap)
+        with working("negotiate: walk-away and break-even prices"):
+            result = analyse(prob, cat, vendors=vendors or None, kw=kw, lead_days=lead_days, nodes=nodes, margin=margin,
+                             max_solves=max_solves, max_seconds=max_seconds, backend=backend.value,
+                             time_limit=time_limit, gap=gap)
         written = None
         if sheet_vendor:
             rows = write_sheet(result, sheet_vendor, sheet_path, force=force)

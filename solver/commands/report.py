@@ -8,7 +8,7 @@ from typing import Optional
 import typer
 from rich.console import Console
 
-from solver.commands.common import Backend, run_action
+from solver.commands.common import Backend, run_action, working
 from solver.milp.solve import DEFAULT_BACKEND
 
 
@@ -37,7 +37,8 @@ def report_command(
         check_html_path(output, force=force, option="--output")  # fail before solving, not after
         prob, cat = load_problem(problem)
         options = {"backend": backend.value, "time_limit": time_limit, "gap": gap}
-        plan = solve_problem(prob, cat, **options)
+        with working(f"solving {problem.name}"):
+            plan = solve_problem(prob, cat, **options)
         front = None
         if frontier_points:
             from solver.analysis.frontier import frontier

@@ -7,7 +7,7 @@ from typing import Optional
 
 import typer
 
-from solver.commands.common import Backend, plan_console, print_json, run_action
+from solver.commands.common import Backend, plan_console, print_json, run_action, working
 from solver.milp.solve import DEFAULT_BACKEND
 
 
@@ -33,7 +33,8 @@ def whatif(problem: Path = typer.Argument(..., help="problem YAML"),
 
     def action() -> None:
         prob, cat = load_problem(problem)
-        result = what_if(prob, cat, edits, backend=backend.value, time_limit=time_limit, gap=gap)
+        with working("what-if: baseline and scenario"):
+            result = what_if(prob, cat, edits, backend=backend.value, time_limit=time_limit, gap=gap)
         if as_json:
             print_json(result.to_dict())
         else:
