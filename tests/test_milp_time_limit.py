@@ -86,3 +86,19 @@ def test_exported_mps_keeps_every_digit_and_solves_to_the_same_optimum(tmp_path)
     assert exported.objective_value == pytest.approx(original.objective_value, rel=1e-12)
     ints = [v for v in back.get_variables() if v.is_integral]
     assert len(ints) == sum(v.is_integral for v in milp.model.get_variables())
+
+
+def test_a_watched_solve_reports_incumbent_and_bound_and_ends_at_the_same_optimum():
+    from solver.milp.solve import PROGRESS
+
+    heard = []
+    prob, cat = two_offers()
+    _, milp = build(prob, cat)
+    plain = solve_milp(milp, backend="highs")
+    PROGRESS.listener = lambda incumbent, bound: heard.append((incumbent, bound))
+    try:
+        watched = solve_milp(milp, backend="highs")
+    finally:
+        PROGRESS.listener = None
+    assert watched.objective == pytest.approx(plain.objective) and watched.status == "optimal"
+    assert heard and all(b is None or i is None or b <= i + 1e-6 for i, b in heard)

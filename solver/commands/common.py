@@ -78,23 +78,36 @@ def working(message: str) -> Iterator[None]:
     """A spinner with elapsed seconds on stderr while something slow runs; silent with --quiet
     or when stderr is not a terminal (logs and pipes get only the result).
 
-    Why only elapsed time: through OR-Tools, HiGHS reports no incumbent or bound until it
-    returns; a spinner at least says the solve is alive and for how long.
+    While it runs, HiGHS solves go through MathOpt, whose log lines carry the incumbent and
+    the bound (solver.milp.solve.PROGRESS); the spinner shows the latest of each.
     """
     err = Console(stderr=True, **_colour())
     if OUTPUT.quiet or not err.is_terminal:
         yield
         return
-    start = time.perf_counter()
+    from solver.milp.solve import PROGRESS
+
+    start, latest = time.perf_counter(), {"text": ""}
+
+    def heard(incumbent: float | None, bound: float | None) -> None:
+        parts = [f"best plan {incumbent:,.0f}" if incumbent is not None else "no plan yet"]
+        if bound is not None:
+            parts.append(f"bound {bound:,.0f}")
+        if incumbent and bound is not None:
+            parts.append(f"gap {max(0.0, incumbent - bound) / abs(incumbent):.1%}")
+        latest["text"] = " — " + ", ".join(parts)
+
     with err.status(message) as status:
         stop = threading.Event()
 
         def tick() -> None:
             while not stop.wait(0.5):
-                status.update(f"{message} ({time.perf_counter() - start:.0f} s)")
+                status.update(f"{message} ({time.perf_counter() - start:.0f} s){latest['text']}")
         thread = threading.Thread(target=tick, daemon=True)
         thread.start()
+        PROGRESS.listener = heard
         try:
             yield
         finally:
+            PROGRESS.listener = None
             stop.set()

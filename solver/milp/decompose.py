@@ -17,10 +17,11 @@ full MILP is solved instead.
 from __future__ import annotations
 
 import time
+from contextlib import contextmanager
 from collections import defaultdict
 
 from solver.milp.build import Milp, build_milp
-from solver.milp.solve import OPTIMALITY_GAP, NoSolution, Solution, solve_milp
+from solver.milp.solve import OPTIMALITY_GAP, PROGRESS, NoSolution, Solution, solve_milp
 
 
 def choices_by_job(milp: Milp) -> dict[str, list]:
@@ -43,7 +44,8 @@ def solve_by_choice(milp: Milp, *, backend: str, time_limit: float | None, gap: 
     bounds = _bounds(milp, job)
     best: Solution | None = None
     open_bound = float("inf")
-    for bound, k in sorted((b, k) for k, b in enumerate(bounds) if b < float("inf")):
+    order = sorted((b, k) for k, b in enumerate(bounds) if b < float("inf"))
+    for position, (bound, k) in enumerate(order):
         if best is not None and bound >= best.objective * (1 - tolerance):
             break
         left = None if time_limit is None else time_limit - (time.perf_counter() - start)
@@ -51,8 +53,10 @@ def solve_by_choice(milp: Milp, *, backend: str, time_limit: float | None, gap: 
             open_bound = min(open_bound, bound)
             break
         _fix(flags, k)
+        later = order[position + 1][0] if position + 1 < len(order) else float("inf")
         try:
-            sol = solve_milp(milp, backend=backend, time_limit=left, gap=gap)
+            with _whole_search_progress(best.objective if best else None, later):
+                sol = solve_milp(milp, backend=backend, time_limit=left, gap=gap)
         except NoSolution as exc:
             if not exc.proven:
                 open_bound = min(open_bound, bound)
@@ -70,6 +74,28 @@ def solve_by_choice(milp: Milp, *, backend: str, time_limit: float | None, gap: 
     best.seconds = time.perf_counter() - start
     best.status = "optimal" if best.gap <= tolerance + 1e-12 else "feasible"
     return best
+
+
+@contextmanager
+def _whole_search_progress(best: float | None, later: float):
+    """Report the whole search to a watcher, not one choice's MILP: the best plan of all
+    choices so far, and the least bound still open (this choice's, or the next unvisited one's),
+    never above that best plan (the optimum is at most the best plan found)."""
+    watcher = PROGRESS.listener
+    if watcher is None:
+        yield
+        return
+
+    def heard(incumbent: float | None, bound: float | None) -> None:
+        plans = [x for x in (incumbent, best) if x is not None]
+        top = min(plans) if plans else None
+        floor = None if bound is None else min(bound, later, top if top is not None else float("inf"))
+        watcher(top, floor)
+    PROGRESS.listener = heard
+    try:
+        yield
+    finally:
+        PROGRESS.listener = watcher
 
 
 def _bounds(milp: Milp, job: str) -> list[float]:

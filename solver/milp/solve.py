@@ -2,7 +2,10 @@
 
 from __future__ import annotations
 
+import math
+import re
 import time
+from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import timedelta
 
@@ -63,7 +66,7 @@ def solve_milp(milp: Milp, *, backend: str = DEFAULT_BACKEND, time_limit: float 
     if backend not in BACKENDS:
         raise ValueError(f"unknown backend {backend!r}; choose one of {', '.join(BACKENDS)}")
     start = time.perf_counter()
-    if backend == "highs" and time_limit:
+    if backend == "highs" and (time_limit or PROGRESS.listener is not None):
         run = _run_highs_mathopt(milp, time_limit, gap, log)
     else:
         run = _run_model_builder(milp, backend, time_limit, gap, log)
@@ -114,8 +117,35 @@ def _run_model_builder(milp: Milp, backend: str, time_limit: float | None, gap: 
     return _Run(values, solver.objective_value, solver.best_objective_bound, status == mb.SolveStatus.OPTIMAL)
 
 
-def _run_highs_mathopt(milp: Milp, time_limit: float, gap: float | None, log: bool) -> _Run:
-    """HiGHS through MathOpt, for time-limited solves.
+@dataclass
+class _Progress:
+    """Who wants to hear a running HiGHS solve's incumbent and bound (the CLI's spinner), if anyone."""
+
+    listener: Callable[[float | None, float | None], None] | None = None
+
+
+PROGRESS = _Progress()
+_BNB_LINE = re.compile(r"^\s*[A-Za-z]?\s+\d+\s+\d+\s+\d+\s+[\d.]+%\s+(\S+)\s+(\S+)\s+")
+
+
+def _report_progress(lines: list[str], listener: Callable[[float | None, float | None], None]) -> None:
+    """HiGHS' branch-and-bound log lines → listener(best plan cost, proven bound); None while unknown."""
+    for line in lines:
+        match = _BNB_LINE.match(line)
+        if match:
+            listener(*(_number(x) for x in (match.group(2), match.group(1))))
+
+
+def _number(text: str) -> float | None:
+    try:
+        value = float(text)
+    except ValueError:
+        return None
+    return value if math.isfinite(value) else None
+
+
+def _run_highs_mathopt(milp: Milp, time_limit: float | None, gap: float | None, log: bool) -> _Run:
+    """HiGHS through MathOpt, for time-limited solves and solves someone watches.
 
     Why: through the model builder, HiGHS stopped by its time limit returns no values
     even when it holds a plan; through MathOpt it returns the incumbent and its bound,
@@ -126,9 +156,12 @@ def _run_highs_mathopt(milp: Milp, time_limit: float, gap: float | None, log: bo
     from ortools.math_opt.python import mathopt
 
     model = to_mathopt(milp.model)
-    params = mathopt.SolveParameters(time_limit=timedelta(seconds=time_limit), enable_output=log,
+    params = mathopt.SolveParameters(time_limit=timedelta(seconds=time_limit) if time_limit else None,
+                                     enable_output=log,
                                      relative_gap_tolerance=gap if gap is not None else OPTIMALITY_GAP)
-    result = mathopt.solve(model, mathopt.SolverType.HIGHS, params=params)
+    listener = PROGRESS.listener
+    callback = (lambda lines: _report_progress(lines, listener)) if listener is not None else None
+    result = mathopt.solve(model, mathopt.SolverType.HIGHS, params=params, msg_cb=callback)
     reason = result.termination.reason
     if not result.has_primal_feasible_solution():
         return _Run(None, proven_infeasible=reason == mathopt.TerminationReason.INFEASIBLE, status_name=reason.name)
