@@ -1,0 +1,428 @@
+"""Why this plan: each job's runners-up with the reason each lost, and what the optimum's
+binding limits are worth (issue 5, items 1 and 2).
+
+Why: a planner that cannot say why a candidate was not chosen is not trusted with a
+purchase. Every number here comes from a re-solve of the same MILP, every reason from
+the model itself:
+
+- An alternative is one GPU type × mode × site × vendor (all its offers and interconnect
+  options). Forcing a job onto it: `solve_problem(..., constrain=f)` where f adds the row
+  `Why-<job>-only`, Σ replicas of the job outside the alternative ≤ 0. Its cost is the
+  verified plan's total; the difference to the optimum is what choosing it costs.
+- An alternative preprocessing already dropped for the job carries the reason recorded
+  there (Instance.excluded: `memory:`, `lead_time:`, `fabric:`, `capacity:`, residency,
+  spot) — the same code that leaves those columns out of the MILP.
+- An alternative that passes preprocessing but is infeasible when forced: an elastic
+  re-solve of the forced model with slack on the `Power-<dc>-<t>` rows (per site), the
+  offers' stock (node bounds raised, rows `Stock-<offer>-<t>` put the written caps back),
+  the `Budget` row and the `Work-<job>` rows, minimising the slack relative to each limit
+  (work slack weighted ×1000: missing work is the last resort). The family whose slack
+  carries the most names the reason; with only budget slack the forced plan exists but
+  breaks the budget, so it lost on `price`, its cost from a re-solve without the budget.
+- A feasible forced plan that costs more lost on `price`.
+
+Binding limits (plan.binding) get a re-solve delta: the problem solved again with the
+limit relaxed by one meaningful unit — one node of the offer, one rack's kW at the site,
+one day on the job's deadline, 1 % more budget — through the what-if edit language.
+"""
+
+from __future__ import annotations
+
+import math
+import time
+from dataclasses import asdict, dataclass, field
+
+from ortools.linear_solver.python import model_builder as mb
+
+from solver.analysis.edits import apply_edits
+from solver.errors import Infeasible
+from solver.milp.build import Milp
+from solver.milp.solve import DEFAULT_BACKEND, NoSolution, solve_milp
+from solver.model.catalog import Catalog, Offer
+from solver.model.plan import Plan
+from solver.model.problem import Problem
+
+CODES = ("price", "memory", "power", "lead_time", "availability", "residency", "deadline", "fabric")
+WORK_WEIGHT = 1000.0
+STOCK_RAISE = 8
+TOL = 1e-6
+_PREFIX = {"memory": "memory", "lead_time": "lead_time", "fabric": "fabric", "capacity": "deadline"}
+_ORDER = ("residency", "memory", "lead_time", "fabric", "deadline", "availability")
+"""Which preprocessing reason names an alternative whose configurations were dropped for several."""
+
+
+@dataclass
+class Alternative:
+    """One GPU type × mode × site × vendor the optimum did not use for a job."""
+
+    job: str
+    vendor: str
+    gpu: str
+    mode: str
+    datacenter: str
+    offers: list[str]
+    code: str                       # one of CODES
+    text: str
+    cost: float | None = None       # total cost of the best plan forced onto it (None: no such plan)
+    delta: float | None = None      # cost − the optimum's cost
+    determined: bool = True         # False: a solve ran out of time
+
+    @property
+    def label(self) -> str:
+        return f"{self.vendor}/{self.gpu}/{self.mode} @ {self.datacenter}"
+
+    def to_dict(self) -> dict:
+        return {**asdict(self), "label": self.label}
+
+
+@dataclass
+class JobWhy:
+    job: str
+    used: list[str]                 # labels of what the optimum uses for the job
+    alternatives: list[Alternative]
+    considered: int                 # alternatives examined before keeping the best k
+
+    def to_dict(self) -> dict:
+        return {"job": self.job, "used": list(self.used), "considered": self.considered,
+                "alternatives": [a.to_dict() for a in self.alternatives]}
+
+
+@dataclass
+class Lever:
+    """A binding limit of the optimum and the re-solve delta of relaxing it by one unit."""
+
+    kind: str                       # power | availability | budget | deadline
+    name: str
+    text: str
+    slack: float                    # limit − used, in unit
+    unit: str
+    relax: str                      # the unit of relaxation, in words
+    edits: list[str]
+    cost: float | None = None       # cost of the relaxed problem's plan
+    delta: float | None = None      # cost − the optimum's cost (negative: relaxing saves)
+    method: str = "re-solve delta"
+
+    def to_dict(self) -> dict:
+        return asdict(self)
+
+
+@dataclass
+class Why:
+    problem: str
+    cost: float
+    k: int
+    jobs: list[JobWhy]
+    binding: list[Lever]
+    seconds: float = 0.0
+    notes: list[str] = field(default_factory=list)
+
+    def to_dict(self) -> dict:
+        return {"problem": self.problem, "cost": self.cost, "k": self.k, "jobs": [j.to_dict() for j in self.jobs],
+                "binding": [b.to_dict() for b in self.binding], "notes": list(self.notes),
+                "seconds": round(self.seconds, 3)}
+
+
+def why(problem: Problem, catalog: Catalog, *, k: int = 3, backend: str = DEFAULT_BACKEND,
+        time_limit: float | None = None, gap: float | None = None, plan: Plan | None = None) -> Why:
+    """Best k runners-up per job with the reason each lost, and the binding limits' re-solve deltas.
+
+    `plan`: the optimum when the caller already has it (solve --why); solved here otherwise.
+    Raises Infeasible when the problem itself has no plan.
+    """
+    from solver.api import build, solve_problem
+
+    start = time.perf_counter()
+    if plan is None:
+        plan = solve_problem(problem, catalog, backend=backend, time_limit=time_limit, gap=gap)
+    inst, _ = build(problem, catalog)
+    ctx = _Ctx(problem, catalog, inst, plan, backend, time_limit, gap)
+    jobs = [ctx.job(j.name, k) for j in problem.jobs]
+    levers = [ctx.lever(b) for b in plan.binding]
+    return Why(problem.name, plan.total_cost, k, jobs, [lv for lv in levers if lv is not None],
+               time.perf_counter() - start, ctx.notes)
+
+
+def groups(inst) -> dict[tuple[str, str, str, str], list[str]]:
+    """(vendor, gpu, mode, datacenter) → configuration keys of the instance."""
+    out: dict[tuple[str, str, str, str], list[str]] = {}
+    for key, cfg in inst.configs.items():
+        o = cfg.offer
+        out.setdefault((o.vendor, o.gpu, o.mode, o.datacenter), []).append(key)
+    return out
+
+
+def force_job(job: str, keys: set[str]):
+    """constrain= for solve_problem: row `Why-<job>-only`, the job's replicas outside `keys` sum to 0."""
+    def constrain(milp: Milp) -> None:
+        outside = [var for (i, _), var in milp.replicas.items()
+                   if milp.inst.options[i].job == job and milp.inst.options[i].config not in keys]
+        if outside:
+            milp.add_row(f"Why-{job}-only", mb.LinearExpr.sum(outside) <= 0)
+    return constrain
+
+
+class _Ctx:
+    def __init__(self, problem, catalog, inst, plan, backend, time_limit, gap) -> None:
+        self.problem, self.catalog, self.inst, self.plan = problem, catalog, inst, plan
+        self.backend, self.time_limit, self.gap = backend, time_limit, gap
+        self.groups = groups(inst)
+        self.notes: list[str] = []
+
+    def _solve(self, problem: Problem, catalog: Catalog | None = None, constrain=None) -> float | None:
+        """Cost of the verified plan; None when proven infeasible; raises _Undetermined when out of time."""
+        from solver.api import solve_problem
+
+        try:
+            return solve_problem(problem, catalog or self.catalog, backend=self.backend, time_limit=self.time_limit,
+                                 gap=self.gap, constrain=constrain).total_cost
+        except Infeasible as exc:
+            if not exc.proven:
+                raise _Undetermined(str(exc)) from None
+            return None
+
+    # --- runners-up -----------------------------------------------------------------------
+
+    def job(self, name: str, k: int) -> JobWhy:
+        used_offers = {a.offer for a in self.plan.schedule.assignments if a.job == name}
+        used = sorted({_label(self.catalog.offers[o]) for o in used_offers})
+        excluded = _excluded_by_config(self.inst.excluded.get(name, []))
+        usable = {o.config for o in self.inst.options if o.job == name}
+        out = []
+        for group, keys in sorted(self.groups.items()):
+            offers = sorted({self.inst.configs[key].offer.offer for key in keys})
+            if used_offers & set(offers):
+                continue
+            reasons = [excluded[key] for key in keys if key in excluded]
+            if not any(key in usable for key in keys):
+                if all(r.startswith("excluded by") for r in reasons):
+                    continue  # the user's own restrict list: not a candidate at all
+                out.append(self._excluded(name, group, offers, reasons))
+            else:
+                out.append(self._forced(name, group, offers, set(keys)))
+        out.sort(key=_rank)
+        return JobWhy(name, used, out[:k], len(out))
+
+    def _excluded(self, name: str, group, offers: list[str], reasons: list[str]) -> Alternative:
+        coded = [(_code(r), r) for r in reasons if not r.startswith("excluded by")] or [("availability", "unusable")]
+        code, reason = min(coded, key=lambda cr: _ORDER.index(cr[0]) if cr[0] in _ORDER else len(_ORDER))
+        text = reason.split(": ", 1)[1] if code in _PREFIX.values() and ": " in reason else reason
+        if code == "memory":
+            text = self._memory_words(name, group, offers) or text
+        elif code == "deadline":
+            text = f"cannot finish in time at any size ({text})"
+        elif code == "lead_time":
+            lead = min(self.catalog.offers[o].lead_time_days for o in offers)
+            text = f"lead time {lead} days: {text}"
+        return Alternative(name, *group, offers, code, text)
+
+    def _memory_words(self, name: str, group, offers: list[str]) -> str | None:
+        from solver.milp.instance import job_layout
+
+        job = next(j for j in self.problem.jobs if j.name == name)
+        gpu = self.catalog.gpus[group[1]]
+        biggest = max(offers, key=lambda o: self.catalog.offers[o].gpus_per_node * self.catalog.offers[o].max_nodes)
+        offer = self.catalog.offers[biggest]
+        has = offer.gpus_per_node * offer.max_nodes
+        try:
+            layout = job_layout(job, gpu.memory_gb, offer.gpus_per_node, 4096)
+        except Exception:  # noqa: BLE001 - wording only; the code stands without the number
+            layout = None
+        need = f"needs {layout.gpus}" if layout is not None else "needs more than 4096"
+        return f"{need} × {gpu.gpu} per model copy; the offer has {has}"
+
+    def _forced(self, name: str, group, offers: list[str], keys: set[str]) -> Alternative:
+        alt = Alternative(name, *group, offers, "price", "")
+        try:
+            cost = self._solve(self.problem, constrain=force_job(name, keys))
+            if cost is None:
+                self._elastic(alt, keys)
+            else:
+                alt.cost, alt.delta = cost, cost - self.plan.total_cost
+                alt.text = _dearer(alt.delta)
+        except _Undetermined:
+            alt.code, alt.determined = "price", False
+            alt.text = "not determined within the time limit (raise --time-limit)"
+        return alt
+
+    def _elastic(self, alt: Alternative, keys: set[str]) -> None:
+        """Name the row family whose slack the forced model needs, with the amount."""
+        from solver.api import build
+
+        _, milp = build(self.problem, self.catalog)
+        force_job(alt.job, keys)(milp)
+        model, slacks = milp.model, []  # (family, target, var, weight, limit)
+        if "Budget" in milp.rows:
+            s = model.new_num_var(0, math.inf, "slack[budget]")
+            milp.rows["Budget"].add_term(s, -1.0)
+            slacks.append(("budget", "budget", s, 1 / self.problem.budget, self.problem.budget))
+        sites: dict[str, list] = {}
+        for row_name, row in milp.rows.items():
+            if row_name.startswith("Power-"):
+                sites.setdefault(row_name[len("Power-"):].rsplit("-", 1)[0], []).append(row)
+        for dc, rows in sorted(sites.items()):
+            s = model.new_num_var(0, math.inf, f"slack[power,{dc}]")
+            for row in rows:
+                row.add_term(s, -1.0)
+            quota = self.catalog.datacenters[dc].power_quota_kw
+            rack = min((o.node_kw for o in self.catalog.offers.values()
+                        if o.datacenter == dc and o.counts_power and o.node_kw), default=1.0)
+            slacks.append(("power", dc, s, 1 / max(quota, rack), quota))
+        slacks += _stock_slack(milp)
+        for job in self.problem.jobs:
+            s = model.new_num_var(0, math.inf, f"slack[work,{job.name}]")
+            milp.rows[f"Work-{job.name}"].add_term(s, 1.0)
+            need = milp.inst.required[job.name]
+            slacks.append(("work", job.name, s, WORK_WEIGHT / max(need, TOL), need))
+        model.minimize(mb.LinearExpr.weighted_sum([s[2] for s in slacks], [s[3] for s in slacks]))
+        try:
+            sol = solve_milp(milp, backend=self.backend, time_limit=self.time_limit)
+        except NoSolution as exc:
+            if not exc.proven:
+                raise _Undetermined(str(exc)) from None
+            alt.code, alt.text = "deadline", "no plan on it even with every limit relaxed"
+            return
+        used = [(fam, target, sol.value(var), w * sol.value(var), limit) for fam, target, var, w, limit in slacks]
+        used = [u for u in used if u[2] > TOL]
+        if not used:
+            alt.code, alt.text = "deadline", "infeasible when forced (numerically at the edge)"
+            return
+        fam, target, amount, _, limit = max(used, key=lambda u: u[3])
+        if fam == "power":
+            alt.code = "power"
+            alt.text = f"site quota at {target}: needs {limit + amount:,.0f} kW, {limit:,.0f} kW available"
+        elif fam == "stock":
+            alt.code = "availability"
+            alt.text = (f"{target} has {limit:,.0f} nodes; the plan forced onto it needs "
+                        f"{limit + math.ceil(amount - TOL):,.0f} at once")
+        elif fam == "budget":
+            unbounded = self.problem.model_copy(update={"budget": None})
+            cost = self._solve(unbounded, constrain=force_job(alt.job, keys))
+            alt.code = "price"
+            if cost is not None:
+                alt.cost, alt.delta = cost, cost - self.plan.total_cost
+                alt.text = f"{_dearer(alt.delta)}; over the budget by ¥{cost - self.problem.budget:,.0f}"
+            else:
+                alt.text = f"over the budget by ¥{amount:,.0f}"
+        else:
+            alt.code = "deadline"
+            job = next(j for j in self.problem.jobs if j.name == target)
+            alt.text = (f"cannot finish {target} by day {job.deadline_days} at any size: "
+                        f"{amount:,.0f} of {limit:,.0f} EFLOP left undone")
+            if target == alt.job and self._lead_time_blocks(alt, keys):
+                alt.code = "lead_time"
+                lead = max(self.catalog.offers[o].lead_time_days for o in alt.offers)
+                alt.text = f"lead time {lead} days leaves too little of the window: " + alt.text
+
+    def _lead_time_blocks(self, alt: Alternative, keys: set[str]) -> bool:
+        """Would the forced plan exist if the alternative's offers had no lead time? (one more re-solve)"""
+        if not any(self.catalog.offers[o].lead_time_days for o in alt.offers):
+            return False
+        offers = dict(self.catalog.offers)
+        for o in alt.offers:
+            offers[o] = offers[o].model_copy(update={"lead_time_days": 0})
+        return self._solve(self.problem, self.catalog.model_copy(update={"offers": offers}),
+                           constrain=force_job(alt.job, keys)) is not None
+
+    # --- binding limits --------------------------------------------------------------------
+
+    def lever(self, b) -> Lever | None:
+        slack, unit = b.limit - b.used, b.unit
+        if b.kind == "power":
+            kws = [o.node_kw for o in self.catalog.offers.values()
+                   if o.datacenter == b.name and o.counts_power and o.node_kw]
+            rack = min(kws) if kws else 1.0
+            edits = [f"{_row('datacenters', 'datacenter', b.name)}.power_quota_kw+={rack:g}"]
+            relax = f"+{rack:g} kW at {b.name} (one rack)"
+        elif b.kind == "availability":
+            edits = [f"{_row('offers', 'offer', b.name)}.max_nodes+=1"]
+            relax = f"+1 node of {b.name}"
+        elif b.kind == "budget":
+            step = max(1, round(self.problem.budget * 0.01))
+            edits = [f"budget+={step}"]
+            relax = f"+¥{step:,} budget (1 %)"
+        elif b.kind == "deadline":
+            job = next(j for j in self.problem.jobs if j.name == b.name)
+            edits = [f"{_row('jobs', 'name', b.name)}.deadline_days+=1"]
+            if job.deadline_days + 1 > self.problem.horizon_days:
+                edits.append(f"horizon_days={job.deadline_days + 1}")
+            relax = f"+1 day on {b.name}'s deadline"
+        else:
+            return None
+        lever = Lever(b.kind, b.name, b.text, slack, unit, relax, edits)
+        try:
+            prob, cat, _ = apply_edits(self.problem, self.catalog, edits)
+            lever.cost = self._solve(prob, cat)
+        except _Undetermined:
+            self.notes.append(f"{relax}: not determined within the time limit")
+        except Exception as exc:  # noqa: BLE001 - an edit the model rejects is reported, not raised
+            self.notes.append(f"{relax}: {exc}")
+        if lever.cost is not None:
+            lever.delta = lever.cost - self.plan.total_cost
+        return lever
+
+
+class _Undetermined(Exception):
+    """A solve stopped at its time limit without a plan or a proof."""
+
+
+def _stock_slack(milp: Milp) -> list[tuple]:
+    """Raise every offer's node bounds ×STOCK_RAISE; rows Σ n[o,t] − s ≤ max_nodes put the cap back."""
+    inst = milp.inst
+    by_offer: dict[str, dict[int, list]] = {}
+    for (key, t), var in milp.nodes.items():
+        by_offer.setdefault(inst.configs[key].offer.offer, {}).setdefault(t, []).append(var)
+    raised = {o: inst.catalog.offers[o].max_nodes * STOCK_RAISE for o in by_offer}
+    for (key, _), var in [*milp.nodes.items(), *milp.contracts.items()]:
+        var.upper_bound = raised[inst.configs[key].offer.offer]
+    for name, row in milp.rows.items():
+        if name.startswith("Availability-"):
+            row.upper_bound = math.inf
+    out = []
+    for offer, periods in sorted(by_offer.items()):
+        cap = inst.catalog.offers[offer].max_nodes
+        s = milp.model.new_int_var(0, cap * (STOCK_RAISE - 1), f"slack[stock,{offer}]")
+        for t, variables in sorted(periods.items()):
+            milp.add_row(f"Stock-{offer}-{t}", mb.LinearExpr.sum(variables) - s <= cap)
+        out.append(("stock", offer, s, 1 / cap, cap))
+    return out
+
+
+def _excluded_by_config(lines: list[str]) -> dict[str, str]:
+    out: dict[str, str] = {}
+    for line in lines:
+        key, reason = line.split(": ", 1)
+        out.setdefault(key, reason)
+    return out
+
+
+def _code(reason: str) -> str:
+    head = reason.split(":", 1)[0]
+    if head in _PREFIX:
+        return _PREFIX[head]
+    if "residency" in reason:
+        return "residency"
+    if reason.startswith("spot"):
+        return "availability"
+    return "availability"
+
+
+def _rank(alt: Alternative) -> tuple:
+    """Feasible runners-up by cost first, then those the model cannot place (forced-infeasible before
+    excluded by preprocessing), each in a stable order."""
+    if alt.cost is not None:
+        return (0, alt.cost, alt.label)
+    return (1 if alt.determined else 2, 0.0, alt.label)
+
+
+def _dearer(delta: float) -> str:
+    if delta <= max(0.5, TOL):
+        return "ties with the plan (¥0 more); the optimum was picked first"
+    return f"dearer by ¥{delta:,.0f}"
+
+
+def _label(offer: Offer) -> str:
+    return f"{offer.vendor}/{offer.gpu}/{offer.mode} @ {offer.datacenter}"
+
+
+def _row(table: str, column: str, name: str) -> str:
+    return f"{table}[{column}={name}]" if any(c in name for c in ".[]=,") else f"{table}.{name}"
