@@ -35,7 +35,10 @@ from solver.verify import check_plan
 def solve_problem(problem: Problem, catalog: Catalog, *, backend: str = DEFAULT_BACKEND,
                   time_limit: float | None = None, gap: float | None = None,
                   export_mps: str | Path | None = None, constrain: Callable[[Milp], None] | None = None) -> Plan:
-    """Cheapest plan for the problem, checked by the independent verifier before it is returned."""
+    """Cheapest plan for the problem, checked by the independent verifier before it is returned.
+
+    A job's soft site preference (`prefer`) is honoured by re-solving with the job pinned to
+    its site; see solver.milp.prefer for the rule."""
     inst = build_instance(problem, catalog)
     stranded = [job.name for job in problem.jobs if not any(o.job == job.name for o in inst.options)]
     if stranded:
@@ -45,7 +48,12 @@ def solve_problem(problem: Problem, catalog: Catalog, *, backend: str = DEFAULT_
         constrain(milp)
     if export_mps:
         write_mps(milp.model, export_mps)
-    return solve_built(inst, milp, backend=backend, time_limit=time_limit, gap=gap)
+    plan = solve_built(inst, milp, backend=backend, time_limit=time_limit, gap=gap)
+    if any(job.prefer for job in problem.jobs):  # soft site preferences: re-solve pinned (solver.milp.prefer)
+        from solver.milp.prefer import keep_preferred, pinned_milp
+        plan = keep_preferred(inst, plan, lambda pins: solve_built(
+            inst, pinned_milp(inst, pins, constrain), backend=backend, time_limit=time_limit, gap=gap))
+    return plan
 
 
 def solve_built(inst: Instance, milp: Milp, *, backend: str = DEFAULT_BACKEND, time_limit: float | None = None,

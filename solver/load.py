@@ -109,7 +109,8 @@ def load_problem(path: str | Path) -> tuple[Problem, Catalog]:
 
 
 def check_problem_against_catalog(problem: Problem, catalog: Catalog, file: str) -> None:
-    """Names in allow-lists and residency tags must exist in the catalog, or nothing could match."""
+    """Names in allow-lists, residency tags and data/prefer sites must exist in the catalog, or
+    nothing could match; a dataset's egress price must be given or follow from its site's offers."""
     restricts = [("restrict", problem.restrict)] + [
         (f"jobs[{i}].restrict", job.restrict) for i, job in enumerate(problem.jobs)]
     known = {"gpus": set(catalog.gpus), "datacenters": set(catalog.datacenters),
@@ -122,6 +123,18 @@ def check_problem_against_catalog(problem: Problem, catalog: Catalog, file: str)
                 if name not in names:
                     raise ProblemError(f"unknown {field[:-1]} {name!r}", file=file, key=f"{where}.{field}[{k}]",
                                        fix=f"use one of {', '.join(sorted(names))}")
+    for i, job in enumerate(problem.jobs):
+        for field, site in (("data", job.data), ("prefer", job.prefer)):
+            if site is not None and site.site not in catalog.datacenters:
+                raise ProblemError(f"unknown datacenter {site.site!r}", file=file, key=f"jobs[{i}].{field}.site",
+                                   fix=f"use one of {', '.join(sorted(catalog.datacenters))}")
+        if job.data is not None and job.data.egress_cny_per_tb is None:
+            prices = {o.egress_cny_per_tb for o in catalog.offers.values() if o.datacenter == job.data.site}
+            if len(prices) != 1:
+                why = "no offer there prices egress" if not prices else "its vendors price egress differently"
+                raise ProblemError(f"the egress price of the dataset at {job.data.site} is unclear: {why}",
+                                   file=file, key=f"jobs[{i}].data.egress_cny_per_tb",
+                                   fix="give data.egress_cny_per_tb (CNY per TB moved out)")
     tags = {t for dc in catalog.datacenters.values() for t in dc.residency}
     for i, job in enumerate(problem.jobs):
         if job.residency and job.residency not in tags:

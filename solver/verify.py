@@ -16,7 +16,7 @@ from solver.estimate.flops import flops_factor, training_flops
 from solver.estimate.memory import minimal_layout
 from solver.estimate.shape import infer_shape
 from solver.estimate.throughput import fabric_factor, peak_tflops, scale_factor, spot_loss
-from solver.model.catalog import Catalog, Offer
+from solver.model.catalog import DEFAULT_WAN_GBPS, Catalog, Offer
 from solver.model.plan import Plan
 from solver.model.problem import Job, Problem
 
@@ -165,6 +165,10 @@ class _Verifier:
         if start < job.start_day or end > job.deadline_days:
             self.fail(f"window: job {job.name} runs in days {start}-{end}, outside "
                       f"[{job.start_day}, {job.deadline_days})")
+        wait = self._transfer_wait(job, offer.datacenter)
+        if wait and start < job.start_day + wait:
+            self.fail(f"data: job {job.name} runs at {offer.datacenter} from day {start}, before its dataset "
+                      f"arrives from {job.data.site} on day {job.start_day + wait}")
         if offer.mode == "spot" and not job.interruptible:
             self.fail(f"spot: job {job.name} is not interruptible but runs on spot offer {offer.offer}")
         dc = self.cat.datacenters[offer.datacenter]
@@ -240,7 +244,24 @@ class _Verifier:
             offer = next(o for o in self.cat.offers.values() if o.vendor == vendor and o.datacenter == dc)
             months = (job.deadline_days - job.start_day) / 30
             total += job.storage_tb * offer.storage_cny_per_tb_month * months + job.egress_tb * offer.egress_cny_per_tb
+            if job.data is not None and dc != job.data.site:  # the dataset moved to this vendor's storage here
+                price = job.data.egress_cny_per_tb
+                if price is None:
+                    price = max((o.egress_cny_per_tb for o in self.cat.offers.values()
+                                 if o.datacenter == job.data.site), default=0.0)
+                total += job.data.dataset_tb * price
         return total
+
+    def _transfer_wait(self, job: Job, dc: str) -> int:
+        """Days the job's dataset takes to reach dc: none in the data site's link group,
+        else TB × 8e12 bit ÷ the slower end's line (default DEFAULT_WAN_GBPS Gbit/s), in whole days."""
+        if job.data is None or job.data.site not in self.cat.datacenters:
+            return 0
+        a, b = self.cat.datacenters[job.data.site], self.cat.datacenters[dc]
+        if a.link_group == b.link_group:
+            return 0
+        bits_per_day = min(a.wan_gbps or DEFAULT_WAN_GBPS, b.wan_gbps or DEFAULT_WAN_GBPS) * 1e9 * 86_400
+        return math.ceil(job.data.dataset_tb * 8e12 / bits_per_day - 1e-9)
 
 
 def _term_days(offer: Offer) -> float:

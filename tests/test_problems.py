@@ -20,7 +20,7 @@ def solve(name: str):
 
 def test_every_problem_directly_under_problems_is_meant_to_solve():
     names = sorted(p.stem for p in PROBLEMS.glob("*.yaml"))
-    assert names == ["debug-then-train", "hybrid-burst", "seed-13b-100b", "seed-7b-200b-30d"]
+    assert names == ["data-locality", "debug-then-train", "hybrid-burst", "seed-13b-100b", "seed-7b-200b-30d"]
 
 
 def test_seed_000_example_is_five_nodes_of_eight_a100_on_ib_hdr():
@@ -60,4 +60,17 @@ def test_hybrid_plan_is_hosted_base_plus_cloud_burst():
     # the racks arrive after their 30-day lead time, so the first month runs on cloud capacity
     assert min(a.start_day for a in hosted) >= 30
     assert min(a.start_day for a in plan.allocations) < 30
+    assert verify_plan(problem, catalog, plan) == []
+
+
+def test_data_locality_keeps_the_job_at_its_datasets_site():
+    problem, catalog, plan = solve("data-locality")
+    assert {a.datacenter for a in plan.allocations} == {"Yizhuang"}
+    assert plan.total_cost == pytest.approx(39_254.40)
+    assert plan.cost_breakdown["egress"] == 0
+    # without the dataset Fangshan is cheaper: the egress (28,000 CNY) is what keeps it
+    free = problem.model_copy(update={"jobs": [problem.jobs[0].model_copy(update={"data": None})]})
+    elsewhere = solve_problem(free, catalog, backend="highs", time_limit=120)
+    assert {a.datacenter for a in elsewhere.allocations} == {"Fangshan"}
+    assert elsewhere.total_cost == pytest.approx(38_551.68)
     assert verify_plan(problem, catalog, plan) == []

@@ -18,7 +18,9 @@ def add_data_costs(milp: Milp) -> None:
     plan does for j (solver.milp.work.surplus explains why that bound is valid).
     cost += u·(storage_tb_j·price_storage·window_days/30 + egress_tb_j·price_egress)
     Storage is kept for the job's whole window (data staged before, checkpoints after);
-    egress is the one-off export of weights and logs (seed 002: ask if export is free).
+    egress is the one-off export of weights and logs (seed 002: ask if export is free),
+    plus, at a datacenter other than the job's data.site, moving its dataset there once
+    (each vendor's storage at that site gets its own copy, like storage).
     """
     inst, model = milp.inst, milp.model
     jobs = {j.name: j for j in inst.problem.jobs}
@@ -33,7 +35,7 @@ def add_data_costs(milp: Milp) -> None:
         offer = next(o for o in inst.catalog.offers.values() if o.vendor == vendor and o.datacenter == dc)
         window = job.deadline_days - job.start_day
         storage = job.storage_tb * offer.storage_cny_per_tb_month * window / 30
-        egress = job.egress_tb * offer.egress_cny_per_tb
+        egress = job.egress_tb * offer.egress_cny_per_tb + dataset_egress(inst, job, dc)
         if storage <= 0 and egress <= 0:
             continue
         u = model.new_bool_var(f"u[{job_name},{vendor},{dc}]")
@@ -46,6 +48,18 @@ def add_data_costs(milp: Milp) -> None:
             milp.cost["storage"].append((u, storage))
         if egress > 0:
             milp.cost["egress"].append((u, egress))
+
+
+def dataset_egress(inst, job, dc: str) -> float:
+    """CNY to move the job's dataset to datacenter dc: dataset_tb × the job's egress price,
+    else the data site's egress price (the highest if its vendors differ; load rejects that)."""
+    if job.data is None or job.data.site == dc:
+        return 0.0
+    price = job.data.egress_cny_per_tb
+    if price is None:
+        price = max((o.egress_cny_per_tb for o in inst.catalog.offers.values() if o.datacenter == job.data.site),
+                    default=0.0)
+    return job.data.dataset_tb * price
 
 
 def _slowest(milp: Milp, job: str) -> float:

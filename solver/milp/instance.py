@@ -16,7 +16,7 @@ from solver.estimate.flops import flops_factor, training_flops
 from solver.estimate.memory import Layout, minimal_layout
 from solver.estimate.shape import infer_shape
 from solver.estimate.throughput import fabric_factor, peak_tflops, scale_factor, scale_tiers, spot_loss
-from solver.model.catalog import Catalog, Offer
+from solver.model.catalog import DEFAULT_WAN_GBPS, Catalog, Offer
 from solver.model.problem import Job, Problem, Restrict
 
 UNGUARANTEED_PERF = 0.90
@@ -184,13 +184,34 @@ def _job_option(job: Job, config: Config, inst: Instance) -> JobOption | str:
         peak = peak_tflops(gpu.bf16_tflops, gpu.fp8_tflops, job.precision)
     except ValueError as exc:
         return str(exc)
+    wait = transfer_days(job, offer.datacenter, inst.catalog)
     periods = tuple(t for t in inst.periods if t >= config.first_period and
-                    t * inst.period_days >= job.start_day and
+                    t * inst.period_days >= job.start_day + wait and
                     min((t + 1) * inst.period_days, problem.horizon_days) <= job.deadline_days)
     if not periods:
+        if wait and job.data is not None:
+            return (f"lead_time: not available inside the job's window once its {job.data.dataset_tb:g} TB "
+                    f"dataset has moved from {job.data.site} ({wait} days)")
         return "lead_time: not available inside the job's window"
     rate = effective_rate(job, offer, peak, gpu.default_mfu, layout)
     return JobOption(job.name, config.key, layout.gpus, layout, rate, (), periods, None)
+
+
+def transfer_days(job: Job, datacenter: str, catalog: Catalog) -> int:
+    """Whole days the job waits at `datacenter` for its dataset, counted from its start_day.
+
+    None inside the data site's link group (dedicated lines); between link groups the
+    dataset moves at the slower end's wan_gbps (blank: DEFAULT_WAN_GBPS), TB × 8000 Gbit.
+    """
+    if job.data is None:
+        return 0
+    if job.data.site not in catalog.datacenters:
+        raise ValueError(f"job {job.name}: data.site {job.data.site!r} is not a datacenter of the catalog")
+    src, dst = catalog.datacenters[job.data.site], catalog.datacenters[datacenter]
+    if src.link_group == dst.link_group:
+        return 0
+    gbps = min(src.wan_gbps or DEFAULT_WAN_GBPS, dst.wan_gbps or DEFAULT_WAN_GBPS)
+    return math.ceil(job.data.dataset_tb * 8000 / gbps / 86_400 - 1e-9)
 
 
 def job_layout(job: Job, memory_gb: float, gpus_per_node: int, max_gpus: int) -> Layout | None:

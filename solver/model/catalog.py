@@ -19,6 +19,10 @@ PriceUnit = Literal["cny_per_gpu_hour", "cny_per_node_hour", "cny_per_gpu_month"
 COMMITTED_MODES = ("monthly", "yearly", "hosted")
 UNIT_DAYS = {"hour": 1 / 24, "month": 30, "year": 365}
 MODE_UNITS = {"hourly": "hour", "spot": "hour", "monthly": "month", "hosted": "month", "yearly": "year"}
+DEFAULT_WAN_GBPS = 10.0
+"""Bandwidth (Gbit/s) of a datacenter's line to sites outside its link group when its
+optional `wan_gbps` cell is blank. Inside one link group (dedicated lines) moving a
+dataset is taken as immediate; between groups the slower end's wan_gbps applies."""
 
 
 class _Row(BaseModel):
@@ -51,6 +55,8 @@ class Datacenter(_Row):
     pue: float = Field(ge=1, le=3)
     residency: tuple[str, ...] = ()
     link_group: str = Field(min_length=1)
+    wan_gbps: float | None = Field(default=None, gt=0,
+                                   description=f"Gbit/s to other link groups; blank: {DEFAULT_WAN_GBPS:g}")
     as_of: date | None = None
     source: str = Field(min_length=1)
 

@@ -44,6 +44,24 @@ class Restrict(_Strict):
     offers: list[str] = []
 
 
+class DataSpec(_Strict):
+    """Where a job's dataset lives. Training at another datacenter pays its egress once per
+    (vendor, datacenter) used and starts only after the transfer (size ÷ link bandwidth)."""
+
+    site: str = Field(min_length=1, description="datacenter holding the dataset")
+    dataset_tb: float = Field(gt=0)
+    egress_cny_per_tb: float | None = Field(
+        default=None, ge=0, description="price of moving it out; default: the data site's vendor egress price")
+
+
+class Prefer(_Strict):
+    """Soft site preference: the plan keeps the job at `site` unless a plan that runs it
+    elsewhere is cheaper by more than up_to_pct % of the preferred plan's cost."""
+
+    site: str = Field(min_length=1, description="datacenter")
+    up_to_pct: float = Field(ge=0, le=100)
+
+
 class Job(_Strict):
     """One piece of work with a window [start_day, deadline_days) in days from the plan's start."""
 
@@ -66,6 +84,8 @@ class Job(_Strict):
     restart_hours: float = Field(default=0.25, ge=0)
     storage_tb: float = Field(default=0, ge=0, description="parallel FS kept at the site for the job window")
     egress_tb: float = Field(default=0, ge=0, description="data exported from the site once (weights, logs)")
+    data: DataSpec | None = None
+    prefer: Prefer | None = None
     restrict: Restrict | None = None
 
     @model_validator(mode="after")

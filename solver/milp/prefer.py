@@ -1,0 +1,71 @@
+"""Soft site preference (job.prefer = {site, up_to_pct}), made exact by solving again.
+
+"Keep the job at its site unless elsewhere is more than up_to_pct cheaper" compares two
+optima — the cheapest plan anywhere and the cheapest plan with the job at its site — so
+no single linear objective states it exactly. solver.api.solve_problem therefore solves
+as usual, and for each job with a preference (in the problem's order) whose plan leaves
+its site, solves once more with the job pinned there (row `Prefer-<job>`: no replica of
+the job at any other datacenter; earlier kept pins stay). The pinned plan is kept when
+
+    cost(current plan) ≥ cost(pinned plan) × (1 − up_to_pct / 100)
+
+i.e. unless the plan elsewhere is cheaper by more than up_to_pct % of the preferred
+plan's cost. Costs are whole-plan costs (jobs share nodes, so a job's own cost is not
+defined). A pin that makes the problem infeasible is dropped. Each re-solve costs one
+more solve of the whole problem (the time limit applies to each).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+from ortools.linear_solver.python import model_builder as mb
+
+from solver.errors import Infeasible
+from solver.milp.build import Milp, build_milp
+from solver.milp.instance import Instance
+from solver.model.plan import Plan
+
+TOL_REL = 1e-6
+
+
+def pin(milp: Milp, job: str, site: str) -> None:
+    """Row `Prefer-<job>`: the job's replicas at datacenters other than `site` sum to 0."""
+    inst = milp.inst
+    away = [var for (i, _t), var in milp.replicas.items()
+            if inst.options[i].job == job and inst.configs[inst.options[i].config].offer.datacenter != site]
+    if away:
+        milp.add_row(f"Prefer-{job}", mb.LinearExpr.sum(away) <= 0)
+
+
+def pinned_milp(inst: Instance, pins: list[str], constrain: Callable[[Milp], None] | None = None) -> Milp:
+    """The model of inst with each named job pinned to its preferred site (and `constrain` applied)."""
+    milp = build_milp(inst)
+    if constrain is not None:
+        constrain(milp)
+    jobs = {j.name: j for j in inst.problem.jobs}
+    for name in pins:
+        prefer = jobs[name].prefer
+        assert prefer is not None
+        pin(milp, name, prefer.site)
+    return milp
+
+
+def keep_preferred(inst: Instance, plan: Plan, solve_pinned: Callable[[list[str]], Plan]) -> Plan:
+    """The plan after honouring every job's preference in turn; solve_pinned(pins) solves with those pins."""
+    pins: list[str] = []
+    for job in inst.problem.jobs:
+        if job.prefer is None:
+            continue
+        sites = next((set(r.sites) for r in plan.jobs if r.name == job.name), set())
+        if sites == {job.prefer.site}:
+            pins.append(job.name)
+            continue
+        try:
+            candidate = solve_pinned([*pins, job.name])
+        except Infeasible:
+            continue
+        if plan.total_cost >= candidate.total_cost * (1 - job.prefer.up_to_pct / 100) * (1 - TOL_REL):
+            plan = candidate
+            pins.append(job.name)
+    return plan
