@@ -95,6 +95,32 @@ def test_lead_time_an_offer_that_arrives_after_the_deadline():
     assert alt.code == "lead_time" and "20 days" in alt.text
 
 
+def test_lead_time_that_leaves_too_little_of_the_window():
+    # L (2 CNY, 1 node) arrives on day 5: 80 GPU-days by day 10 would need it from day 0.
+    cat = catalog(hourly("A", 6), hourly("L", 2, vendor="v2", max_nodes=1, lead_time_days=5))
+    prob = problem(job(days=80, deadline=10), horizon=10)
+    alt = alternative(why(prob, cat), "v2/G80/hourly @ D1")
+    assert alt.code == "lead_time" and "5 days" in alt.text
+
+
+def test_over_the_budget_is_price_with_the_cost_without_the_budget():
+    # B alone costs 11 520; the budget of 10 000 admits only A's 7 680.
+    cat = catalog(hourly("A", 4), hourly("B", 6, vendor="v2"))
+    prob = problem(job(days=80, deadline=10), horizon=10, budget=10_000)
+    alt = alternative(why(prob, cat), "v2/G80/hourly @ D1")
+    assert alt.code == "price" and alt.cost == pytest.approx(11_520)
+    assert "over the budget by ¥1,520" in alt.text
+
+
+def test_only_the_k_cheapest_are_solved_and_shown():
+    cat = catalog(hourly("A", 4), *(hourly(f"B{i}", 5 + i, vendor=f"v{i + 2}") for i in range(4)))
+    prob = problem(job(days=80, deadline=10), horizon=10)
+    result = why(prob, cat, k=2)
+    jw = result.jobs[0]
+    assert jw.considered == 4 and [a.offers for a in jw.alternatives] == [["B0"], ["B1"]]
+    assert any("not re-solved" in note for note in result.notes)
+
+
 def test_availability_another_job_holds_the_stock():
     # B (v2) has 2 nodes; job k may only use B and holds one, so j (2 nodes) cannot move there.
     cat = catalog(hourly("A", 6), hourly("B", 5, vendor="v2", max_nodes=2))

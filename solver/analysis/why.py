@@ -187,7 +187,7 @@ class _Ctx:
         used = sorted({_label(self.catalog.offers[o]) for o in used_offers})
         excluded = _excluded_by_config(self.inst.excluded.get(name, []))
         usable = {o.config for o in self.inst.options if o.job == name}
-        out = []
+        out, candidates = [], []
         for group, keys in sorted(self.groups.items()):
             offers = sorted({self.inst.configs[key].offer.offer for key in keys})
             if used_offers & set(offers):
@@ -198,9 +198,52 @@ class _Ctx:
                     continue  # the user's own restrict list: not a candidate at all
                 out.append(self._excluded(name, group, offers, reasons))
             else:
-                out.append(self._forced(name, group, offers, set(keys)))
+                candidates.append((group, offers, set(keys)))
+        considered = len(out) + len(candidates)
+        # Cheapest LP bound first; once k forced plans cost no more than the next bound, the rest
+        # cannot enter the k best (ranked by cost, infeasible ones after): not re-solved.
+        bounds = self._lp_bounds(name, [c[2] for c in candidates])
+        order = sorted(range(len(candidates)), key=lambda i: (bounds[i] is None, bounds[i] or 0.0))
+        solved: list[Alternative] = []
+        skipped, skipped_from = 0, math.inf
+        for i in order:
+            costs = sorted(a.cost for a in solved if a.cost is not None)
+            if len(costs) >= k and bounds[i] is not None and bounds[i] >= costs[k - 1] - TOL:
+                skipped += 1
+                skipped_from = min(skipped_from, bounds[i])
+                continue
+            group, offers, keys = candidates[i]
+            solved.append(self._forced(name, group, offers, keys))
+        out += solved
         out.sort(key=_rank)
-        return JobWhy(name, used, out[:k], len(out))
+        if skipped:
+            self.notes.append(f"job {name}: {skipped} more alternative{'s' if skipped > 1 else ''} cost at least "
+                              f"¥{skipped_from:,.0f} forced (LP bound), more than the {k} shown; not re-solved")
+        return JobWhy(name, used, out[:k], considered)
+
+    def _lp_bounds(self, name: str, key_sets: list[set[str]]) -> list[float | None]:
+        """LP relaxation bound of each forced model (None: the LP is infeasible, or no time); one
+        relaxed model, the job's replicas outside each candidate bounded to 0 in turn."""
+        from solver.milp.build import build_milp
+
+        if len(key_sets) <= 1:
+            return [None] * len(key_sets)
+        milp = build_milp(self.inst, relax=True)
+        mine = [(milp.inst.options[i].config, var) for (i, _), var in milp.replicas.items()
+                if milp.inst.options[i].job == name]
+        out: list[float | None] = []
+        for keys in key_sets:
+            saved = [(var, var.upper_bound) for config, var in mine if config not in keys]
+            for var, _ in saved:
+                var.upper_bound = 0
+            try:
+                out.append(solve_milp(milp, backend="highs", time_limit=self.time_limit).objective)
+            except NoSolution:
+                out.append(None)
+            finally:
+                for var, upper in saved:
+                    var.upper_bound = upper
+        return out
 
     def _excluded(self, name: str, group, offers: list[str], reasons: list[str]) -> Alternative:
         coded = [(_code(r), r) for r in reasons if not r.startswith("excluded by")] or [("availability", "unusable")]
@@ -210,6 +253,9 @@ class _Ctx:
             text = self._memory_words(name, group, offers) or text
         elif code == "deadline":
             text = f"cannot finish in time at any size ({text})"
+            lead = max(self.catalog.offers[o].lead_time_days for o in offers)
+            if lead and self._usable_without_lead_time(name, offers):
+                code, text = "lead_time", f"lead time {lead} days leaves too little of the window: {text}"
         elif code == "lead_time":
             lead = min(self.catalog.offers[o].lead_time_days for o in offers)
             text = f"lead time {lead} days: {text}"
@@ -313,14 +359,18 @@ class _Ctx:
                 lead = max(self.catalog.offers[o].lead_time_days for o in alt.offers)
                 alt.text = f"lead time {lead} days leaves too little of the window: " + alt.text
 
+    def _usable_without_lead_time(self, name: str, offers: list[str]) -> bool:
+        """Would preprocessing keep the job on these offers if they had no lead time? (same rules, rerun)"""
+        from solver.milp.instance import build_instance
+
+        inst = build_instance(self.problem, _no_lead_time(self.catalog, offers))
+        return any(o.job == name and inst.configs[o.config].offer.offer in offers for o in inst.options)
+
     def _lead_time_blocks(self, alt: Alternative, keys: set[str]) -> bool:
         """Would the forced plan exist if the alternative's offers had no lead time? (one more re-solve)"""
         if not any(self.catalog.offers[o].lead_time_days for o in alt.offers):
             return False
-        offers = dict(self.catalog.offers)
-        for o in alt.offers:
-            offers[o] = offers[o].model_copy(update={"lead_time_days": 0})
-        return self._solve(self.problem, self.catalog.model_copy(update={"offers": offers}),
+        return self._solve(self.problem, _no_lead_time(self.catalog, alt.offers),
                            constrain=force_job(alt.job, keys)) is not None
 
     # --- binding limits --------------------------------------------------------------------
@@ -385,6 +435,13 @@ def _stock_slack(milp: Milp) -> list[tuple]:
             milp.add_row(f"Stock-{offer}-{t}", mb.LinearExpr.sum(variables) - s <= cap)
         out.append(("stock", offer, s, 1 / cap, cap))
     return out
+
+
+def _no_lead_time(catalog: Catalog, names: list[str]) -> Catalog:
+    offers = dict(catalog.offers)
+    for name in names:
+        offers[name] = offers[name].model_copy(update={"lead_time_days": 0})
+    return catalog.model_copy(update={"offers": offers})
 
 
 def _excluded_by_config(lines: list[str]) -> dict[str, str]:
