@@ -44,6 +44,9 @@ def solve(problem: Path = typer.Argument(..., help="problem YAML"),
           xlsx: Optional[Path] = typer.Option(None, help="also write the plan's tables as an Excel workbook"),
           csv: Optional[Path] = typer.Option(None, help="also write the plan's tables as CSV files in this folder"),
           force: bool = typer.Option(False, "--force", help="replace existing --html/--xlsx/--csv files"),
+          why: bool = typer.Option(False, "--why", help="also: each job's best runners-up, the reason each lost, "
+                                                        "and what one more unit of each binding limit is worth"),
+          why_k: int = typer.Option(3, "--why-k", min=1, help="runners-up per job with --why"),
           explain: bool = typer.Option(True, "--explain/--no-explain",
                                        help="when infeasible, find the smallest relaxation of each limit")) -> None:
     """Cheapest feasible rental plan for PROBLEM, verified independently before it is shown.
@@ -80,13 +83,20 @@ def solve(problem: Path = typer.Argument(..., help="problem YAML"),
                 print_json({"status": "infeasible", "proven": exc.proven, "message": str(exc),
                             "reasons": exc.reasons, "explanation": exc.explanation})
             raise
-        written = files.write(plan, prob, cat)
+        explained = None
+        if why:
+            from solver.analysis.why import why as why_plan
+            with working("why: forcing the runners-up"):
+                explained = why_plan(prob, cat, k=why_k, plan=plan, **options)
+        written = files.write(plan, prob, cat, why=explained.to_dict() if explained else None)
         compared = []
         if baselines:
             from solver.analysis.baselines import all_baselines
             compared = all_baselines(prob, cat, **options)
         if as_json:
             data = plan.model_dump(mode="json")
+            if explained is not None:
+                data["why"] = explained.to_dict()
             if baselines:
                 data["baselines"] = [{"name": b.name, "cost": b.cost, "saving": b.saving(plan.total_cost),
                                       "detail": b.detail} for b in compared]
@@ -96,6 +106,9 @@ def solve(problem: Path = typer.Argument(..., help="problem YAML"),
             render_plan(plan, console)
             if baselines:
                 render_baselines(plan, compared, console)
+            if explained is not None:
+                from solver.report.why import render_why
+                render_why(explained, console)
             for path in written:
                 console.print(f"wrote {path}", highlight=False)
     run_action(action)

@@ -48,3 +48,16 @@ def test_frontier_and_sweep_tables_as_workbooks(tmp_path):
     assert run.returncode == 0, run.stderr
     points = pd.read_excel(tmp_path / "frontier.xlsx", sheet_name="frontier")
     assert len(points) >= 1 and "point" in points.columns
+
+
+def test_solve_why_in_json_and_in_the_html_report(tmp_path):
+    import json
+
+    run = gpuplan("solve", HYBRID, "--why", "--why-k", "2", "--json", "--html", tmp_path / "p.html")
+    assert run.returncode == 0, run.stderr
+    data = json.loads(run.stdout)
+    alternatives = data["why"]["jobs"][0]["alternatives"]
+    assert len(alternatives) == 2 and all(a["cost"] >= data["total_cost"] for a in alternatives)
+    assert all(a["code"] == "price" for a in alternatives)          # both are dearer, feasible plans
+    page = (tmp_path / "p.html").read_text(encoding="utf-8")
+    assert "Why this plan" in page and alternatives[0]["label"].split(" @")[0] in page

@@ -84,7 +84,7 @@ def frontier_points(frontier) -> tuple[list[FrontierPoint], str, str, str]:
 
 
 # ----- page ----------------------------------------------------------------------------------------------
-def render_html(plan: Plan, problem: Problem, catalog: Catalog, *, frontier=None) -> str:
+def render_html(plan: Plan, problem: Problem, catalog: Catalog, *, frontier=None, why: dict | None = None) -> str:
     """The whole report as one HTML document (UTF-8, no external resources, no script)."""
     used = _offers_used(plan, catalog)
     sections = [
@@ -107,6 +107,8 @@ def render_html(plan: Plan, problem: Problem, catalog: Catalog, *, frontier=None
                          frontier_svg(points, x_label, y_label, current=(_finish(plan), plan.total_cost)
                                       if "finishing day" in x_label and "cost" in y_label else None),
                          _frontier_table(points, x_label, y_label)]
+    if why is not None:
+        sections += ["<h2>Why this plan</h2>", _why_section(why)]
     sections += ["<h2>Limits the plan runs into</h2>", _binding_table(plan),
                  "<h2>Assumptions</h2>", _assumptions(plan, problem, catalog, used),
                  "<h2>Contract checklist</h2>", _checklist(plan, problem, catalog, used)]
@@ -123,10 +125,10 @@ def render_html(plan: Plan, problem: Problem, catalog: Catalog, *, frontier=None
 
 
 def write_html(path: str | Path, plan: Plan, problem: Problem, catalog: Catalog, *, frontier=None,
-               force: bool = False, option: str = "--output") -> Path:
+               why: dict | None = None, force: bool = False, option: str = "--output") -> Path:
     """Write the report; ProblemError (naming `option`) when the file exists and not force."""
     path = check_html_path(path, force=force, option=option)
-    path.write_text(render_html(plan, problem, catalog, frontier=frontier), encoding="utf-8")
+    path.write_text(render_html(plan, problem, catalog, frontier=frontier, why=why), encoding="utf-8")
     return path
 
 
@@ -468,6 +470,24 @@ def _frontier_table(points: list[FrontierPoint], x_label: str, y_label: str) -> 
             for i, p in enumerate(points, 1)]
     return _table(["#", esc(x_label), esc(y_label), "mix (peak nodes × GPUs per node)", ""], rows,
                   numeric=(0, 1, 2), cls="frontier")
+
+
+def _why_section(why: dict) -> str:
+    """Runners-up per job (forced re-solves) and what one more unit of each binding limit is worth."""
+    parts = []
+    for job in why.get("jobs", []):
+        rows = [[esc(a["label"]), money(a["cost"]) if a.get("cost") is not None else "no plan",
+                 money(a["delta"]) if a.get("delta") is not None else "—", esc(a["code"]), esc(a["text"])]
+                for a in job.get("alternatives", [])]
+        parts.append(f"<h3>{esc(job['job'])}: uses {esc(', '.join(job.get('used', [])))}</h3>")
+        parts.append(_table(["alternative", "best plan forced onto it", "vs this plan", "reason", "why"], rows,
+                            numeric=(1, 2), cls="why") if rows else "<p>No other alternative.</p>")
+    limits = [[esc(b["text"]), esc(b["relax"]), money(b["delta"]) if b.get("delta") is not None else "—"]
+              for b in why.get("binding", []) if b.get("relax")]
+    if limits:
+        parts.append("<h3>What one more unit of each binding limit is worth (re-solve delta, CNY)</h3>")
+        parts.append(_table(["limit", "relaxed by", "cost change"], limits, numeric=(2,), cls="why-binding"))
+    return "\n".join(parts)
 
 
 def _binding_table(plan: Plan) -> str:

@@ -33,12 +33,12 @@ class PlanFiles:
         if self.csv_dir:
             check_csv_target(self.csv_dir, force=self.force)
 
-    def write(self, plan: Plan, problem: Problem, catalog: Catalog) -> list[Path]:
+    def write(self, plan: Plan, problem: Problem, catalog: Catalog, *, why: dict | None = None) -> list[Path]:
         from solver.report.html import write_html
         from solver.report.tables import plan_tables, write_csv_dir, write_xlsx
         written: list[Path] = []
         if self.html:
-            written.append(write_html(self.html, plan, problem, catalog, force=self.force, option="--html"))
+            written.append(write_html(self.html, plan, problem, catalog, why=why, force=self.force, option="--html"))
         if self.xlsx or self.csv_dir:
             tables = plan_tables(plan, problem, catalog)
             if self.xlsx:
