@@ -37,7 +37,7 @@ from ortools.linear_solver.python import model_builder as mb
 from solver.api import build, explain_quick
 from solver.errors import Infeasible, PlanRejected
 from solver.milp.build import Milp, build_milp
-from solver.milp.decompose import choices_by_job
+from solver.milp.decompose import fix_choice, choices_by_job
 from solver.milp.extract import extract_plan
 from solver.milp.solve import (
     DEFAULT_BACKEND,
@@ -419,19 +419,19 @@ class Session:
         """LP bound of choice k under the current limits; None when the LP is infeasible."""
         assert self.relaxed is not None and k is not None
         self.lp_solves += 1
-        _fix(self._lp_flags, k)
+        fix_choice(self._lp_flags, k)
         try:
             return solve_milp(self.relaxed.milp, backend="highs").objective
         except NoSolution as exc:
             return None if exc.proven else -INF
         finally:
-            _fix(self._lp_flags, None)
+            fix_choice(self._lp_flags, None)
 
     def _solve_choice(self, k: int | None, left: float | None) -> Solution | None:
         """Solve with choice k fixed (None: the full model); remember the result."""
         known = self._memory[k]
         if k is not None:
-            _fix(self._flags, k)
+            fix_choice(self._flags, k)
         self.milp_solves += 1
         try:
             sol = solve_milp(self.milp, backend=self.backend, time_limit=left, gap=self.gap)
@@ -439,7 +439,7 @@ class Session:
             known.infeasible = exc.proven
             return None
         finally:
-            _fix(self._flags, None)
+            fix_choice(self._flags, None)
         known.sol, known.bound = sol, max(known.bound, sol.bound)
         return sol
 
@@ -471,15 +471,6 @@ class Session:
         if lim.vendors is not None:
             parts.append(f"with at most {lim.vendors} vendor{'s' if lim.vendors != 1 else ''}")
         return ", ".join(parts)
-
-
-def _fix(flags: list, k: int | None) -> None:
-    """Flag k to 1 and the others to 0; None frees them all again."""
-    for i, flag in enumerate(flags):
-        if k is None:
-            flag.lower_bound, flag.upper_bound = 0.0, 1.0
-        else:
-            flag.lower_bound = flag.upper_bound = 1.0 if i == k else 0.0
 
 
 def plan_vendors(plan: Plan) -> set[str]:

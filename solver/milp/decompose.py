@@ -52,7 +52,7 @@ def solve_by_choice(milp: Milp, *, backend: str, time_limit: float | None, gap: 
         if left is not None and left <= 0:
             open_bound = min(open_bound, bound)
             break
-        _fix(flags, k)
+        fix_choice(flags, k)
         later = order[position + 1][0] if position + 1 < len(order) else float("inf")
         try:
             with _whole_search_progress(best.objective if best else None, later):
@@ -62,7 +62,7 @@ def solve_by_choice(milp: Milp, *, backend: str, time_limit: float | None, gap: 
                 open_bound = min(open_bound, bound)
             continue
         finally:
-            _fix(flags, None)
+            fix_choice(flags, None)
         if sol.status != "optimal":
             open_bound = min(open_bound, sol.bound)
         if best is None or sol.objective < best.objective:
@@ -104,7 +104,7 @@ def _bounds(milp: Milp, job: str) -> list[float]:
     flags = choices_by_job(relaxed)[job]
     out = []
     for k in range(len(flags)):
-        _fix(flags, k)
+        fix_choice(flags, k)
         try:
             out.append(solve_milp(relaxed, backend="highs").objective)
         except NoSolution:
@@ -112,7 +112,7 @@ def _bounds(milp: Milp, job: str) -> list[float]:
     return out
 
 
-def _fix(flags: list, k: int | None) -> None:
+def fix_choice(flags: list, k: int | None) -> None:
     """Flag k to 1 and the others to 0; None frees them all again."""
     for i, flag in enumerate(flags):
         if k is None:
