@@ -221,6 +221,11 @@ def _pick_list(items: list, selector: str, edit: Edit, part: str) -> list[int]:
     return picked
 
 
+def row_path(table: str, column: str, name: str) -> str:
+    """`offers.NAME` in this language, or `offers[offer=NAME]` when NAME holds a dot, bracket, = or comma."""
+    return f"{table}[{column}={name}]" if any(c in name for c in ".[]=,") else f"{table}.{name}"
+
+
 def _combine(old: Any, edit: Edit) -> Any:
     if edit.op == "=":
         return edit.value

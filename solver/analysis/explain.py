@@ -51,9 +51,10 @@ from dataclasses import asdict, dataclass, field
 
 from ortools.linear_solver.python import model_builder as mb
 
-from solver.analysis.edits import apply_edits
+from solver.analysis.edits import apply_edits, row_path
 from solver.errors import Infeasible
 from solver.milp.build import build_milp
+from solver.milp.elastic import budget_slack, power_slack, stock_slack
 from solver.milp.instance import build_instance
 from solver.milp.solve import DEFAULT_BACKEND, NoSolution, Solution, solve_milp
 from solver.model.catalog import Catalog
@@ -250,8 +251,8 @@ class _Context:
         if part.kind == "budget":
             return [f"budget+={_int(a)}"]
         if part.kind == "power":
-            return [f"{_row('datacenters', 'datacenter', part.target)}.power_quota_kw+={_int(a)}"]
-        return [f"{_row('offers', 'offer', part.target)}.max_nodes+={_int(a)}"]
+            return [f"{row_path('datacenters', 'datacenter', part.target)}.power_quota_kw+={_int(a)}"]
+        return [f"{row_path('offers', 'offer', part.target)}.max_nodes+={_int(a)}"]
 
     def _cannot(self, kind: str, target: str, text: str) -> Relaxation:
         return Relaxation(kind, target, None, UNITS[kind], text=text)
@@ -395,17 +396,10 @@ class _Context:
                 continue
             milp = build_milp(inst)
             model, objective = milp.model, []
-            b_slack = None
-            if budget is not None and "Budget" in milp.rows:
-                b_slack = model.new_num_var(0, math.inf, "slack[budget]")
-                milp.rows["Budget"].add_term(b_slack, -1.0)
+            b_slack = budget_slack(milp) if budget is not None else None
+            if b_slack is not None:
                 objective.append((b_slack, budget))
-            for dc, weight in (power or {}).items():
-                s = model.new_num_var(0, math.inf, f"slack[power,{dc}]")
-                for name, row in milp.rows.items():
-                    if name.startswith(f"Power-{dc}-") and name[len(f"Power-{dc}-"):].isdigit():
-                        row.add_term(s, -1.0)
-                objective.append((s, weight))
+            objective += [(power_slack(milp, dc), weight) for dc, weight in (power or {}).items()]
             if stock:
                 objective += _stock_slack(milp, self.catalog, factor, weighted)
             model.minimize(mb.LinearExpr.weighted_sum([v for v, _ in objective], [w for _, w in objective]))
@@ -457,27 +451,9 @@ def _raised(catalog: Catalog, factor: int) -> Catalog:
 
 
 def _stock_slack(milp, catalog: Catalog, factor: int, weighted: bool) -> list[tuple]:
-    """Rows Σ_{options of o} n[o,t] − s_o ≤ max_nodes_o (the written cap) in every period.
-
-    The raised caps already bound each variable and contract, so these rows alone put the
-    written stock back, with integer slack s_o ≤ (factor − 1)·max_nodes_o.
-    """
-    by_offer: dict[str, dict[int, list]] = {}
-    for (key, t), var in milp.nodes.items():
-        by_offer.setdefault(milp.inst.configs[key].offer.offer, {}).setdefault(t, []).append(var)
-    out = []
-    for offer, periods in sorted(by_offer.items()):
-        cap = catalog.offers[offer].max_nodes
-        s = milp.model.new_int_var(0, cap * (factor - 1), f"slack[stock,{offer}]")
-        for t, variables in sorted(periods.items()):
-            milp.add_row(f"Stock-{offer}-{t}", mb.LinearExpr.sum(variables) - s <= cap)
-        out.append((s, 1 / cap if weighted else 1.0))
-    return out
-
-
-def _row(table: str, column: str, name: str) -> str:
-    """`offers.NAME` in the edit language, or `offers[offer=NAME]` when NAME has a dot or bracket."""
-    return f"{table}[{column}={name}]" if any(c in name for c in ".[]=,") else f"{table}.{name}"
+    """Slack on every offer's written max_nodes (the model was built with caps raised ×factor)."""
+    caps = {o.offer: o.max_nodes for o in catalog.offers.values()}
+    return [(s, 1 / caps[offer] if weighted else 1.0) for offer, s in stock_slack(milp, caps, factor).items()]
 
 
 def _flag(rel: Relaxation, prefix: str = "") -> str:

@@ -34,9 +34,10 @@ from dataclasses import asdict, dataclass, field
 
 from ortools.linear_solver.python import model_builder as mb
 
-from solver.analysis.edits import apply_edits
+from solver.analysis.edits import apply_edits, row_path
 from solver.errors import Infeasible
 from solver.milp.build import Milp
+from solver.milp.elastic import budget_slack, power_sites, power_slack, stock_slack
 from solver.milp.solve import DEFAULT_BACKEND, NoSolution, solve_milp
 from solver.model.catalog import Catalog, Offer
 from solver.model.plan import Plan
@@ -297,18 +298,11 @@ class _Ctx:
         _, milp = build(self.problem, self.catalog)
         force_job(alt.job, keys)(milp)
         model, slacks = milp.model, []  # (family, target, var, weight, limit)
-        if "Budget" in milp.rows:
-            s = model.new_num_var(0, math.inf, "slack[budget]")
-            milp.rows["Budget"].add_term(s, -1.0)
+        s = budget_slack(milp)
+        if s is not None:
             slacks.append(("budget", "budget", s, 1 / self.problem.budget, self.problem.budget))
-        sites: dict[str, list] = {}
-        for row_name, row in milp.rows.items():
-            if row_name.startswith("Power-"):
-                sites.setdefault(row_name[len("Power-"):].rsplit("-", 1)[0], []).append(row)
-        for dc, rows in sorted(sites.items()):
-            s = model.new_num_var(0, math.inf, f"slack[power,{dc}]")
-            for row in rows:
-                row.add_term(s, -1.0)
+        for dc in power_sites(milp):
+            s = power_slack(milp, dc)
             quota = self.catalog.datacenters[dc].power_quota_kw
             rack = min((o.node_kw for o in self.catalog.offers.values()
                         if o.datacenter == dc and o.counts_power and o.node_kw), default=1.0)
@@ -381,10 +375,10 @@ class _Ctx:
             kws = [o.node_kw for o in self.catalog.offers.values()
                    if o.datacenter == b.name and o.counts_power and o.node_kw]
             rack = min(kws) if kws else 1.0
-            edits = [f"{_row('datacenters', 'datacenter', b.name)}.power_quota_kw+={rack:g}"]
+            edits = [f"{row_path('datacenters', 'datacenter', b.name)}.power_quota_kw+={rack:g}"]
             relax = f"+{rack:g} kW at {b.name} (one rack)"
         elif b.kind == "availability":
-            edits = [f"{_row('offers', 'offer', b.name)}.max_nodes+=1"]
+            edits = [f"{row_path('offers', 'offer', b.name)}.max_nodes+=1"]
             relax = f"+1 node of {b.name}"
         elif b.kind == "budget":
             step = max(1, round(self.problem.budget * 0.01))
@@ -392,7 +386,7 @@ class _Ctx:
             relax = f"+¥{step:,} budget (1 %)"
         elif b.kind == "deadline":
             job = next(j for j in self.problem.jobs if j.name == b.name)
-            edits = [f"{_row('jobs', 'name', b.name)}.deadline_days+=1"]
+            edits = [f"{row_path('jobs', 'name', b.name)}.deadline_days+=1"]
             if job.deadline_days + 1 > self.problem.horizon_days:
                 edits.append(f"horizon_days={job.deadline_days + 1}")
             relax = f"+1 day on {b.name}'s deadline"
@@ -418,23 +412,15 @@ class _Undetermined(Exception):
 def _stock_slack(milp: Milp) -> list[tuple]:
     """Raise every offer's node bounds ×STOCK_RAISE; rows Σ n[o,t] − s ≤ max_nodes put the cap back."""
     inst = milp.inst
-    by_offer: dict[str, dict[int, list]] = {}
-    for (key, t), var in milp.nodes.items():
-        by_offer.setdefault(inst.configs[key].offer.offer, {}).setdefault(t, []).append(var)
-    raised = {o: inst.catalog.offers[o].max_nodes * STOCK_RAISE for o in by_offer}
+    caps = {o: inst.catalog.offers[o].max_nodes for o in {inst.configs[key].offer.offer for key, _ in milp.nodes}}
+    raised = {o: cap * STOCK_RAISE for o, cap in caps.items()}
     for (key, _), var in [*milp.nodes.items(), *milp.contracts.items()]:
         var.upper_bound = raised[inst.configs[key].offer.offer]
     for name, row in milp.rows.items():
         if name.startswith("Availability-"):
             row.upper_bound = math.inf
-    out = []
-    for offer, periods in sorted(by_offer.items()):
-        cap = inst.catalog.offers[offer].max_nodes
-        s = milp.model.new_int_var(0, cap * (STOCK_RAISE - 1), f"slack[stock,{offer}]")
-        for t, variables in sorted(periods.items()):
-            milp.add_row(f"Stock-{offer}-{t}", mb.LinearExpr.sum(variables) - s <= cap)
-        out.append(("stock", offer, s, 1 / cap, cap))
-    return out
+    return [("stock", offer, s, 1 / caps[offer], caps[offer])
+            for offer, s in stock_slack(milp, caps, STOCK_RAISE).items()]
 
 
 def _no_lead_time(catalog: Catalog, names: list[str]) -> Catalog:
@@ -480,6 +466,3 @@ def _dearer(delta: float) -> str:
 def _label(offer: Offer) -> str:
     return f"{offer.vendor}/{offer.gpu}/{offer.mode} @ {offer.datacenter}"
 
-
-def _row(table: str, column: str, name: str) -> str:
-    return f"{table}[{column}={name}]" if any(c in name for c in ".[]=,") else f"{table}.{name}"
