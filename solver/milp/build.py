@@ -30,6 +30,7 @@ class Milp:
     discount_flag: dict[tuple[str, int], mb.Variable] = field(default_factory=dict)
     sites: dict[tuple[str, str], mb.Variable] = field(default_factory=dict)            # (job, choice name)
     choices: dict[str, list] = field(default_factory=dict)                             # job → [site.Choice]
+    work_coef: dict[tuple[int, int], float] = field(default_factory=dict)              # (option, t) → EFLOP
     data_sites: dict[tuple[str, str, str], mb.Variable] = field(default_factory=dict)  # (job, vendor, dc)
     data_members: dict[tuple[str, str, str], list[mb.Variable]] = field(default_factory=dict)
     cost: dict[str, list[tuple[mb.Variable, float]]] = field(default_factory=lambda: defaultdict(list))

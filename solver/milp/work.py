@@ -45,8 +45,18 @@ def replica_factor(milp: Milp, option_index: int) -> float:
 
 def replica_work(milp: Milp, option_index: int, t: int) -> float:
     """Coefficient of m[option, t] in its job's work row (EFLOP)."""
-    opt = milp.inst.options[option_index]
-    return opt.work_per_replica(milp.inst.hours[t], replica_factor(milp, option_index))
+    return work_coefficients(milp)[option_index, t]
+
+
+def work_coefficients(milp: Milp) -> dict[tuple[int, int], float]:
+    """Every replica's work coefficient, computed once per model (the work, site and data rows
+    all use them; the choice flags must exist first, since they decide where the tier factor goes)."""
+    if not milp.work_coef:
+        inst = milp.inst
+        factors = [replica_factor(milp, i) for i in range(len(inst.options))]
+        milp.work_coef.update({(i, t): inst.options[i].work_per_replica(inst.hours[t], factors[i])
+                               for (i, t) in milp.replicas})
+    return milp.work_coef
 
 
 def surplus(milp: Milp) -> dict[str, float]:
@@ -62,7 +72,7 @@ def surplus(milp: Milp) -> dict[str, float]:
     domains in proportion to the work done there.
     """
     out: dict[str, float] = defaultdict(float)
-    for (i, t) in milp.replicas:
+    for (i, _t), work in work_coefficients(milp).items():
         job = milp.inst.options[i].job
-        out[job] = max(out[job], replica_work(milp, i, t))
+        out[job] = max(out[job], work)
     return out
