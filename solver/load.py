@@ -83,15 +83,7 @@ def _check_columns(path: Path, frame: pd.DataFrame, model: type[BaseModel]) -> N
 def load_problem(path: str | Path) -> tuple[Problem, Catalog]:
     """Load a problem YAML and the catalog it points at (relative to the problem file)."""
     path = Path(path)
-    if not path.is_file():
-        raise ProblemError("problem file not found", file=str(path), fix="check the path")
-    try:
-        data = yaml.safe_load(path.read_text(encoding="utf-8"))
-    except yaml.YAMLError as exc:
-        mark = getattr(exc, "problem_mark", None)
-        where = f"line {mark.line + 1}" if mark else None
-        raise ProblemError(f"not valid YAML ({getattr(exc, 'problem', exc)})", file=str(path), key=where,
-                           fix="check indentation and quoting") from None
+    data = read_yaml(path, "problem file")
     if not isinstance(data, dict):
         raise ProblemError("expected a mapping of keys (name, catalog, horizon_days, jobs, ...)",
                            file=str(path), fix="see problems/*.yaml for examples")
@@ -106,6 +98,18 @@ def load_problem(path: str | Path) -> tuple[Problem, Catalog]:
     catalog = load_catalog(catalog_dir)
     check_problem_against_catalog(problem, catalog, str(path))
     return problem, catalog
+
+
+def read_yaml(path: Path, what: str, fix: str = "check indentation and quoting") -> Any:
+    """The parsed YAML of a file; ProblemError naming the file (and the line) when it is missing or malformed."""
+    if not path.is_file():
+        raise ProblemError(f"{what} not found", file=str(path), fix="check the path")
+    try:
+        return yaml.safe_load(path.read_text(encoding="utf-8"))
+    except yaml.YAMLError as exc:
+        mark = getattr(exc, "problem_mark", None)
+        raise ProblemError(f"not valid YAML ({getattr(exc, 'problem', exc)})", file=str(path),
+                           key=f"line {mark.line + 1}" if mark else None, fix=fix) from None
 
 
 def check_problem_against_catalog(problem: Problem, catalog: Catalog, file: str) -> None:

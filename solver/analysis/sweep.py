@@ -52,6 +52,7 @@ from pydantic import ValidationError
 
 from solver.analysis.edits import apply_edits, parse_edit
 from solver.errors import Infeasible, ProblemError
+from solver.load import read_yaml
 from solver.model.catalog import Catalog
 from solver.model.problem import Problem
 
@@ -74,15 +75,8 @@ class Scenario:
 def load_grid(path: str | Path) -> list[Scenario]:
     """Scenarios of a grid YAML file; ProblemError naming the file and key when it is malformed."""
     path = Path(path)
-    if not path.is_file():
-        raise ProblemError("grid file not found", file=str(path), fix="check the path")
-    try:
-        data = yaml.safe_load(path.read_text(encoding="utf-8"))
-    except yaml.YAMLError as exc:
-        mark = getattr(exc, "problem_mark", None)
-        raise ProblemError(f"not valid YAML ({getattr(exc, 'problem', exc)})", file=str(path),
-                           key=f"line {mark.line + 1}" if mark else None,
-                           fix='quote keys with brackets, e.g. "offers[vendor=sinnet].price*=": [0.9, 1.0]') from None
+    data = read_yaml(path, "grid file",
+                     fix='quote keys with brackets, e.g. "offers[vendor=sinnet].price*=": [0.9, 1.0]')
     return scenarios_from_grid(data, str(path))
 
 
@@ -191,7 +185,7 @@ def check_edits(problem: Problem, catalog: Catalog, scenarios: Sequence[Scenario
 
 def run_scenario(problem: Problem, catalog: Catalog, scenario: Scenario, options: dict) -> dict:
     """Edit, solve and summarise one scenario; every failure is caught and becomes the row's error."""
-    from solver.api import solve_problem                 # heavy import, only where solving happens
+    from solver.api import solve_problem  # heavy import, only where solving happens
 
     start = time.perf_counter()
     row: dict[str, Any] = {"status": "error", "total_cost": None, "finish": {}, "gpu_days": {},
