@@ -64,6 +64,7 @@ def test_an_infeasible_scenario_is_reported_not_raised():
     ("offers.C.interconnect_price=[0.5]", "offers.C.interconnect_price", [0.5]),
     ("jobs[*].deadline_days*=0.5", "jobs.j.deadline_days", 15),
     ("jobs[0].mfu=0.4", "jobs.j.mfu", 0.4),
+    ("jobs[kind=pretrain,start_day=0].deadline_days=20", "jobs.j.deadline_days", 20),
     ("budget=1e5", "budget", 100_000.0),
     ("restrict.modes=[hosted]", "restrict.modes", ["hosted"]),
 ])

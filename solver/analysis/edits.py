@@ -203,22 +203,15 @@ def _apply_problem(prob: dict, edit: Edit) -> list[Change]:
 
 
 def _pick_list(items: list, selector: str, edit: Edit, part: str) -> list[int]:
-    """jobs.NAME, jobs[0], jobs[*], jobs[kind=lora] → indices (at least one)."""
-    if selector.startswith("["):
-        inner = selector[1:-1].strip()
-        if inner == "*":
-            picked = list(range(len(items)))
-        elif inner.isdigit():
-            picked = [int(inner)] if int(inner) < len(items) else []
-        else:
-            column, _, value = inner.partition("=")
-            picked = [i for i, it in enumerate(items) if _matches(it.get(column.strip()), value.strip())]
-    else:
-        picked = [i for i, it in enumerate(items) if it.get("name") == selector]
-    if not picked:
-        names = ", ".join(str(it.get("name", i)) for i, it in enumerate(items))
-        raise ProblemError(f"{part} has no entry {selector!r}", key=edit.text, fix=f"entries: {names}")
-    return picked
+    """jobs.NAME, jobs[0], jobs[*], jobs[kind=lora] → indices (at least one); selectors as for catalog rows."""
+    inner = selector[1:-1].strip() if selector.startswith("[") else None
+    if inner is None or inner.isdigit():
+        wanted = [i for i, it in enumerate(items) if (it.get("name") == selector if inner is None else i == int(inner))]
+        if not wanted:
+            names = ", ".join(str(it.get("name", i)) for i, it in enumerate(items))
+            raise ProblemError(f"{part} has no entry {selector!r}", key=edit.text, fix=f"entries: {names}")
+        return wanted
+    return [int(k) for k in _select({str(i): it for i, it in enumerate(items)}, selector, edit, part)]
 
 
 def row_path(table: str, column: str, name: str) -> str:
