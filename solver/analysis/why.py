@@ -15,7 +15,7 @@ the model itself:
 - An alternative that passes preprocessing but is infeasible when forced: an elastic
   re-solve of the forced model with slack on the `Power-<dc>-<t>` rows (per site), the
   offers' stock (node bounds raised, rows `Stock-<offer>-<t>` put the written caps back),
-  the `Budget` row and the `Work-<job>` rows, minimising the slack relative to each limit
+  the `Budget` row and the rows asking each job's work (`Work-<job>`, domain `need` rows), minimising the slack relative to each limit
   (work slack weighted ×1000: missing work is the last resort). The family whose slack
   carries the most names the reason; with only budget slack the forced plan exists but
   breaks the budget, so it lost on `price`, its cost from a re-solve without the budget.
@@ -39,6 +39,7 @@ from solver.errors import Infeasible
 from solver.milp.build import Milp
 from solver.milp.elastic import budget_slack, power_sites, power_slack, stock_slack
 from solver.milp.solve import DEFAULT_BACKEND, NoSolution, solve_milp
+from solver.milp.work import work_rows
 from solver.model.catalog import Catalog, Offer
 from solver.model.plan import Plan
 from solver.model.problem import Problem
@@ -310,7 +311,8 @@ class _Ctx:
         slacks += _stock_slack(milp)
         for job in self.problem.jobs:
             s = model.new_num_var(0, math.inf, f"slack[work,{job.name}]")
-            milp.rows[f"Work-{job.name}"].add_term(s, 1.0)
+            for row in work_rows(milp, job.name):
+                milp.rows[row].add_term(s, 1.0)
             need = milp.inst.required[job.name]
             slacks.append(("work", job.name, s, WORK_WEIGHT / max(need, TOL), need))
         model.minimize(mb.LinearExpr.weighted_sum([s[2] for s in slacks], [s[3] for s in slacks]))

@@ -74,6 +74,11 @@ def add_single_site(milp: Milp) -> None:
                   (w: raw work of a replica-period, R_j/f_c + s_j: the most raw work some
                   optimal plan does under c, see solver.milp.work.surplus; implied by the
                   rows above for integer flags, it makes the LP pick domains by work share)
+    Domain need:  Σ_{o∈d,t} w_jot·m[j,o,t] ≥ Σ_{c in d} (R_j/f_c)·z[j,c]       rows `Site-<j>-<d>-need`
+                  (the work row split by domain: implied for integer flags, but the LP
+                  can no longer do a domain's share of the work elsewhere, and the
+                  solver's cuts get one integer covering row per domain; measured:
+                  seed-13b-100b 2.2 → 1.0 s, debug-then-train 9.0 → 4.6 s)
     Node tier:    Σ_t m[j,o,t] ≤ U_jo·Σ_{c holding o} z[j,c]               rows `Site-<j>-<o>-only`
                   (only in a domain with a node tier: choosing one node of o excludes
                   the domain's other configurations)
@@ -124,6 +129,13 @@ def _domain_work(milp: Milp, job: str, options: list[int], mine: list[Choice], f
     lhs = mb.LinearExpr.weighted_sum([v for v, _ in terms], [w for _, w in terms])
     rhs = mb.LinearExpr.weighted_sum([flags[c.name] for c in mine], [required / c.factor + extra for c in mine])
     milp.add_row(f"Site-{job}-{mine[0].domain}-work", lhs <= rhs)
+    need = mb.LinearExpr.weighted_sum([flags[c.name] for c in mine], [required / c.factor for c in mine])
+    milp.add_row(need_row(job, mine[0].domain), lhs >= need)
+
+
+def need_row(job: str, domain: str) -> str:
+    """Name of the row asking a synchronous job's work of one fabric domain when it is chosen."""
+    return f"Site-{job}-{domain}-need"
 
 
 def _node_exclusion(milp: Milp, job: str, options: list[int], mine: list[Choice], flags: dict) -> None:

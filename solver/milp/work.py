@@ -34,6 +34,16 @@ def add_work(milp: Milp) -> None:
         milp.add_row(f"Work-{job.name}", lhs >= required)
 
 
+def work_rows(milp: Milp, job: str) -> list[str]:
+    """Every row that asks job's work: `Work-<job>` and, for a job choosing among fabric
+    domains, each domain's `need` row (solver.milp.site). Slack on a job's work must go
+    into all of them."""
+    from solver.milp.site import need_row
+
+    domains = {c.domain for c in milp.choices.get(job, [])} if len(milp.choices.get(job, [])) > 1 else set()
+    return [f"Work-{job}", *(need_row(job, d) for d in sorted(domains) if need_row(job, d) in milp.rows)]
+
+
 def replica_factor(milp: Milp, option_index: int) -> float:
     """Size factor in a replica's work coefficient: its tier's, or 1 where the choice flags carry it."""
     opt = milp.inst.options[option_index]
