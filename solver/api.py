@@ -21,11 +21,10 @@ from pathlib import Path
 from solver.errors import Infeasible
 from solver.load import load_problem
 from solver.milp.build import Milp, build_milp
-from solver.milp.decompose import solve_auto
 from solver.milp.export import write_mps
 from solver.milp.extract import extract_plan
 from solver.milp.instance import Instance, build_instance
-from solver.milp.solve import DEFAULT_BACKEND, NoSolution
+from solver.milp.solve import DEFAULT_BACKEND, NoSolution, solve_milp
 from solver.model.catalog import Catalog
 from solver.model.plan import Plan
 from solver.model.problem import Problem
@@ -61,7 +60,7 @@ def solve_built(inst: Instance, milp: Milp, *, backend: str = DEFAULT_BACKEND, t
     """Solve an already built (and possibly re-bounded) model; verify the plan against inst's problem."""
     problem, catalog = inst.problem, inst.catalog
     try:
-        solution = solve_auto(milp, backend=backend, time_limit=time_limit, gap=gap)
+        solution = solve_milp(milp, backend=backend, time_limit=time_limit, gap=gap)
     except NoSolution as exc:
         if not exc.proven:
             hint = "raise --time-limit, or try another --backend" if time_limit else "try another --backend"

@@ -98,3 +98,32 @@ def test_ib_and_roce_nodes_are_two_fabrics_for_a_synchronous_job():
     assert {a.interconnect for a in sync.schedule.assignments} == {"roce"}
     loose = solve(problem(job(days=80, deadline=5, single_site=False), horizon=5), cat)
     assert loose.total_cost == pytest.approx(10 * 768)
+
+
+def test_a_fractional_choice_asks_each_domain_its_share_of_the_work():
+    """Need rows: with the choice flags at ½ each (an LP point), each domain must do at least
+    half of the job's need, the dear one included: without them the LP relaxation moves
+    the dear domain's share, up to the surplus its work row allows, to the cheap one."""
+    from ortools.linear_solver.python import model_builder as mb
+
+    from solver.milp.build import build_milp
+    from solver.milp.work import work_coefficients
+
+    prob = problem(job(days=80, deadline=5), horizon=5)
+    inst, _ = build(prob, catalog(hourly("A", 4, vendor="vA", max_nodes=3), hourly("B", 6, vendor="vB")))
+    milp = build_milp(inst, relax=True)
+    for flag in milp.sites.values():
+        flag.lower_bound = flag.upper_bound = 0.5
+    solver = mb.Solver("highs")
+    assert solver.solve(milp.model) == mb.SolveStatus.OPTIMAL
+    done = {"A": 0.0, "B": 0.0}
+    for (i, t), coef in work_coefficients(milp).items():
+        done[inst.options[i].config.split(":")[0]] += coef * solver.value(milp.replicas[i, t])
+    need = inst.required["j"]
+    assert need_rows_of(milp) == 2
+    assert done["B"] >= need / 2 - 1e-6
+    assert done["A"] >= need / 2 - 1e-6
+
+
+def need_rows_of(milp) -> int:
+    return sum(name.endswith("-need") for name in milp.rows)

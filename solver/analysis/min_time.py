@@ -167,12 +167,14 @@ class Session:
     the work rows count it). `vendors=True` adds a flag per vendor, rows tying every node
     and contract variable at that vendor to its flag, and `Frontier-Vendors`: Σ flags ≤ ε.
 
-    Solving is solver.milp.decompose's exact search over the one choosing job's fabric
-    choices, with two additions: each choice's LP bound is taken from an LP relaxation
+    Solving is an exact search over the one choosing job's fabric choices (fixed and
+    freed with solver.milp.decompose): choices visited best LP bound first, each solved
+    as a MILP with the choice fixed, until no open bound can beat the best plan; with two
+    additions: each choice's LP bound is taken from an LP relaxation
     that carries the same limits (a cap makes a choice's bound rise fast, or shows it
     infeasible, for the price of one LP), and what was learnt under looser limits — a
     choice's bound, its plan, its infeasibility — is kept while the limits only tighten.
-    With several choosing jobs, or none, the full MILP is solved (as solve_auto does).
+    With several choosing jobs, or none, the full MILP is solved (as a plain solve does).
     Plans are verified against the problem by solver.verify, and the limits are checked
     again on the plan itself before it is returned.
     """
@@ -181,7 +183,7 @@ class Session:
                  time_limit: float | None = None, gap: float | None = None,
                  spot: bool = False, vendors: bool = False, lp_bounds: bool = True) -> None:
         self.problem, self.catalog = problem, catalog
-        self.lp_bounds = lp_bounds  # False: each choice's LP bound once per tightening run (as decompose)
+        self.lp_bounds = lp_bounds  # False: each choice's LP bound once per tightening run
         self.backend, self.time_limit, self.gap = backend, time_limit, gap
         self.tolerance = gap if gap is not None else OPTIMALITY_GAP
         self.inst, self.milp = build(problem, catalog)

@@ -49,8 +49,7 @@ from solver.load import load_catalog, load_problem  # noqa: E402
 from solver.milp.build import Milp, build_milp  # noqa: E402
 from solver.milp.instance import Instance, build_instance  # noqa: E402
 from solver.milp.site import fabric_domain  # noqa: E402
-from solver.milp.decompose import solve_auto  # noqa: E402
-from solver.milp.solve import BACKENDS, NoSolution  # noqa: E402
+from solver.milp.solve import BACKENDS, NoSolution, solve_milp  # noqa: E402
 from solver.model.catalog import Catalog, Datacenter, Offer  # noqa: E402
 from solver.model.problem import Job, ModelSpec, Problem  # noqa: E402
 
@@ -300,10 +299,10 @@ def _lp_once(relaxed: Milp, time_limit: float, options: str) -> tuple[str, float
 
 
 def solve_row(milp: Milp, backend: str, time_limit: float, gap: float | None) -> dict:
-    """Solve the way solver.api does: the choice search when one job has a choice, else the MILP."""
+    """Solve the way solver.api does: the full MILP."""
     start = time.perf_counter()
     try:
-        sol = solve_auto(milp, backend=backend, time_limit=time_limit, gap=gap)
+        sol = solve_milp(milp, backend=backend, time_limit=time_limit, gap=gap)
     except NoSolution as exc:
         status = "infeasible" if exc.proven else "no solution"
         return dict(status=status, solve_s=time.perf_counter() - start, note=str(exc))
