@@ -127,3 +127,16 @@ def test_a_fractional_choice_asks_each_domain_its_share_of_the_work():
 
 def need_rows_of(milp) -> int:
     return sum(name.endswith("-need") for name in milp.rows)
+
+
+def test_per_period_size_rows_only_where_a_tier_bound_can_bind():
+    """A domain whose smallest tier holds all its GPUs needs no per-period size row (the
+    domain's work row already keeps a job out of an unchosen domain); one that can grow
+    past a tier bound keeps them, and the plan stays inside the bound."""
+    prob = problem(job(days=80, deadline=5), horizon=5)
+    cat = catalog(hourly("A", 4, vendor="vA", max_nodes=3), hourly("B", 6, vendor="vB", max_nodes=40))
+    _, milp = build(prob, cat)
+    periodic = [n for n in milp.rows if n.startswith("Site-j-") and n.rsplit("-", 1)[1].isdigit()]
+    assert periodic and all("vB@" in n for n in periodic)      # B: 320 GPUs, IB tiers 256 and 320
+    assert {c.bound_gpus for c in milp.choices["j"] if "vB@" in c.domain} == {256, 320}
+    assert len(periodic) == 5

@@ -70,6 +70,10 @@ def add_single_site(milp: Milp) -> None:
 
     One choice:   Σ_c z[j,c] = 1                                           row `Site-<j>-one`
     Domain size:  Σ_{o∈d} k_jo·m[j,o,t] ≤ Σ_{c in d} G_c·z[j,c]            rows `Site-<j>-<d>-<t>`
+                  (only where the replicas' own bounds could pass the domain's smallest
+                  tier bound: elsewhere the work row below already empties an unchosen
+                  domain, and these rows were most of the large models' rows — large
+                  synthetic: 18,520 → 7,782 Site rows, LP 76 → 29 s, same LP value)
     Domain work:  Σ_{o∈d,t} w_jot·m[j,o,t] ≤ Σ_{c in d} (R_j/f_c + s_j)·z[j,c] rows `Site-<j>-<d>-work`
                   (w: raw work of a replica-period, R_j/f_c + s_j: the most raw work some
                   optimal plan does under c, see solver.milp.work.surplus; implied by the
@@ -112,11 +116,10 @@ def _domain_rows(milp: Milp, job: str, choices: list[Choice], flags: dict, extra
             bound = mb.LinearExpr.weighted_sum([flags[c.name] for c in mine], [c.bound_gpus for c in mine])
         else:
             bound = mine[0].bound_gpus
-            if _most_gpus(by_t) <= bound:
-                continue  # the variables' own bounds already keep the job inside its tier
-        for t, pairs in sorted(by_t.items()):
-            lhs = mb.LinearExpr.weighted_sum([v for v, _ in pairs], [g for _, g in pairs])
-            milp.add_row(f"Site-{job}-{domain}-{t}", lhs <= bound)
+        if _most_gpus(by_t) > min(c.bound_gpus for c in mine):
+            for t, pairs in sorted(by_t.items()):
+                lhs = mb.LinearExpr.weighted_sum([v for v, _ in pairs], [g for _, g in pairs])
+                milp.add_row(f"Site-{job}-{domain}-{t}", lhs <= bound)
         if flags:
             _domain_work(milp, job, options, mine, flags, extra)
         if flags and any(c.node_config for c in mine):
