@@ -79,3 +79,26 @@ def test_a_preprocess_job_with_given_flops_is_planned():
     prep = Job(name="j", kind="preprocess", model=SMALL, flops=gpu_days(40), deadline_days=10)
     plan = solve(problem(prep, horizon=10), catalog(hourly("H", 4)))
     assert plan.jobs[0].done_eflop >= plan.jobs[0].required_eflop
+
+
+def test_work_slack_reaches_every_row_asking_the_work():
+    """A job choosing among fabric domains is asked its work by `Work-<job>` and by each
+    domain's need row; slack added through add_work_slack (as why's elastic re-solve
+    does) must loosen all of them, on the right side of each (the model keeps a need row
+    as need − work ≤ 0), so enough slack lets the job do nothing at all."""
+    import math
+
+    from ortools.linear_solver.python import model_builder as mb
+
+    from solver.milp.solve import solve_milp
+    from solver.milp.work import add_work_slack, work_rows
+
+    prob = problem(job(days=80, deadline=5), horizon=5)
+    cat = catalog(hourly("A", 4, vendor="vA", max_nodes=3), hourly("B", 6, vendor="vB"))
+    _, milp = build(prob, cat)
+    rows = work_rows(milp, "j")
+    assert rows[0] == "Work-j" and len(rows) == 3 and all(r.endswith("-need") for r in rows[1:])
+    slack = milp.model.new_num_var(0, math.inf, "slack")
+    add_work_slack(milp, "j", slack)
+    milp.model.minimize(milp.total_cost() + mb.LinearExpr.weighted_sum([slack], [1e-9]))
+    assert solve_milp(milp, backend="highs").objective == pytest.approx(0.0, abs=1e-3)

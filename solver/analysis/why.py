@@ -39,7 +39,7 @@ from solver.errors import Infeasible
 from solver.milp.build import Milp
 from solver.milp.elastic import budget_slack, power_sites, power_slack, stock_slack
 from solver.milp.solve import DEFAULT_BACKEND, NoSolution, solve_milp
-from solver.milp.work import work_rows
+from solver.milp.work import add_work_slack
 from solver.model.catalog import Catalog, Offer
 from solver.model.plan import Plan
 from solver.model.problem import Problem
@@ -311,8 +311,7 @@ class _Ctx:
         slacks += _stock_slack(milp)
         for job in self.problem.jobs:
             s = model.new_num_var(0, math.inf, f"slack[work,{job.name}]")
-            for row in work_rows(milp, job.name):
-                milp.rows[row].add_term(s, 1.0)
+            add_work_slack(milp, job.name, s)
             need = milp.inst.required[job.name]
             slacks.append(("work", job.name, s, WORK_WEIGHT / max(need, TOL), need))
         model.minimize(mb.LinearExpr.weighted_sum([s[2] for s in slacks], [s[3] for s in slacks]))

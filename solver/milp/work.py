@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import math
 from collections import defaultdict
 
 from ortools.linear_solver.python import model_builder as mb
@@ -36,12 +37,20 @@ def add_work(milp: Milp) -> None:
 
 def work_rows(milp: Milp, job: str) -> list[str]:
     """Every row that asks job's work: `Work-<job>` and, for a job choosing among fabric
-    domains, each domain's `need` row (solver.milp.site). Slack on a job's work must go
-    into all of them."""
+    domains, each domain's `need` row (solver.milp.site)."""
     from solver.milp.site import need_row
 
     domains = {c.domain for c in milp.choices.get(job, [])} if len(milp.choices.get(job, [])) > 1 else set()
     return [f"Work-{job}", *(need_row(job, d) for d in sorted(domains) if need_row(job, d) in milp.rows)]
+
+
+def add_work_slack(milp: Milp, job: str, slack: mb.Variable) -> None:
+    """Let `slack` EFLOP of job's work go undone: into every row that asks the work, on the
+    side that loosens it. The model keeps a row with variables on both sides as
+    `need − work ≤ 0` (a need row), so the sign follows each row's finite bound."""
+    for name in work_rows(milp, job):
+        row = milp.rows[name]
+        row.add_term(slack, 1.0 if math.isfinite(row.lower_bound) else -1.0)
 
 
 def replica_factor(milp: Milp, option_index: int) -> float:
