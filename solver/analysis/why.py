@@ -15,8 +15,9 @@ the model itself:
 - An alternative that passes preprocessing but is infeasible when forced: an elastic
   re-solve of the forced model with slack on the `Power-<dc>-<t>` rows (per site), the
   offers' stock (node bounds raised, rows `Stock-<offer>-<t>` put the written caps back),
-  the `Budget` row and the rows asking each job's work (`Work-<job>`, domain `need` rows), minimising the slack relative to each limit
-  (work slack weighted ×1000: missing work is the last resort). The family whose slack
+  the `Budget` row and the rows asking each job's work (`Work-<job>` and the domain
+  `need` rows), minimising the slack relative to each limit (work slack weighted
+  ×1000: missing work is the last resort). The family whose slack
   carries the most names the reason; with only budget slack the forced plan exists but
   breaks the budget, so it lost on `price`, its cost from a re-solve without the budget.
 - A feasible forced plan that costs more lost on `price`.

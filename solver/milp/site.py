@@ -82,7 +82,7 @@ def add_single_site(milp: Milp) -> None:
                   (the work row split by domain: implied for integer flags, but the LP
                   can no longer do a domain's share of the work elsewhere, and the
                   solver's cuts get one integer covering row per domain; measured:
-                  seed-13b-100b 2.2 → 1.0 s, debug-then-train 9.0 → 4.6 s)
+                  seed-13b-100b 2.2 → 1.2 s, debug-then-train ≈ 9 → 6.4 s)
     Node tier:    Σ_t m[j,o,t] ≤ U_jo·Σ_{c holding o} z[j,c]               rows `Site-<j>-<o>-only`
                   (only in a domain with a node tier: choosing one node of o excludes
                   the domain's other configurations)
