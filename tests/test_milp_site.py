@@ -120,19 +120,15 @@ def test_a_fractional_choice_asks_each_domain_its_share_of_the_work():
     for (i, t), coef in work_coefficients(milp).items():
         done[inst.options[i].config.split(":")[0]] += coef * solver.value(milp.replicas[i, t])
     need = inst.required["j"]
-    assert need_rows_of(milp) == 2
+    assert sum(name.endswith("-need") for name in milp.rows) == 2
     assert done["B"] >= need / 2 - 1e-6
     assert done["A"] >= need / 2 - 1e-6
 
 
-def need_rows_of(milp) -> int:
-    return sum(name.endswith("-need") for name in milp.rows)
-
-
 def test_per_period_size_rows_only_where_a_tier_bound_can_bind():
     """A domain whose smallest tier holds all its GPUs needs no per-period size row (the
-    domain's work row already keeps a job out of an unchosen domain); one that can grow
-    past a tier bound keeps them, and the plan stays inside the bound."""
+    domain's work row already keeps a job out of an unchosen domain: see the next test);
+    one that can grow past a tier bound keeps one row per period."""
     prob = problem(job(days=80, deadline=5), horizon=5)
     cat = catalog(hourly("A", 4, vendor="vA", max_nodes=3), hourly("B", 6, vendor="vB", max_nodes=40))
     _, milp = build(prob, cat)
@@ -140,3 +136,20 @@ def test_per_period_size_rows_only_where_a_tier_bound_can_bind():
     assert periodic and all("vB@" in n for n in periodic)      # B: 320 GPUs, IB tiers 256 and 320
     assert {c.bound_gpus for c in milp.choices["j"] if "vB@" in c.domain} == {256, 320}
     assert len(periodic) == 5
+
+
+def test_an_unchosen_domain_stays_empty_without_per_period_rows():
+    """81 GPU-days in 5 days: 11 node-days of the cheap 8-GPU offer (8,448 CNY), or 10 of
+    them plus one GPU-day of the dearer 1-GPU offer (7,800 CNY) if the job could split.
+    Neither domain can pass its tier bound, so no per-period row exists: the domain rows
+    (`-work` empties an unchosen domain, `-need` asks the chosen one for all the work)
+    must keep the synchronous job on one vendor; without both it splits (checked)."""
+    cat = catalog(hourly("A", 4, vendor="vA", max_nodes=3),
+                  hourly("B", 5, vendor="vB", gpus_per_node=1, max_nodes=40))
+    _, milp = build(problem(job(days=81, deadline=5), horizon=5), cat)
+    assert not [n for n in milp.rows if n.startswith("Site-j-") and n.rsplit("-", 1)[1].isdigit()]
+    sync = solve(problem(job(days=81, deadline=5), horizon=5), cat)
+    assert vendors_of(sync, cat) == {"vA"}
+    assert sync.total_cost == pytest.approx(11 * 768)
+    loose = solve(problem(job(days=81, deadline=5, single_site=False), horizon=5), cat)
+    assert loose.total_cost == pytest.approx(10 * 768 + 5 * 24)

@@ -40,8 +40,8 @@ def work_rows(milp: Milp, job: str) -> list[str]:
     domains, each domain's `need` row (solver.milp.site)."""
     from solver.milp.site import need_row
 
-    domains = {c.domain for c in milp.choices.get(job, [])} if len(milp.choices.get(job, [])) > 1 else set()
-    return [f"Work-{job}", *(need_row(job, d) for d in sorted(domains) if need_row(job, d) in milp.rows)]
+    domains = sorted({c.domain for c in milp.choices.get(job, [])})
+    return [f"Work-{job}", *(need_row(job, d) for d in domains if need_row(job, d) in milp.rows)]
 
 
 def add_work_slack(milp: Milp, job: str, slack: mb.Variable) -> None:
