@@ -11,6 +11,7 @@ from datetime import timedelta
 
 from ortools.linear_solver.python import model_builder as mb
 
+from solver.milp import warmstart
 from solver.milp.build import COST_PARTS, Milp
 from solver.milp.export import to_mathopt
 
@@ -61,13 +62,16 @@ class Solution:
 
 
 def solve_milp(milp: Milp, *, backend: str = DEFAULT_BACKEND, time_limit: float | None = None,
-               gap: float | None = None, log: bool = False) -> Solution:
-    """Solve; raise NoSolution when there is no plan (proven or not)."""
+               gap: float | None = None, log: bool = False, warm_start: bool = True) -> Solution:
+    """Solve; raise NoSolution when there is no plan (proven or not).
+
+    warm_start=False: never seed a big model's solve with a first plan (solver.milp.warmstart);
+    for benchmarks that measure what the first plan is worth."""
     if backend not in BACKENDS:
         raise ValueError(f"unknown backend {backend!r}; choose one of {', '.join(BACKENDS)}")
     start = time.perf_counter()
     if backend == "highs" and (time_limit or PROGRESS.listener is not None):
-        run = _run_highs_mathopt(milp, time_limit, gap, log)
+        run = _run_highs_mathopt(milp, time_limit, gap, log, warm_start)
     else:
         run = _run_model_builder(milp, backend, time_limit, gap, log)
     seconds = time.perf_counter() - start
@@ -144,7 +148,8 @@ def _number(text: str) -> float | None:
     return value if math.isfinite(value) else None
 
 
-def _run_highs_mathopt(milp: Milp, time_limit: float | None, gap: float | None, log: bool) -> _Run:
+def _run_highs_mathopt(milp: Milp, time_limit: float | None, gap: float | None, log: bool,
+                       warm_start: bool = True) -> _Run:
     """HiGHS through MathOpt, for time-limited solves and solves someone watches.
 
     Why: through the model builder, HiGHS stopped by its time limit returns no values
@@ -152,22 +157,77 @@ def _run_highs_mathopt(milp: Milp, time_limit: float | None, gap: float | None, 
     so a time-limited solve gives its best plan with the gap (DESIGN.md, Backends).
     The model goes over as an exact MathOpt proto (solver.milp.export; variable k keeps
     id k). Without a time limit the model builder path is used: no conversion cost.
+    A model too big to solve whole in the time limit first gets a plan from a
+    restriction of itself (solver.milp.warmstart), handed to HiGHS as a MIP start.
     """
     from ortools.math_opt.python import mathopt
 
+    start = time.perf_counter()
     model = to_mathopt(milp.model)
-    params = mathopt.SolveParameters(time_limit=timedelta(seconds=time_limit) if time_limit else None,
-                                     enable_output=log,
-                                     relative_gap_tolerance=gap if gap is not None else OPTIMALITY_GAP)
-    listener = PROGRESS.listener
-    callback = (lambda lines: _report_progress(lines, listener)) if listener is not None else None
-    result = mathopt.solve(model, mathopt.SolverType.HIGHS, params=params, msg_cb=callback)
+    hint = None
+    if warm_start and time_limit and milp.model.num_variables >= warmstart.WARM_START_VARIABLES:
+        hint = _first_plan(model, milp, time_limit * warmstart.FIRST_SHARE, gap, log)
+    left = time_limit - (time.perf_counter() - start) if time_limit else None
+    result = _mathopt_once(model, left, gap, log, PROGRESS.listener, hint)
     reason = result.termination.reason
+    bound = result.termination.objective_bounds.dual_bound
     if not result.has_primal_feasible_solution():
+        if hint is not None:  # HiGHS kept no plan of its own: the first plan stands, with its bound
+            return _Run(hint, _cost(milp, hint), bound if math.isfinite(bound) else -math.inf)
         return _Run(None, proven_infeasible=reason == mathopt.TerminationReason.INFEASIBLE, status_name=reason.name)
     values = {var.id: value for var, value in result.variable_values().items()}
-    bound = result.termination.objective_bounds.dual_bound
     return _Run(values, result.objective_value(), bound, reason == mathopt.TerminationReason.OPTIMAL)
+
+
+def _mathopt_once(model, time_limit: float | None, gap: float | None, log: bool,
+                  listener: Callable[[float | None, float | None], None] | None,
+                  hint: dict[int, float] | None = None):
+    """One HiGHS solve of a MathOpt model, optionally from a MIP start (values by variable id)."""
+    from ortools.math_opt.python import mathopt
+
+    params = mathopt.SolveParameters(time_limit=timedelta(seconds=max(time_limit, 0.1)) if time_limit else None,
+                                     enable_output=log,
+                                     relative_gap_tolerance=gap if gap is not None else OPTIMALITY_GAP)
+    model_params = None
+    if hint is not None:
+        start = mathopt.SolutionHint(variable_values={v: round(hint.get(v.id, 0.0)) for v in model.variables()})
+        model_params = mathopt.ModelSolveParameters(solution_hints=[start])
+    callback = (lambda lines: _report_progress(lines, listener)) if listener is not None else None
+    return mathopt.solve(model, mathopt.SolverType.HIGHS, params=params, model_params=model_params, msg_cb=callback)
+
+
+def _first_plan(model, milp: Milp, seconds: float, gap: float | None, log: bool) -> dict[int, float] | None:
+    """A plan of the model restricted to each job's cheapest domains, widened while it has none.
+
+    The restriction's bound says nothing about the whole model, so a listener hears only
+    the plan's cost from this solve.
+    """
+    variables = {v.id: v for v in model.variables()}
+    listener = PROGRESS.listener
+    incumbent_only = (lambda best, _bound: listener(best, None)) if listener is not None else None
+    widest = max((len(ranked) for ranked in warmstart.groups_by_cost(milp).values()), default=0)
+    deadline = time.perf_counter() + seconds
+    per_job = warmstart.FIRST_DOMAINS
+    while per_job < widest and time.perf_counter() < deadline:
+        held = [variables[v.index] for v in warmstart.held_out(milp, warmstart.shortlist(milp, per_job))
+                if v.lower_bound == 0]
+        saved = [(v, v.upper_bound) for v in held]
+        for v in held:
+            v.upper_bound = 0.0
+        try:
+            result = _mathopt_once(model, deadline - time.perf_counter(), max(gap or 0.0, warmstart.FIRST_GAP),
+                                   log, incumbent_only)
+        finally:
+            for v, upper in saved:
+                v.upper_bound = upper
+        if result.has_primal_feasible_solution():
+            return {var.id: value for var, value in result.variable_values().items()}
+        per_job *= 2
+    return None
+
+
+def _cost(milp: Milp, values: dict[int, float]) -> float:
+    return sum(coef * values.get(var.index, 0.0) for part in milp.cost.values() for var, coef in part)
 
 
 def _polish(milp: Milp, values: dict[int, float]) -> None:

@@ -1,0 +1,115 @@
+"""A first plan for a model too big to solve whole in its time limit.
+
+The same model, with each job held to its few cheapest fabric domains (or configurations,
+for independent replicas), is solved first; its plan then seeds the solve of the whole
+model as a MIP start.
+
+Why: once HiGHS holds a plan it fixes variables by reduced cost and restarts on a
+smaller model; on big models its own heuristics find a first plan late or not at all.
+Measured (tests/bench/bench_milp.py, 60 s limit, 2 cores): on the target synthetic
+instance (300 configurations × 60 periods × 20 jobs) the whole model alone ends with no
+plan, its root LP unfinished; with the first plan the solve returns a verified plan
+(but no useful bound: the root LP is still unfinished at 60 s). On the large one
+(150 × 45 × 10) both end near a 2 % gap; the seeded solve reached 0.96 % at 58 s in
+one run and 2.09 % in another, so the gain there is within the machine's noise.
+The restriction only sets upper bounds to zero, so every row an analysis added to the
+model holds for the first plan too, and the first plan is a plan of the whole model.
+"""
+
+from __future__ import annotations
+
+from collections import defaultdict
+
+from ortools.linear_solver.python import model_builder as mb
+
+from solver.milp.build import Milp
+from solver.milp.instance import Instance, JobOption
+
+WARM_START_VARIABLES = 20_000
+"""Models with at least this many variables get a first plan (the medium synthetic instance,
+7.8k variables, reaches 0.4 % in 4 s alone; the large one, 45k, is where the full model
+alone ran out of time)."""
+FIRST_SHARE = 0.25
+"""Share of the time limit the first plan may take (it needs 5 s of 60 on the large instance)."""
+FIRST_DOMAINS = 2
+"""Domains (or configurations) per job in the first restriction; doubled while it has no plan."""
+FIRST_GAP = 0.01
+"""Relative gap the first plan is solved to: it only has to be good enough to prune with."""
+
+
+def unit_cost(inst: Instance, opt: JobOption) -> float:
+    """CNY per EFLOP on the option's configuration at its fastest tier with whole nodes busy.
+
+    A committed node is charged its term price over the periods of its term the job can use.
+    """
+    cfg = inst.configs[opt.config]
+    factor = max(tier.factor for tier in opt.tiers)
+    work_per_node_hour = opt.work_per_replica(1.0, factor) * cfg.offer.gpus_per_node / opt.group_gpus
+    if cfg.committed:
+        covered = opt.periods[:max(1, cfg.term_periods)]
+        per_hour = cfg.node_cost_term / sum(inst.hours[t] for t in covered)
+    else:
+        per_hour = cfg.node_cost_hour
+    return per_hour / work_per_node_hour
+
+
+def job_alone(milp: Milp, i: int) -> float:
+    """What option i's job would cost done wholly on its configuration: its work at the unit
+    cost, plus its storage and egress at that vendor's site (the model's own data terms).
+
+    Only a ranking of where to look first: capacity, lead times and other jobs are ignored.
+    """
+    inst = milp.inst
+    opt = inst.options[i]
+    offer = inst.configs[opt.config].offer
+    u = milp.data_sites.get((opt.job, offer.vendor, offer.datacenter))
+    data = 0.0 if u is None else sum(c for part in ("storage", "egress") for v, c in milp.cost[part] if v is u)
+    return inst.required[opt.job] * unit_cost(inst, opt) + data
+
+
+def groups_by_cost(milp: Milp) -> dict[str, list[list[int]]]:
+    """Per job, its options grouped by fabric domain (configuration for independent replicas),
+    cheapest group first (by its cheapest option's `job_alone`)."""
+    inst = milp.inst
+    groups: dict[str, dict[str, list[int]]] = defaultdict(lambda: defaultdict(list))
+    for i, opt in enumerate(inst.options):
+        groups[opt.job][opt.domain or opt.config].append(i)
+    cost = [job_alone(milp, i) for i in range(len(inst.options))]
+    return {job: sorted(by.values(), key=lambda members: (min(cost[i] for i in members), members))
+            for job, by in groups.items()}
+
+
+def shortlist(milp: Milp, per_job: int) -> set[int]:
+    """Option indices of each job's `per_job` cheapest groups."""
+    return {i for ranked in groups_by_cost(milp).values() for members in ranked[:per_job] for i in members}
+
+
+def held_out(milp: Milp, keep: set[int]) -> list[mb.Variable]:
+    """Variables to hold at zero so that only the kept options run.
+
+    Replicas of the other options, the choice flags of domains no kept option is in, and
+    the capacity (nodes, contracts, discounts) of configurations no kept option uses.
+    """
+    inst = milp.inst
+    keep = keep | forced(milp)
+    out = [var for (i, _t), var in milp.replicas.items() if i not in keep]
+    kept = {(inst.options[i].job, inst.options[i].domain, inst.options[i].config) for i in keep}
+    domains = {(job, domain) for job, domain, _ in kept}
+    for job, choices in milp.choices.items():
+        for c in choices:
+            usable = (job, c.domain, c.node_config) in kept if c.node_config else (job, c.domain) in domains
+            if not usable and (job, c.name) in milp.sites:
+                out.append(milp.sites[job, c.name])
+    used = {config for _, _, config in kept}
+    for table in (milp.nodes, milp.contracts, milp.discounted, milp.discount_flag):
+        out.extend(var for (config, _t), var in table.items() if config not in used)
+    return out
+
+
+def forced(milp: Milp) -> set[int]:
+    """Options of choices a caller fixed to 1 (solver.milp.decompose.fix_choice): never held out,
+    or the restriction would be infeasible by construction."""
+    inst = milp.inst
+    pinned = {(job, c.domain) for job, choices in milp.choices.items() for c in choices
+              if (job, c.name) in milp.sites and milp.sites[job, c.name].lower_bound >= 0.5}
+    return {i for i, opt in enumerate(inst.options) if (opt.job, opt.domain) in pinned}

@@ -1,0 +1,158 @@
+"""A first plan for big models (solver.milp.warmstart): each job held to its cheapest domains.
+
+What must hold: the ranking follows prices and data costs; the restriction's plan is a
+plan of the whole model (the independent verifier accepts it); a solve seeded with it
+still ends at the whole model's optimum; a restriction with no plan is widened; a job
+whose choice a caller fixed keeps that choice's options.
+"""
+
+from __future__ import annotations
+
+import pytest
+from families import catalog, hourly, job, problem
+
+from solver.api import build
+from solver.load import load_problem
+from solver.milp import solve as solve_module
+from solver.milp import warmstart
+from solver.milp.decompose import choices_by_job, fix_choice
+from solver.milp.export import to_mathopt
+from solver.milp.extract import extract_plan
+from solver.milp.solve import NoSolution, solve_milp
+from solver.verify import check_plan
+
+PROBLEMS = ["problems/seed-13b-100b.yaml", "problems/data-locality.yaml", "problems/debug-then-train.yaml"]
+
+
+def restricted_solve(milp, keep):
+    """Solve with everything outside `keep` held at zero, bounds restored afterwards."""
+    held = warmstart.held_out(milp, keep)
+    saved = [(v, v.upper_bound) for v in held]
+    for v in held:
+        v.upper_bound = 0.0
+    try:
+        return solve_milp(milp)
+    finally:
+        for v, upper in saved:
+            v.upper_bound = upper
+
+
+def cheapest_domain(milp, job_name):
+    members = warmstart.groups_by_cost(milp)[job_name][0]
+    return {milp.inst.options[i].domain for i in members}
+
+
+def test_the_cheapest_domain_drops_down_the_ranking_when_its_price_triples():
+    prob, cat = load_problem("problems/seed-13b-100b.yaml")
+    _, milp = build(prob, cat)
+    (job_name,) = [j.name for j in prob.jobs]
+    first = warmstart.groups_by_cost(milp)[job_name][0]
+    offer = milp.inst.configs[milp.inst.options[first[0]].config].offer.offer
+    offers = dict(cat.offers)
+    offers[offer] = offers[offer].model_copy(update={"price": offers[offer].price * 3})
+    _, dearer = build(prob, cat.model_copy(update={"offers": offers}))
+    assert cheapest_domain(dearer, job_name) != cheapest_domain(milp, job_name)
+
+
+def test_data_costs_count_in_the_ranking():
+    """data-locality: the job's 200 TB dataset sits at one site; ranked by compute price alone
+    the first domain is elsewhere and the restricted plan costs 68,712 CNY, not 39,254."""
+    prob, cat = load_problem("problems/data-locality.yaml")
+    _, milp = build(prob, cat)
+    optimum = solve_milp(milp).objective
+    assert restricted_solve(milp, warmstart.shortlist(milp, 2)).objective == pytest.approx(optimum)
+
+
+@pytest.mark.parametrize("path", PROBLEMS)
+def test_the_restricted_plan_is_a_verified_plan_of_the_whole_problem(path):
+    prob, cat = load_problem(path)
+    _, milp = build(prob, cat)
+    optimum = solve_milp(milp).objective
+    for per_job in (1, 2):
+        keep = warmstart.shortlist(milp, per_job)
+        assert {milp.inst.options[i].job for i in keep} == {j.name for j in prob.jobs}
+        assert keep <= warmstart.shortlist(milp, per_job + 1)
+        sol = restricted_solve(milp, keep)
+        plan = extract_plan(sol)
+        check_plan(prob, cat, plan)
+        assert sol.objective >= optimum - 1e-6
+
+
+@pytest.mark.parametrize("path", PROBLEMS)
+def test_a_solve_seeded_with_the_first_plan_ends_at_the_optimum(path, monkeypatch):
+    prob, cat = load_problem(path)
+    _, milp = build(prob, cat)
+    optimum = solve_milp(milp).objective
+    seeds = []
+    real = solve_module._first_plan
+    monkeypatch.setattr(warmstart, "WARM_START_VARIABLES", 0)
+    monkeypatch.setattr(solve_module, "_first_plan", lambda *a: seeds.append(real(*a)) or seeds[-1])
+    sol = solve_milp(milp, time_limit=60)
+    assert seeds and seeds[0] is not None, "the first plan was not made"
+    assert sol.status == "optimal"
+    assert sol.objective == pytest.approx(optimum)
+    check_plan(prob, cat, extract_plan(sol))
+    seeds.clear()
+    solve_milp(milp, time_limit=60, warm_start=False)
+    assert not seeds
+
+
+def two_jobs_one_cheap_node():
+    """Cheap vendor A has one node, dearer B and C ten each; two synchronous jobs each need one
+    node for all 5 days: ranked alone, both start on A, which cannot hold both."""
+    cat = catalog(hourly("A", 4, vendor="vA", max_nodes=1), hourly("B", 6, vendor="vB"), hourly("C", 8, vendor="vC"))
+    prob = problem(job("j1", days=39, deadline=5), job("j2", days=39, deadline=5), horizon=5)
+    return prob, cat
+
+
+def test_a_restriction_without_a_plan_is_widened(monkeypatch):
+    prob, cat = two_jobs_one_cheap_node()
+    _, milp = build(prob, cat)
+    assert all(cheapest_domain(milp, j) == cheapest_domain(milp, "j1") for j in ("j1", "j2"))
+    with pytest.raises(NoSolution):
+        restricted_solve(milp, warmstart.shortlist(milp, 1))
+    monkeypatch.setattr(warmstart, "FIRST_DOMAINS", 1)
+    monkeypatch.setattr(warmstart, "WARM_START_VARIABLES", 0)
+    first = solve_module._first_plan(to_mathopt(milp.model), milp, 30, None, False)
+    assert first is not None
+    assert solve_module._cost(milp, first) == pytest.approx(solve_milp(milp).objective)
+
+
+def test_a_choice_fixed_by_a_caller_keeps_its_options():
+    prob, cat = two_jobs_one_cheap_node()
+    _, milp = build(prob, cat)
+    flags = choices_by_job(milp)["j1"]
+    names = [name for (job_name, name) in milp.sites if job_name == "j1"]   # the order of `flags`
+    dear = next(k for k, name in enumerate(names) if "vB" in name)
+    fix_choice(flags, dear)
+    keep = warmstart.shortlist(milp, 1)
+    held = {v.index for v in warmstart.held_out(milp, keep)}
+    assert flags[dear].index not in held
+    assert not any(held & {v.index for (i, _t), v in milp.replicas.items()
+                           if milp.inst.options[i].job == "j1" and "vB" in milp.inst.options[i].domain})
+
+
+def test_when_highs_keeps_no_plan_the_first_plan_stands(monkeypatch):
+    prob, cat = two_jobs_one_cheap_node()
+    _, milp = build(prob, cat)
+    real = solve_module._mathopt_once
+
+    class Empty:
+        """What HiGHS returns when it stops with no plan: the seeded solve pretends to."""
+
+        def __init__(self, result):
+            self.termination = result.termination
+
+        def has_primal_feasible_solution(self):
+            return False
+
+    def once(model, time_limit, gap, log, listener, hint=None):
+        result = real(model, time_limit, gap, log, listener, hint)
+        return Empty(result) if hint is not None else result
+
+    monkeypatch.setattr(warmstart, "WARM_START_VARIABLES", 0)
+    monkeypatch.setattr(solve_module, "_mathopt_once", once)
+    sol = solve_milp(milp, time_limit=30)
+    check_plan(prob, cat, extract_plan(sol))
+    assert sol.objective == pytest.approx(solve_milp(milp).objective)
+    assert sol.bound <= sol.objective
