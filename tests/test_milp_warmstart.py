@@ -21,7 +21,7 @@ from solver.milp.extract import extract_plan
 from solver.milp.solve import NoSolution, solve_milp
 from solver.verify import check_plan
 
-PROBLEMS = ["problems/seed-13b-100b.yaml", "problems/data-locality.yaml", "problems/debug-then-train.yaml"]
+PROBLEMS = ["problems/seed-13b-100b.yaml", "problems/data-locality.yaml", "problems/seed-7b-200b-30d.yaml"]
 
 
 def restricted_solve(milp, keep):
