@@ -102,3 +102,16 @@ def test_a_watched_solve_reports_incumbent_and_bound_and_ends_at_the_same_optimu
         PROGRESS.listener = None
     assert watched.objective == pytest.approx(plain.objective) and watched.status == "optimal"
     assert heard and all(b is None or i is None or b <= i + 1e-6 for i, b in heard)
+
+
+def test_a_solver_bound_below_zero_is_reported_as_zero():
+    """HiGHS stopped before its root LP reports its trivial bound (−1.5e9 CNY on the target
+    synthetic instance); no plan costs less than nothing, so the plan says 0 and a 100 % gap."""
+    from dataclasses import replace
+    prob, cat = two_offers()
+    _, milp = build(prob, cat)
+    sol = solve_milp(milp, backend="highs", time_limit=30)
+    plan = extract_plan(replace(sol, bound=-1.5e9, status="feasible"))
+    assert plan.lower_bound == 0
+    assert plan.gap == pytest.approx(1.0)
+    assert extract_plan(sol).lower_bound == pytest.approx(sol.bound, abs=0.01)

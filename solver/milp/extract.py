@@ -17,10 +17,12 @@ def extract_plan(sol: Solution) -> Plan:
     inst = sol.milp.inst
     parts = {k: round(v, 2) for k, v in sol.cost_parts().items()}
     jobs = _jobs(sol, schedule)
+    bound = max(sol.bound, 0.0)  # no plan costs less than nothing (a discount never exceeds its rent)
+    gap = (sol.objective - bound) / sol.objective if sol.objective > 0 else 0.0
     return Plan(problem=inst.problem.name, status=sol.status, total_cost=round(sol.objective, 2),
                 currency=inst.problem.currency, allocations=_allocations(sol),
                 jobs=jobs, cost_breakdown=parts,
-                lower_bound=round(sol.bound, 2), gap=round(sol.gap, 6),
+                lower_bound=round(bound, 2), gap=round(max(gap, 0.0), 6),
                 solve_seconds=round(sol.seconds, 3), backend=sol.backend,
                 binding=binding_limits(sol, jobs), schedule=schedule)
 
