@@ -156,3 +156,15 @@ def test_when_highs_keeps_no_plan_the_first_plan_stands(monkeypatch):
     check_plan(prob, cat, extract_plan(sol))
     assert sol.objective == pytest.approx(solve_milp(milp).objective)
     assert sol.bound <= sol.objective
+
+
+def test_the_mip_start_rounds_integers_only():
+    prob, cat = two_jobs_one_cheap_node()
+    _, milp = build(prob, cat)
+    slack = milp.model.new_num_var(0, 7, "slack")
+    some_int = next(iter(milp.replicas.values()))
+    start = solve_module.mip_start(to_mathopt(milp.model), {slack.index: 2.5, some_int.index: 0.9999999})
+    by_id = {v.id: x for v, x in start.variable_values.items()}
+    assert by_id[slack.index] == 2.5
+    assert by_id[some_int.index] == 1
+    assert len(by_id) == milp.model.num_variables

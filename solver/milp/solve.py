@@ -188,12 +188,18 @@ def _mathopt_once(model, time_limit: float | None, gap: float | None, log: bool,
     params = mathopt.SolveParameters(time_limit=timedelta(seconds=max(time_limit, 0.1)) if time_limit else None,
                                      enable_output=log,
                                      relative_gap_tolerance=gap if gap is not None else OPTIMALITY_GAP)
-    model_params = None
-    if hint is not None:
-        start = mathopt.SolutionHint(variable_values={v: round(hint.get(v.id, 0.0)) for v in model.variables()})
-        model_params = mathopt.ModelSolveParameters(solution_hints=[start])
+    model_params = None if hint is None else mathopt.ModelSolveParameters(solution_hints=[mip_start(model, hint)])
     callback = (lambda lines: _report_progress(lines, listener)) if listener is not None else None
     return mathopt.solve(model, mathopt.SolverType.HIGHS, params=params, model_params=model_params, msg_cb=callback)
+
+
+def mip_start(model, values: dict[int, float]):
+    """A MathOpt solution hint with every variable set: integers rounded (a solver's values
+    carry tolerance noise), continuous ones as they are (an analysis' slack may be 2.5)."""
+    from ortools.math_opt.python import mathopt
+
+    start = {v: values.get(v.id, 0.0) for v in model.variables()}
+    return mathopt.SolutionHint(variable_values={v: round(x) if v.integer else x for v, x in start.items()})
 
 
 def _first_plan(model, milp: Milp, seconds: float, gap: float | None, log: bool) -> dict[int, float] | None:
