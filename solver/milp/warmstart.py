@@ -53,9 +53,10 @@ def unit_cost(inst: Instance, opt: JobOption) -> float:
     return per_hour / work_per_node_hour
 
 
-def job_alone(milp: Milp, i: int) -> float:
+def job_alone(milp: Milp, i: int, data_cost: dict[int, float]) -> float:
     """What option i's job would cost done wholly on its configuration: its work at the unit
-    cost, plus its storage and egress at that vendor's site (the model's own data terms).
+    cost, plus its storage and egress at that vendor's site (`data_cost`: the model's own
+    data terms by flag variable, from `data_costs`).
 
     Only a ranking of where to look first: capacity, lead times and other jobs are ignored.
     """
@@ -63,8 +64,17 @@ def job_alone(milp: Milp, i: int) -> float:
     opt = inst.options[i]
     offer = inst.configs[opt.config].offer
     u = milp.data_sites.get((opt.job, offer.vendor, offer.datacenter))
-    data = 0.0 if u is None else sum(c for part in ("storage", "egress") for v, c in milp.cost[part] if v is u)
+    data = 0.0 if u is None else data_cost.get(u.index, 0.0)
     return inst.required[opt.job] * unit_cost(inst, opt) + data
+
+
+def data_costs(milp: Milp) -> dict[int, float]:
+    """Storage and egress charged on each data-site flag (variable index → CNY)."""
+    out: dict[int, float] = defaultdict(float)
+    for part in ("storage", "egress"):
+        for var, coef in milp.cost[part]:
+            out[var.index] += coef
+    return out
 
 
 def groups_by_cost(milp: Milp) -> dict[str, list[list[int]]]:
@@ -74,7 +84,8 @@ def groups_by_cost(milp: Milp) -> dict[str, list[list[int]]]:
     groups: dict[str, dict[str, list[int]]] = defaultdict(lambda: defaultdict(list))
     for i, opt in enumerate(inst.options):
         groups[opt.job][opt.domain or opt.config].append(i)
-    cost = [job_alone(milp, i) for i in range(len(inst.options))]
+    data = data_costs(milp)
+    cost = [job_alone(milp, i, data) for i in range(len(inst.options))]
     return {job: sorted(by.values(), key=lambda members: (min(cost[i] for i in members), members))
             for job, by in groups.items()}
 
