@@ -6,12 +6,13 @@ model as a MIP start.
 
 Why: once HiGHS holds a plan it fixes variables by reduced cost and restarts on a
 smaller model; on big models its own heuristics find a first plan late or not at all.
-Measured (tests/bench/bench_milp.py, 60 s limit, 2 cores): on the target synthetic
-instance (300 configurations × 60 periods × 20 jobs) the whole model alone ends with no
-plan, its root LP unfinished; with the first plan the solve returns a verified plan
-(but no useful bound: the root LP is still unfinished at 60 s). On the large one
-(150 × 45 × 10) both end near a 2 % gap; the seeded solve reached 0.96 % at 58 s in
-one run and 2.09 % in another, so the gain there is within the machine's noise.
+Measured (tests/bench/bench_milp.py --backends highs,highs-cold, 60 s limit, 2 cores):
+on the target synthetic instance (300 configurations × 60 periods × 20 jobs, seeds 1
+and 2) the whole model alone ends with no plan, its root LP unfinished; with the first
+plan the solve returns a verified plan (but no useful bound: the root LP is still
+unfinished at 60 s). On the large one (150 × 45 × 10), seed 2: 0.69 % gap in 50 s
+against 6.00 % at 60 s; seed 3: 6.89 % against 12.79 %, each with a cheaper plan; seed 1:
+0.96–2.56 % against 1.11–2.56 % over repeated runs, the same plan (noise).
 The restriction only sets upper bounds to zero, so every row an analysis added to the
 model holds for the first plan too, and the first plan is a plan of the whole model.
 """
