@@ -180,9 +180,9 @@ def test_gpuplan_solve_with_a_time_limit_plans_the_large_synthetic_instance(tmp_
     from pathlib import Path
 
     import yaml
+    from families import write_catalog
     from typer.testing import CliRunner
 
-    from families import write_catalog
     from solver.cli import app
 
     sys.path.insert(0, str(Path(__file__).resolve().parent / "bench"))
