@@ -8,6 +8,8 @@ whose choice a caller fixed keeps that choice's options.
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import pytest
 from families import catalog, hourly, job, problem
 
@@ -21,7 +23,8 @@ from solver.milp.extract import extract_plan
 from solver.milp.solve import NoSolution, solve_milp
 from solver.verify import check_plan
 
-PROBLEMS = ["problems/seed-13b-100b.yaml", "problems/data-locality.yaml", "problems/seed-7b-200b-30d.yaml"]
+BUNDLED = Path(__file__).resolve().parent.parent / "problems"
+PROBLEMS = [BUNDLED / name for name in ("seed-13b-100b.yaml", "data-locality.yaml", "seed-7b-200b-30d.yaml")]
 
 
 def restricted_solve(milp, keep):
@@ -43,7 +46,7 @@ def cheapest_domain(milp, job_name):
 
 
 def test_the_cheapest_domain_drops_down_the_ranking_when_its_price_triples():
-    prob, cat = load_problem("problems/seed-13b-100b.yaml")
+    prob, cat = load_problem(BUNDLED / "seed-13b-100b.yaml")
     _, milp = build(prob, cat)
     (job_name,) = [j.name for j in prob.jobs]
     first = warmstart.groups_by_cost(milp)[job_name][0]
@@ -57,13 +60,13 @@ def test_the_cheapest_domain_drops_down_the_ranking_when_its_price_triples():
 def test_data_costs_count_in_the_ranking():
     """data-locality: the job's 200 TB dataset sits at one site; ranked by compute price alone
     the first domain is elsewhere and the restricted plan costs 68,712 CNY, not 39,254."""
-    prob, cat = load_problem("problems/data-locality.yaml")
+    prob, cat = load_problem(BUNDLED / "data-locality.yaml")
     _, milp = build(prob, cat)
     optimum = solve_milp(milp).objective
     assert restricted_solve(milp, warmstart.shortlist(milp, 2)).objective == pytest.approx(optimum)
 
 
-@pytest.mark.parametrize("path", PROBLEMS)
+@pytest.mark.parametrize("path", PROBLEMS, ids=lambda p: p.name)
 def test_the_restricted_plan_is_a_verified_plan_of_the_whole_problem(path):
     prob, cat = load_problem(path)
     _, milp = build(prob, cat)
@@ -78,7 +81,7 @@ def test_the_restricted_plan_is_a_verified_plan_of_the_whole_problem(path):
         assert sol.objective >= optimum - 1e-6
 
 
-@pytest.mark.parametrize("path", PROBLEMS)
+@pytest.mark.parametrize("path", PROBLEMS, ids=lambda p: p.name)
 def test_a_solve_seeded_with_the_first_plan_ends_at_the_optimum(path, monkeypatch):
     prob, cat = load_problem(path)
     _, milp = build(prob, cat)
@@ -177,7 +180,6 @@ def test_gpuplan_solve_with_a_time_limit_plans_the_large_synthetic_instance(tmp_
     at 40 s cost 1,340,469 CNY (checked: this test then fails; its root LP alone takes 27 s)."""
     import json
     import sys
-    from pathlib import Path
 
     import yaml
     from families import write_catalog
