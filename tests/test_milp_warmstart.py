@@ -202,3 +202,16 @@ def test_gpuplan_solve_with_a_time_limit_plans_the_large_synthetic_instance(tmp_
     plan = json.loads(result.output)
     assert plan["status"] in ("feasible", "optimal")
     assert 0 <= plan["lower_bound"] <= plan["total_cost"] < 1_000_000
+
+
+def test_an_lp_relaxation_gets_no_first_plan(monkeypatch):
+    from solver.milp.build import build_milp
+    prob, cat = two_jobs_one_cheap_node()
+    inst, _ = build(prob, cat)
+    relaxed = build_milp(inst, relax=True)
+    calls = []
+    monkeypatch.setattr(warmstart, "WARM_START_VARIABLES", 0)
+    monkeypatch.setattr(solve_module, "_first_plan", lambda *a: calls.append(a))
+    lp = solve_milp(relaxed, time_limit=30)
+    assert not calls
+    assert lp.objective <= solve_milp(build(prob, cat)[1]).objective + 1e-6

@@ -66,12 +66,13 @@ def solve_milp(milp: Milp, *, backend: str = DEFAULT_BACKEND, time_limit: float 
     """Solve; raise NoSolution when there is no plan (proven or not).
 
     warm_start=False: never seed a big model's solve with a first plan (solver.milp.warmstart);
-    for benchmarks that measure what the first plan is worth."""
+    for benchmarks that measure what the first plan is worth. An LP (a relaxation) never gets one."""
     if backend not in BACKENDS:
         raise ValueError(f"unknown backend {backend!r}; choose one of {', '.join(BACKENDS)}")
     start = time.perf_counter()
+    integral = any(v.is_integral for v in milp.model.get_variables())
     if backend == "highs" and (time_limit or PROGRESS.listener is not None):
-        run = _run_highs_mathopt(milp, time_limit, gap, log, warm_start)
+        run = _run_highs_mathopt(milp, time_limit, gap, log, warm_start and integral)
     else:
         run = _run_model_builder(milp, backend, time_limit, gap, log)
     seconds = time.perf_counter() - start
@@ -82,7 +83,7 @@ def solve_milp(milp: Milp, *, backend: str = DEFAULT_BACKEND, time_limit: float 
         raise NoSolution(f"{why}; {backend} ran {seconds:.1f} s", proven=run.proven_infeasible)
     values = run.values
     solution = Solution(milp, "feasible", run.objective, run.bound, seconds, backend, values)
-    if any(v.is_integral for v in milp.model.get_variables()):
+    if integral:
         _polish(milp, values)  # only integer plans: rounding an LP point would not bound anything
         solution.objective = sum(solution.cost_parts().values())
     solution.bound = min(solution.bound, solution.objective)
