@@ -8,6 +8,7 @@ whose choice a caller fixed keeps that choice's options.
 
 from __future__ import annotations
 
+import math
 from pathlib import Path
 
 import pytest
@@ -20,7 +21,7 @@ from solver.milp import warmstart
 from solver.milp.decompose import choices_by_job, fix_choice
 from solver.milp.export import to_mathopt
 from solver.milp.extract import extract_plan
-from solver.milp.solve import NoSolution, solve_milp
+from solver.milp.solve import NoSolution, Solution, solve_milp
 from solver.verify import check_plan
 
 BUNDLED = Path(__file__).resolve().parent.parent / "problems"
@@ -118,7 +119,8 @@ def test_a_restriction_without_a_plan_is_widened(monkeypatch):
     monkeypatch.setattr(warmstart, "WARM_START_VARIABLES", 0)
     first = solve_module._first_plan(to_mathopt(milp.model), milp, 30, None, False)
     assert first is not None
-    assert solve_module._cost(milp, first) == pytest.approx(solve_milp(milp).objective)
+    priced = Solution(milp, "feasible", math.nan, math.nan, 0.0, "highs", first).cost_parts()
+    assert sum(priced.values()) == pytest.approx(solve_milp(milp).objective)
 
 
 def test_a_choice_fixed_by_a_caller_keeps_its_options():

@@ -174,7 +174,8 @@ def _run_highs_mathopt(milp: Milp, time_limit: float | None, gap: float | None, 
     bound = result.termination.objective_bounds.dual_bound
     if not result.has_primal_feasible_solution():
         if hint is not None:  # HiGHS kept no plan of its own: the first plan stands, with its bound
-            return _Run(hint, _cost(milp, hint), bound if math.isfinite(bound) else -math.inf)
+            # (its cost: solve_milp prices every integer plan from the model's cost terms)
+            return _Run(hint, math.nan, bound if math.isfinite(bound) else -math.inf)
         return _Run(None, proven_infeasible=reason == mathopt.TerminationReason.INFEASIBLE, status_name=reason.name)
     values = {var.id: value for var, value in result.variable_values().items()}
     return _Run(values, result.objective_value(), bound, reason == mathopt.TerminationReason.OPTIMAL)
@@ -231,10 +232,6 @@ def _first_plan(model, milp: Milp, seconds: float, gap: float | None, log: bool)
             return {var.id: value for var, value in result.variable_values().items()}
         per_job *= 2
     return None
-
-
-def _cost(milp: Milp, values: dict[int, float]) -> float:
-    return sum(coef * values.get(var.index, 0.0) for part in milp.cost.values() for var, coef in part)
 
 
 def _polish(milp: Milp, values: dict[int, float]) -> None:
