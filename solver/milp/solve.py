@@ -213,11 +213,12 @@ def _first_plan(model, milp: Milp, seconds: float, gap: float | None, log: bool)
     variables = {v.id: v for v in model.variables()}
     listener = PROGRESS.listener
     incumbent_only = (lambda best, _bound: listener(best, None)) if listener is not None else None
-    widest = max((len(ranked) for ranked in warmstart.groups_by_cost(milp).values()), default=0)
+    ranking = warmstart.groups_by_cost(milp)
+    widest = max((len(ranked) for ranked in ranking.values()), default=0)
     deadline = time.perf_counter() + seconds
     per_job = warmstart.FIRST_DOMAINS
     while per_job < widest and time.perf_counter() < deadline:
-        held = [variables[v.index] for v in warmstart.held_out(milp, warmstart.shortlist(milp, per_job))
+        held = [variables[v.index] for v in warmstart.held_out(milp, warmstart.shortlist(milp, per_job, ranking))
                 if v.lower_bound == 0]
         saved = [(v, v.upper_bound) for v in held]
         for v in held:

@@ -91,9 +91,10 @@ def groups_by_cost(milp: Milp) -> dict[str, list[list[int]]]:
             for job, by in groups.items()}
 
 
-def shortlist(milp: Milp, per_job: int) -> set[int]:
-    """Option indices of each job's `per_job` cheapest groups."""
-    return {i for ranked in groups_by_cost(milp).values() for members in ranked[:per_job] for i in members}
+def shortlist(milp: Milp, per_job: int, ranking: dict[str, list[list[int]]] | None = None) -> set[int]:
+    """Option indices of each job's `per_job` cheapest groups (`ranking`: groups_by_cost, if already made)."""
+    ranking = groups_by_cost(milp) if ranking is None else ranking
+    return {i for ranked in ranking.values() for members in ranked[:per_job] for i in members}
 
 
 def held_out(milp: Milp, keep: set[int]) -> list[mb.Variable]:
