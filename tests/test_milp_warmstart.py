@@ -119,7 +119,7 @@ def test_a_restriction_without_a_plan_is_widened(monkeypatch):
     monkeypatch.setattr(warmstart, "WARM_START_VARIABLES", 0)
     first = solve_module._first_plan(to_mathopt(milp.model), milp, 30, None, False)
     assert first is not None
-    priced = Solution(milp, "feasible", math.nan, math.nan, 0.0, "highs", first).cost_parts()
+    priced = Solution(milp, "feasible", math.nan, math.nan, 0.0, "highs", first.values).cost_parts()
     assert sum(priced.values()) == pytest.approx(solve_milp(milp).objective)
 
 

@@ -14,6 +14,7 @@ from ortools.linear_solver.python import model_builder as mb
 from solver.milp import warmstart
 from solver.milp.build import COST_PARTS, Milp
 from solver.milp.export import to_mathopt
+from solver.milp.relaxation import BackgroundRelaxation, cores, discount_table
 
 BACKENDS = {"scip": "scip", "highs": "highs", "cp_sat": "sat"}
 DEFAULT_BACKEND = "highs"
@@ -158,24 +159,62 @@ def _run_highs_mathopt(milp: Milp, time_limit: float | None, gap: float | None, 
     so a time-limited solve gives its best plan with the gap (DESIGN.md, Backends).
     The model goes over as an exact MathOpt proto (solver.milp.export; variable k keeps
     id k). Without a time limit the model builder path is used: no conversion cost.
-    A model too big to solve whole in the time limit first gets a plan from a
-    restriction of itself (solver.milp.warmstart), handed to HiGHS as a MIP start.
+    A model too big to solve whole in the time limit is planned in steps first
+    (`_run_big`).
     """
-    from ortools.math_opt.python import mathopt
-
     start = time.perf_counter()
     model = to_mathopt(milp.model)
-    hint = None
     if warm_start and time_limit and milp.model.num_variables >= warmstart.WARM_START_VARIABLES:
+        return _run_big(model, milp, start + time_limit, time_limit, gap, log)
+    return _read(_mathopt_once(model, time_limit, gap, log, PROGRESS.listener))
+
+
+def _run_big(model, milp: Milp, deadline: float, time_limit: float, gap: float | None, log: bool) -> _Run:
+    """A big model, in steps (solver.milp.warmstart), while its LP relaxation runs on another core.
+
+    1. a first plan from each job's cheapest domains;
+    2. up to warmstart.GUIDED_VARIABLES: the whole model from that plan, for the time left;
+    3. beyond: HiGHS' MIP would not finish its root LP in time, so the whole model is not
+       tried; once the LP relaxation is solved, a plan from the domains it uses, seeded
+       with the first plan, takes the time left.
+    The plan's bound is the better of HiGHS' and the LP's (solver.milp.relaxation): without
+    the LP, a model whose root LP HiGHS cannot finish in time has no bound at all.
+    On a single core the LP would only slow the rest down, so it is not started.
+    """
+    lp = (BackgroundRelaxation(milp.model, deadline - time.perf_counter(), discounts=discount_table(milp), log=log)
+          if cores() >= 2 else None)
+    try:
         hint = _first_plan(model, milp, time_limit * warmstart.FIRST_SHARE, gap, log)
-    left = time_limit - (time.perf_counter() - start) if time_limit else None
-    result = _mathopt_once(model, left, gap, log, PROGRESS.listener, hint)
+        if lp is not None and milp.model.num_variables >= warmstart.GUIDED_VARIABLES:
+            relax = lp.wait(deadline - time_limit * warmstart.GUIDED_SHARE - time.perf_counter())
+            if relax is not None:
+                hint = _guided_plan(model, milp, relax.values, hint, deadline - time.perf_counter(), gap, log)
+            else:
+                relax = lp.wait(deadline - time.perf_counter())
+            run = _Run(hint.values, hint.cost, -math.inf) if hint is not None else _Run(None, status_name="no plan")
+        else:
+            hint_values = hint.values if hint is not None else None
+            run = _read(_mathopt_once(model, deadline - time.perf_counter(), gap, log, PROGRESS.listener, hint_values),
+                        hint)
+            relax = lp.wait(0) if lp is not None else None
+    finally:
+        if lp is not None:
+            lp.stop()
+    if relax is not None and run.values is not None:
+        run.bound = max(run.bound, relax.bound)
+    return run
+
+
+def _read(result, hint: _Plan | None = None) -> _Run:
+    """A MathOpt result as a _Run; if HiGHS kept no plan of its own, `hint` stands (with
+    HiGHS' bound: solve_milp prices every integer plan from the model's cost terms)."""
+    from ortools.math_opt.python import mathopt
+
     reason = result.termination.reason
     bound = result.termination.objective_bounds.dual_bound
     if not result.has_primal_feasible_solution():
-        if hint is not None:  # HiGHS kept no plan of its own: the first plan stands, with its bound
-            # (its cost: solve_milp prices every integer plan from the model's cost terms)
-            return _Run(hint, math.nan, bound if math.isfinite(bound) else -math.inf)
+        if hint is not None:
+            return _Run(hint.values, hint.cost, bound if math.isfinite(bound) else -math.inf)
         return _Run(None, proven_infeasible=reason == mathopt.TerminationReason.INFEASIBLE, status_name=reason.name)
     values = {var.id: value for var, value in result.variable_values().items()}
     return _Run(values, result.objective_value(), bound, reason == mathopt.TerminationReason.OPTIMAL)
@@ -204,35 +243,60 @@ def mip_start(model, values: dict[int, float]):
     return mathopt.SolutionHint(variable_values={v: round(x) if v.integer else x for v, x in start.items()})
 
 
-def _first_plan(model, milp: Milp, seconds: float, gap: float | None, log: bool) -> dict[int, float] | None:
-    """A plan of the model restricted to each job's cheapest domains, widened while it has none.
+@dataclass
+class _Plan:
+    """A plan of the model from a restricted solve: variable values by id, and its cost."""
 
-    The restriction's bound says nothing about the whole model, so a listener hears only
-    the plan's cost from this solve.
-    """
-    variables = {v.id: v for v in model.variables()}
-    listener = PROGRESS.listener
-    incumbent_only = (lambda best, _bound: listener(best, None)) if listener is not None else None
+    values: dict[int, float]
+    cost: float
+
+
+def _first_plan(model, milp: Milp, seconds: float, gap: float | None, log: bool) -> _Plan | None:
+    """A plan of the model restricted to each job's cheapest domains, widened while it has none."""
     ranking = warmstart.groups_by_cost(milp)
     widest = max((len(ranked) for ranked in ranking.values()), default=0)
     deadline = time.perf_counter() + seconds
     per_job = warmstart.FIRST_DOMAINS
     while per_job < widest and time.perf_counter() < deadline:
-        held = [variables[v.index] for v in warmstart.held_out(milp, warmstart.shortlist(milp, per_job, ranking))
-                if v.lower_bound == 0]
-        saved = [(v, v.upper_bound) for v in held]
-        for v in held:
-            v.upper_bound = 0.0
-        try:
-            result = _mathopt_once(model, deadline - time.perf_counter(), max(gap or 0.0, warmstart.FIRST_GAP),
-                                   log, incumbent_only)
-        finally:
-            for v, upper in saved:
-                v.upper_bound = upper
-        if result.has_primal_feasible_solution():
-            return {var.id: value for var, value in result.variable_values().items()}
+        plan = _restricted_plan(model, milp, warmstart.shortlist(milp, per_job, ranking),
+                                deadline - time.perf_counter(), gap, log)
+        if plan is not None:
+            return plan
         per_job *= 2
     return None
+
+
+def _guided_plan(model, milp: Milp, lp_values, hint: _Plan | None, seconds: float, gap: float | None,
+                 log: bool) -> _Plan | None:
+    """A plan from the domains the LP relaxation uses (and the first plan's), seeded with the
+    first plan; the cheaper of the two."""
+    keep = warmstart.lp_shortlist(milp, lp_values, hint and hint.values)
+    plan = _restricted_plan(model, milp, keep, seconds, gap, log, hint)
+    candidates = [p for p in (plan, hint) if p is not None]
+    return min(candidates, key=lambda p: p.cost, default=None)
+
+
+def _restricted_plan(model, milp: Milp, keep: set[int], seconds: float, gap: float | None, log: bool,
+                     hint: _Plan | None = None) -> _Plan | None:
+    """Solve `model` with every option outside `keep` held at zero (warmstart.held_out); bounds
+    are restored afterwards. The restriction's bound says nothing about the whole model, so
+    a listener hears only the plan's cost from this solve."""
+    variables = {v.id: v for v in model.variables()}
+    listener = PROGRESS.listener
+    incumbent_only = (lambda best, _bound: listener(best, None)) if listener is not None else None
+    held = [variables[v.index] for v in warmstart.held_out(milp, keep) if v.lower_bound == 0]
+    saved = [(v, v.upper_bound) for v in held]
+    for v in held:
+        v.upper_bound = 0.0
+    try:
+        result = _mathopt_once(model, seconds, max(gap or 0.0, warmstart.FIRST_GAP), log, incumbent_only,
+                               hint and hint.values)
+    finally:
+        for v, upper in saved:
+            v.upper_bound = upper
+    if not result.has_primal_feasible_solution():
+        return None
+    return _Plan({var.id: value for var, value in result.variable_values().items()}, result.objective_value())
 
 
 def _polish(milp: Milp, values: dict[int, float]) -> None:

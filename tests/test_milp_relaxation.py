@@ -1,0 +1,179 @@
+"""The LP relaxation in a child process (solver.milp.relaxation), and what big solves do with it.
+
+What must hold: the child's value is the LP relaxation's optimum, solved independently
+here through the model builder; its bound never exceeds an integer plan's cost; a child
+out of time gives nothing rather than a wrong number; stopping kills the child and
+removes its files; the plan of a big time-limited solve carries the LP's bound; the LP's
+domains restrict the guided plan; on one core no child is started.
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+from pathlib import Path
+
+import pytest
+from families import catalog, hourly, job, problem
+
+from solver.api import build
+from solver.load import load_problem
+from solver.milp import solve as solve_module
+from solver.milp import warmstart
+from solver.milp.build import build_milp
+from solver.milp.extract import extract_plan
+from solver.milp.relaxation import BOUND_SLACK, BackgroundRelaxation
+from solver.milp.solve import NoSolution, solve_milp
+from solver.verify import check_plan
+
+BUNDLED = Path(__file__).resolve().parent.parent / "problems"
+
+
+def lp_value(inst) -> float:
+    """The LP relaxation's optimum, solved in this process by dual simplex (no child, no IPM)."""
+    return solve_milp(build_milp(inst, relax=True)).objective
+
+
+def test_the_child_solves_the_lp_relaxation():
+    prob, cat = load_problem(BUNDLED / "seed-13b-100b.yaml")
+    inst, milp = build(prob, cat)
+    with BackgroundRelaxation(milp.model, 60) as lp:
+        relax = lp.wait(60)
+    assert relax is not None
+    assert relax.value == pytest.approx(lp_value(inst), rel=1e-6)
+    assert len(relax.values) == milp.model.num_variables
+    optimum = solve_milp(milp).objective
+    assert relax.bound <= optimum
+    assert relax.bound == pytest.approx(relax.value * (1 - BOUND_SLACK))
+
+
+def large_synthetic():
+    sys.path.insert(0, str(Path(__file__).resolve().parent / "bench"))
+    from bench_milp import generate, parse_sizes
+
+    return generate(parse_sizes("large")[0], 1)
+
+
+def test_a_child_out_of_time_gives_no_relaxation():
+    """The large synthetic instance's LP takes about 6 s; 2 s is not enough, and under a
+    second the child does not even try."""
+    _, milp = build(*large_synthetic())
+    for seconds in (2.0, 0.5):
+        with BackgroundRelaxation(milp.model, seconds) as lp:
+            assert lp.wait(60) is None
+
+
+def test_stop_kills_the_child_and_removes_its_files():
+    prob, cat = load_problem(BUNDLED / "debug-then-train.yaml")
+    _, milp = build(prob, cat)
+    lp = BackgroundRelaxation(milp.model, 60)
+    folder = Path(lp._dir.name)
+    assert (folder / "model.pb").exists()
+    lp.stop()
+    assert lp._proc.poll() is not None
+    assert not folder.exists()
+
+
+def two_jobs_one_cheap_node():
+    """Cheap vendor A has one node, dearer B and C ten each; two synchronous jobs each need one
+    node for all 5 days: A carries one job, the other goes to B (the LP says so too)."""
+    cat = catalog(hourly("A", 4, vendor="vA", max_nodes=1), hourly("B", 6, vendor="vB"), hourly("C", 8, vendor="vC"))
+    prob = problem(job("j1", days=39, deadline=5), job("j2", days=39, deadline=5), horizon=5)
+    return prob, cat
+
+
+def test_the_lp_shortlist_holds_the_domains_the_lp_uses_and_the_plans():
+    prob, cat = two_jobs_one_cheap_node()
+    _, milp = build(prob, cat)
+    with BackgroundRelaxation(milp.model, 60) as lp:
+        relax = lp.wait(60)
+    vendors = lambda keep: {milp.inst.configs[milp.inst.options[i].config].offer.vendor for i in keep}  # noqa: E731
+    keep = warmstart.lp_shortlist(milp, relax.values)
+    assert vendors(keep) == {"vA", "vB"}
+    with pytest.raises(NoSolution):  # one domain per job, ranked by price alone: both on A
+        restricted(milp, warmstart.shortlist(milp, 1))
+    assert restricted(milp, keep).objective == pytest.approx(solve_milp(milp).objective)
+    on_c = solve_with_only(milp, "vC")
+    assert vendors(warmstart.lp_shortlist(milp, relax.values, on_c)) == {"vA", "vB", "vC"}
+
+
+def restricted(milp, keep):
+    held = warmstart.held_out(milp, keep)
+    saved = [(v, v.upper_bound) for v in held]
+    for v in held:
+        v.upper_bound = 0.0
+    try:
+        return solve_milp(milp)
+    finally:
+        for v, upper in saved:
+            v.upper_bound = upper
+
+
+def solve_with_only(milp, vendor):
+    """A plan (values by index) that runs every job on `vendor`."""
+    keep = {i for i, opt in enumerate(milp.inst.options)
+            if milp.inst.configs[opt.config].offer.vendor == vendor}
+    return restricted(milp, keep).values
+
+
+@pytest.fixture
+def big(monkeypatch):
+    """Every model counts as big enough for the LP-guided plan; the whole-model step is
+    skipped, so the bound can come only from the LP (restricted solves never report theirs)."""
+    monkeypatch.setattr(warmstart, "WARM_START_VARIABLES", 0)
+    monkeypatch.setattr(warmstart, "GUIDED_VARIABLES", 0)
+
+
+def test_a_big_solve_without_a_whole_model_step_has_the_lp_bound(big):
+    prob, cat = load_problem(BUNDLED / "seed-13b-100b.yaml")
+    inst, milp = build(prob, cat)
+    sol = solve_milp(milp, time_limit=60)
+    check_plan(prob, cat, extract_plan(sol))
+    assert sol.bound == pytest.approx(lp_value(inst) * (1 - BOUND_SLACK), rel=1e-6)
+    assert sol.bound <= sol.objective
+
+
+def test_gpuplan_solve_reports_the_lp_bound_of_a_big_model(big, tmp_path):
+    """End to end through the CLI: the JSON's lower bound is the LP relaxation's value."""
+    from typer.testing import CliRunner
+
+    from solver.cli import app
+
+    path = BUNDLED / "seed-13b-100b.yaml"
+    prob, cat = load_problem(path)
+    inst, _ = build(prob, cat)
+    result = CliRunner().invoke(app, ["solve", str(path), "--time-limit", "60", "--json"])
+    assert result.exit_code == 0, result.output
+    plan = json.loads(result.output)
+    assert plan["lower_bound"] == pytest.approx(lp_value(inst), rel=1e-5)
+    assert plan["lower_bound"] <= plan["total_cost"]
+
+
+def test_the_guided_plan_is_the_cheaper_of_the_two(big, monkeypatch):
+    """A first plan on the dearest vendor only; the LP-guided solve must improve on it."""
+    prob, cat = two_jobs_one_cheap_node()
+    _, milp = build(prob, cat)
+    optimum = solve_milp(milp).objective
+    dear = solve_with_only(milp, "vC")
+    monkeypatch.setattr(solve_module, "_first_plan",
+                        lambda *a: solve_module._Plan(dear, sum(solve_milp_cost(milp, dear))))
+    sol = solve_milp(milp, time_limit=60)
+    assert sol.objective == pytest.approx(optimum)
+    check_plan(prob, cat, extract_plan(sol))
+
+
+def solve_milp_cost(milp, values):
+    return (coef * values.get(var.index, 0.0) for terms in milp.cost.values() for var, coef in terms)
+
+
+def test_on_one_core_no_child_is_started(big, monkeypatch):
+    prob, cat = two_jobs_one_cheap_node()
+    _, milp = build(prob, cat)
+
+    def no_child(*a, **k):
+        raise AssertionError("a child was started on one core")
+
+    monkeypatch.setattr(solve_module, "cores", lambda: 1)
+    monkeypatch.setattr(solve_module, "BackgroundRelaxation", no_child)
+    sol = solve_milp(milp, time_limit=30)
+    assert sol.objective == pytest.approx(solve_milp(milp).objective)
