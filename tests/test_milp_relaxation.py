@@ -11,10 +11,12 @@ from __future__ import annotations
 
 import json
 import sys
+import tempfile
 from pathlib import Path
 
 import pytest
 from families import catalog, hourly, job, problem
+from ortools.linear_solver.python import model_builder as mb
 
 from solver.api import build
 from solver.load import load_problem
@@ -22,7 +24,12 @@ from solver.milp import solve as solve_module
 from solver.milp import warmstart
 from solver.milp.build import build_milp
 from solver.milp.extract import extract_plan
-from solver.milp.relaxation import BOUND_SLACK, BackgroundRelaxation
+from solver.milp.relaxation import (
+    BOUND_SLACK,
+    BackgroundRelaxation,
+    discount_table,
+    full_discount,
+)
 from solver.milp.solve import NoSolution, solve_milp
 from solver.verify import check_plan
 
@@ -87,7 +94,7 @@ def test_the_lp_shortlist_holds_the_domains_the_lp_uses_and_the_plans():
     _, milp = build(prob, cat)
     with BackgroundRelaxation(milp.model, 60) as lp:
         relax = lp.wait(60)
-    vendors = lambda keep: {milp.inst.configs[milp.inst.options[i].config].offer.vendor for i in keep}  # noqa: E731
+    vendors = lambda keep: {milp.inst.configs[milp.inst.options[i].config].offer.vendor for i in keep}
     keep = warmstart.lp_shortlist(milp, relax.values)
     assert vendors(keep) == {"vA", "vB"}
     with pytest.raises(NoSolution):  # one domain per job, ranked by price alone: both on A
@@ -177,3 +184,48 @@ def test_on_one_core_no_child_is_started(big, monkeypatch):
     monkeypatch.setattr(solve_module, "BackgroundRelaxation", no_child)
     sol = solve_milp(milp, time_limit=30)
     assert sol.objective == pytest.approx(solve_milp(milp).objective)
+
+
+def lp_of_proto(proto) -> float:
+    model = mb.Model()
+    path = Path(tempfile.mkdtemp()) / "m.pb"
+    path.write_bytes(proto.SerializeToString())
+    assert model.import_from_proto_file(str(path))
+    for var in model.get_variables():
+        var.is_integral = False
+    solver = mb.Solver("highs")
+    assert solver.solve(model) == mb.SolveStatus.OPTIMAL
+    return solver.objective_value
+
+
+def test_the_full_discount_keeps_the_lp_value_with_a_budget_row():
+    """debug-then-train with a budget: the discount's w sits in the Budget row too (cost ≤ B)."""
+    prob, cat = load_problem(BUNDLED / "debug-then-train.yaml")
+    inst, milp = build(prob.model_copy(update={"budget": 250_000}), cat)
+    table = discount_table(milp)
+    assert len(table) > 0
+    proto = milp.model.export_to_proto()
+    assert any(k in set(table[:, 0]) for k in proto.constraint[milp.rows["Budget"].index].var_index)
+    budget = proto.constraint[milp.rows["Budget"].index]
+    before = dict(zip(budget.var_index, budget.coefficient))
+    assert full_discount(proto, table)
+    assert all(proto.variable[int(w)].upper_bound == 0 for w in table[:, 0])
+    after = dict(zip(budget.var_index, budget.coefficient))
+    for w, x, *_ in table:  # the budget row now charges x its discounted price
+        assert after.get(int(w), 0.0) == 0.0
+        assert after[int(x)] == pytest.approx(before[int(x)] + before[int(w)])
+        assert after[int(x)] < before[int(x)]
+    assert lp_of_proto(proto) == pytest.approx(lp_value(inst), rel=1e-7)
+
+
+def test_the_full_discount_is_refused_where_a_row_could_break():
+    """A row that a larger w could violate (here: the discount total at most 100 CNY) makes
+    the substitution unsafe: the proto is left as it was."""
+    prob, cat = load_problem(BUNDLED / "debug-then-train.yaml")
+    _, milp = build(prob, cat)
+    terms = milp.cost["volume_discount"]
+    milp.add_row("Cap-discount", mb.LinearExpr.weighted_sum([v for v, _ in terms], [-c for _, c in terms]) <= 100)
+    proto = milp.model.export_to_proto()
+    before = proto.SerializeToString()
+    assert not full_discount(proto, discount_table(milp))
+    assert proto.SerializeToString() == before

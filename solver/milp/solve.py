@@ -184,11 +184,15 @@ def _run_big(model, milp: Milp, deadline: float, time_limit: float, gap: float |
     lp = (BackgroundRelaxation(milp.model, deadline - time.perf_counter(), discounts=discount_table(milp), log=log)
           if cores() >= 2 else None)
     try:
-        hint = _first_plan(model, milp, time_limit * warmstart.FIRST_SHARE, gap, log)
+        first_share, started = time_limit * warmstart.FIRST_SHARE, time.perf_counter()
+        hint = _first_plan(model, milp, first_share, gap, log)
+        # HiGHS' time limit leaves out loading the model (about 2 s at 200k variables);
+        # what the first plan ran over its share is kept back from the guided one.
+        overrun = max(0.0, time.perf_counter() - started - first_share)
         if lp is not None and milp.model.num_variables >= warmstart.GUIDED_VARIABLES:
             relax = lp.wait(deadline - time_limit * warmstart.GUIDED_SHARE - time.perf_counter())
             if relax is not None:
-                hint = _guided_plan(model, milp, relax.values, hint, deadline - time.perf_counter(), gap, log)
+                hint = _guided_plan(model, milp, relax.values, hint, deadline - overrun, gap, log)
             else:
                 relax = lp.wait(deadline - time.perf_counter())
             run = _Run(hint.values, hint.cost, -math.inf) if hint is not None else _Run(None, status_name="no plan")
@@ -258,28 +262,27 @@ def _first_plan(model, milp: Milp, seconds: float, gap: float | None, log: bool)
     deadline = time.perf_counter() + seconds
     per_job = warmstart.FIRST_DOMAINS
     while per_job < widest and time.perf_counter() < deadline:
-        plan = _restricted_plan(model, milp, warmstart.shortlist(milp, per_job, ranking),
-                                deadline - time.perf_counter(), gap, log)
+        plan = _restricted_plan(model, milp, warmstart.shortlist(milp, per_job, ranking), deadline, gap, log)
         if plan is not None:
             return plan
         per_job *= 2
     return None
 
 
-def _guided_plan(model, milp: Milp, lp_values, hint: _Plan | None, seconds: float, gap: float | None,
+def _guided_plan(model, milp: Milp, lp_values, hint: _Plan | None, deadline: float, gap: float | None,
                  log: bool) -> _Plan | None:
     """A plan from the domains the LP relaxation uses (and the first plan's), seeded with the
     first plan; the cheaper of the two."""
     keep = warmstart.lp_shortlist(milp, lp_values, hint and hint.values)
-    plan = _restricted_plan(model, milp, keep, seconds, gap, log, hint)
+    plan = _restricted_plan(model, milp, keep, deadline, gap, log, hint)
     candidates = [p for p in (plan, hint) if p is not None]
     return min(candidates, key=lambda p: p.cost, default=None)
 
 
-def _restricted_plan(model, milp: Milp, keep: set[int], seconds: float, gap: float | None, log: bool,
+def _restricted_plan(model, milp: Milp, keep: set[int], deadline: float, gap: float | None, log: bool,
                      hint: _Plan | None = None) -> _Plan | None:
-    """Solve `model` with every option outside `keep` held at zero (warmstart.held_out); bounds
-    are restored afterwards. The restriction's bound says nothing about the whole model, so
+    """Solve `model` by `deadline` with every option outside `keep` held at zero
+    (warmstart.held_out); bounds are restored afterwards. The restriction's bound says nothing about the whole model, so
     a listener hears only the plan's cost from this solve."""
     variables = {v.id: v for v in model.variables()}
     listener = PROGRESS.listener
@@ -289,8 +292,8 @@ def _restricted_plan(model, milp: Milp, keep: set[int], seconds: float, gap: flo
     for v in held:
         v.upper_bound = 0.0
     try:
-        result = _mathopt_once(model, seconds, max(gap or 0.0, warmstart.FIRST_GAP), log, incumbent_only,
-                               hint and hint.values)
+        result = _mathopt_once(model, deadline - time.perf_counter(), max(gap or 0.0, warmstart.FIRST_GAP), log,
+                               incumbent_only, hint and hint.values)
     finally:
         for v, upper in saved:
             v.upper_bound = upper
