@@ -66,8 +66,9 @@ def solve_milp(milp: Milp, *, backend: str = DEFAULT_BACKEND, time_limit: float 
                gap: float | None = None, log: bool = False, warm_start: bool = True) -> Solution:
     """Solve; raise NoSolution when there is no plan (proven or not).
 
-    warm_start=False: never seed a big model's solve with a first plan (solver.milp.warmstart);
-    for benchmarks that measure what the first plan is worth. An LP (a relaxation) never gets one."""
+    warm_start=False: solve a big model whole, with no first plan (solver.milp.warmstart) and
+    no LP relaxation beside it (solver.milp.relaxation); for benchmarks that measure what
+    those are worth. An LP (a relaxation) never gets either."""
     if backend not in BACKENDS:
         raise ValueError(f"unknown backend {backend!r}; choose one of {', '.join(BACKENDS)}")
     start = time.perf_counter()

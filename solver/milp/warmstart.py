@@ -15,6 +15,10 @@ against 6.00 % at 60 s; seed 3: 6.89 % against 12.79 %, each with a cheaper plan
 0.96–2.56 % against 1.11–2.56 % over repeated runs, the same plan (noise).
 The restriction only sets upper bounds to zero, so every row an analysis added to the
 model holds for the first plan too, and the first plan is a plan of the whole model.
+
+Models beyond GUIDED_VARIABLES get a second restriction instead of the whole-model solve:
+the domains where the LP relaxation (solver.milp.relaxation, solved beside the MILP) does
+the jobs' work (`lp_shortlist`). The flow is solver.milp.solve._run_big.
 """
 
 from __future__ import annotations
