@@ -229,3 +229,16 @@ def test_the_full_discount_is_refused_where_a_row_could_break():
     before = proto.SerializeToString()
     assert not full_discount(proto, discount_table(milp))
     assert proto.SerializeToString() == before
+
+
+def test_a_big_model_proven_infeasible_by_its_lp_says_so(big):
+    """Three jobs that each need a whole node for all five days, and two nodes in the catalog:
+    each job alone fits (so the model is built), no restriction finds a plan and the whole
+    model is never tried, but the LP relaxation proves there is none."""
+    cat = catalog(hourly("A", 4, vendor="vA", max_nodes=1), hourly("B", 6, vendor="vB", max_nodes=1))
+    prob = problem(*(job(f"j{k}", days=39, deadline=5) for k in range(3)), horizon=5)
+    _, milp = build(prob, cat)
+    assert milp.model.num_variables > 0
+    with pytest.raises(NoSolution) as caught:
+        solve_milp(milp, time_limit=20)
+    assert caught.value.proven

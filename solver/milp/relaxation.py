@@ -39,6 +39,9 @@ MIN_SECONDS = 1.0
 (measured: 0.2 s on the large synthetic LP ran 6 s to optimal), and no big LP is solved
 that fast anyway."""
 
+INFEASIBLE = 2
+"""The child's exit code when HiGHS proves the LP relaxation infeasible."""
+
 IPM_OPTIONS = "solver=ipm\nrun_crossover=off\noutput_flag=false"
 
 
@@ -97,6 +100,11 @@ class BackgroundRelaxation:
             with np.load(self._out) as data:
                 self._result = Relaxation(float(data["value"]), data["values"])
         return self._result
+
+    @property
+    def infeasible(self) -> bool:
+        """The child proved the LP relaxation infeasible, so the MILP has no plan either."""
+        return self._proc.returncode == INFEASIBLE
 
     def stop(self) -> None:
         if self._proc.poll() is None:
@@ -171,7 +179,8 @@ def discount_table(milp) -> np.ndarray:
 def solve_relaxation(model_path: str, out_path: str, seconds: float) -> int:
     """The child's work: read the model, drop integrality, solve by interior point, save.
 
-    Exit code 0 with the file written only when HiGHS proves the LP optimal."""
+    Exit code 0 with the file written only when HiGHS proves the LP optimal; INFEASIBLE when
+    it proves it infeasible; 1 otherwise (out of time, or nothing to try)."""
     if seconds < MIN_SECONDS:
         return 1
     proto = linear_solver_pb2.MPModelProto()
@@ -191,7 +200,7 @@ def solve_relaxation(model_path: str, out_path: str, seconds: float) -> int:
     status = solver.solve(model)
     if status != mb.SolveStatus.OPTIMAL:
         print(f"LP relaxation: {status.name} after {time.perf_counter() - start:.1f} s", file=sys.stderr)
-        return 1
+        return INFEASIBLE if status == mb.SolveStatus.INFEASIBLE else 1
     values = solver.values(model.get_variables()).to_numpy()
     with open(out_path, "wb") as out:
         np.savez(out, value=solver.objective_value, values=values)

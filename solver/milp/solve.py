@@ -196,7 +196,8 @@ def _run_big(model, milp: Milp, deadline: float, time_limit: float, gap: float |
                 hint = _guided_plan(model, milp, relax.values, hint, deadline - overrun, gap, log)
             else:
                 relax = lp.wait(deadline - time.perf_counter())
-            run = _Run(hint.values, hint.cost, -math.inf) if hint is not None else _Run(None, status_name="no plan")
+            run = (_Run(hint.values, hint.cost, -math.inf) if hint is not None
+                   else _Run(None, proven_infeasible=lp.infeasible, status_name="no plan"))
         else:
             hint_values = hint.values if hint is not None else None
             run = _read(_mathopt_once(model, deadline - time.perf_counter(), gap, log, PROGRESS.listener, hint_values),
