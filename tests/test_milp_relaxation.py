@@ -17,6 +17,7 @@ from pathlib import Path
 import pytest
 from families import catalog, hourly, job, problem
 from ortools.linear_solver.python import model_builder as mb
+from test_milp_warmstart import restricted_solve, two_jobs_one_cheap_node
 
 from solver.api import build
 from solver.load import load_problem
@@ -81,14 +82,6 @@ def test_stop_kills_the_child_and_removes_its_files():
     assert not folder.exists()
 
 
-def two_jobs_one_cheap_node():
-    """Cheap vendor A has one node, dearer B and C ten each; two synchronous jobs each need one
-    node for all 5 days: A carries one job, the other goes to B (the LP says so too)."""
-    cat = catalog(hourly("A", 4, vendor="vA", max_nodes=1), hourly("B", 6, vendor="vB"), hourly("C", 8, vendor="vC"))
-    prob = problem(job("j1", days=39, deadline=5), job("j2", days=39, deadline=5), horizon=5)
-    return prob, cat
-
-
 def test_the_lp_shortlist_holds_the_domains_the_lp_uses_and_the_plans():
     prob, cat = two_jobs_one_cheap_node()
     _, milp = build(prob, cat)
@@ -98,29 +91,17 @@ def test_the_lp_shortlist_holds_the_domains_the_lp_uses_and_the_plans():
     keep = warmstart.lp_shortlist(milp, relax.values)
     assert vendors(keep) == {"vA", "vB"}
     with pytest.raises(NoSolution):  # one domain per job, ranked by price alone: both on A
-        restricted(milp, warmstart.shortlist(milp, 1))
-    assert restricted(milp, keep).objective == pytest.approx(solve_milp(milp).objective)
+        restricted_solve(milp, warmstart.shortlist(milp, 1))
+    assert restricted_solve(milp, keep).objective == pytest.approx(solve_milp(milp).objective)
     on_c = solve_with_only(milp, "vC")
     assert vendors(warmstart.lp_shortlist(milp, relax.values, on_c)) == {"vA", "vB", "vC"}
-
-
-def restricted(milp, keep):
-    held = warmstart.held_out(milp, keep)
-    saved = [(v, v.upper_bound) for v in held]
-    for v in held:
-        v.upper_bound = 0.0
-    try:
-        return solve_milp(milp)
-    finally:
-        for v, upper in saved:
-            v.upper_bound = upper
 
 
 def solve_with_only(milp, vendor):
     """A plan (values by index) that runs every job on `vendor`."""
     keep = {i for i, opt in enumerate(milp.inst.options)
             if milp.inst.configs[opt.config].offer.vendor == vendor}
-    return restricted(milp, keep).values
+    return restricted_solve(milp, keep).values
 
 
 @pytest.fixture
