@@ -223,3 +223,16 @@ def test_a_big_model_proven_infeasible_by_its_lp_says_so(big):
     with pytest.raises(NoSolution) as caught:
         solve_milp(milp, time_limit=20)
     assert caught.value.proven
+
+
+def test_a_maximised_model_gets_no_bound():
+    """Its LP value would bound plans from above, and every caller reads the bound from below."""
+    model = mb.Model()
+    x = model.new_int_var(0, 10, "x")
+    model.add(2 * x <= 7)
+    model.maximize(x)
+    with BackgroundRelaxation(model, 60) as lp:
+        assert lp.wait(60) is None
+    model.minimize(-x)
+    with BackgroundRelaxation(model, 60) as lp:
+        assert lp.wait(60).value == pytest.approx(-3.5)

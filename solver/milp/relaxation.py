@@ -185,12 +185,14 @@ def solve_relaxation(model_path: str, out_path: str, seconds: float) -> int:
         return 1
     proto = linear_solver_pb2.MPModelProto()
     proto.ParseFromString(Path(model_path).read_bytes())
+    if proto.maximize:  # its LP value would bound plans from above; callers use it from below
+        return 1
     discounts = np.load(Path(model_path).with_name("discounts.npy"))
     if len(discounts) and full_discount(proto, discounts):
         Path(model_path).write_bytes(proto.SerializeToString())
     model = mb.Model()
     if not model.import_from_proto_file(model_path):
-        return 3
+        return 1
     for var in model.get_variables():
         var.is_integral = False
     solver = mb.Solver("highs")
