@@ -110,6 +110,7 @@ def big(monkeypatch):
     skipped, so the bound can come only from the LP (restricted solves never report theirs)."""
     monkeypatch.setattr(warmstart, "WARM_START_VARIABLES", 0)
     monkeypatch.setattr(warmstart, "GUIDED_VARIABLES", 0)
+    monkeypatch.setattr(warmstart, "FINAL_SHARE", 2.0)
 
 
 def test_a_big_solve_without_a_whole_model_step_has_the_lp_bound(big):
@@ -236,3 +237,19 @@ def test_a_maximised_model_gets_no_bound():
     model.minimize(-x)
     with BackgroundRelaxation(model, 60) as lp:
         assert lp.wait(60).value == pytest.approx(-3.5)
+
+
+def test_time_left_after_the_guided_plan_goes_to_the_whole_model(monkeypatch):
+    """With a limit long enough, the guided plan does not end the solve: HiGHS then gets the
+    whole model from it and proves the optimum (the LP alone could not)."""
+    monkeypatch.setattr(warmstart, "WARM_START_VARIABLES", 0)
+    monkeypatch.setattr(warmstart, "GUIDED_VARIABLES", 0)
+    guided = []
+    real = solve_module._guided_plan
+    monkeypatch.setattr(solve_module, "_guided_plan", lambda *a: guided.append(real(*a)) or guided[-1])
+    prob, cat = load_problem(BUNDLED / "seed-13b-100b.yaml")
+    inst, milp = build(prob, cat)
+    sol = solve_milp(milp, time_limit=60)
+    assert guided and guided[0] is not None, "the guided plan was not made"
+    assert sol.status == "optimal"
+    assert sol.bound > lp_value(inst) * 1.01

@@ -174,10 +174,11 @@ def _run_big(model, milp: Milp, deadline: float, time_limit: float, gap: float |
     """A big model, in steps (solver.milp.warmstart), while its LP relaxation runs on another core.
 
     1. a first plan from each job's cheapest domains;
-    2. up to warmstart.GUIDED_VARIABLES: the whole model from that plan, for the time left;
-    3. beyond: HiGHS' MIP would not finish its root LP in time, so the whole model is not
-       tried; once the LP relaxation is solved, a plan from the domains it uses, seeded
-       with the first plan, takes the time left.
+    2. from warmstart.GUIDED_VARIABLES on, HiGHS' MIP would not finish its root LP in a
+       minute, so the solve waits for the LP relaxation and then takes a plan from the
+       domains it uses, seeded with the first plan;
+    3. the whole model from the best plan so far, for the time left (beyond
+       GUIDED_VARIABLES only if warmstart.FINAL_SHARE of the limit is left).
     The plan's bound is the better of HiGHS' and the LP's (solver.milp.relaxation): without
     the LP, a model whose root LP HiGHS cannot finish in time has no bound at all.
     On a single core the LP would only slow the rest down, so it is not started.
@@ -188,21 +189,24 @@ def _run_big(model, milp: Milp, deadline: float, time_limit: float, gap: float |
         first_share, started = time_limit * warmstart.FIRST_SHARE, time.perf_counter()
         hint = _first_plan(model, milp, first_share, gap, log)
         # HiGHS' time limit leaves out loading the model (about 2 s at 200k variables);
-        # what the first plan ran over its share is kept back from the guided one.
+        # what the first plan ran over its share is kept back from the later steps.
         overrun = max(0.0, time.perf_counter() - started - first_share)
-        if lp is not None and milp.model.num_variables >= warmstart.GUIDED_VARIABLES:
-            relax = lp.wait(deadline - time_limit * warmstart.GUIDED_SHARE - time.perf_counter())
+        guided = lp is not None and milp.model.num_variables >= warmstart.GUIDED_VARIABLES
+        relax = None
+        if guided:
+            relax = lp.wait(deadline - time_limit * warmstart.GUIDED_MIN_SHARE - time.perf_counter())
             if relax is not None:
-                hint = _guided_plan(model, milp, relax.values, hint, deadline - overrun, gap, log)
-            else:
-                relax = lp.wait(deadline - time.perf_counter())
+                until = min(deadline - overrun, time.perf_counter() + time_limit * warmstart.GUIDED_MAX_SHARE)
+                hint = _guided_plan(model, milp, relax.values, hint, until, gap, log)
+        left = deadline - overrun - time.perf_counter()
+        if not guided or left >= time_limit * warmstart.FINAL_SHARE:
+            hint_values = hint.values if hint is not None else None
+            run = _read(_mathopt_once(model, left, gap, log, PROGRESS.listener, hint_values), hint)
+            relax = relax or (lp.wait(0) if lp is not None else None)
+        else:
             run = (_Run(hint.values, hint.cost, -math.inf) if hint is not None
                    else _Run(None, proven_infeasible=lp.infeasible, status_name="no plan"))
-        else:
-            hint_values = hint.values if hint is not None else None
-            run = _read(_mathopt_once(model, deadline - time.perf_counter(), gap, log, PROGRESS.listener, hint_values),
-                        hint)
-            relax = lp.wait(0) if lp is not None else None
+            relax = relax or lp.wait(deadline - time.perf_counter())
     finally:
         if lp is not None:
             lp.stop()

@@ -41,14 +41,21 @@ FIRST_DOMAINS = 2
 FIRST_GAP = 0.01
 """Relative gap the first plan is solved to: it only has to be good enough to prune with."""
 GUIDED_VARIABLES = 100_000
-"""Models with at least this many variables are not given to HiGHS whole: after the first
-plan they wait for the LP relaxation and get a plan from the domains it uses. Measured at
-60 s (tests/bench/bench_milp.py, 2 cores): on the target instances (186k-201k variables)
-HiGHS' MIP finishes no root LP in time (seed 1: 470 s), so the whole-model step adds
-nothing; on the large ones (37k-45k) it is what closes the gap to 1 %."""
-GUIDED_SHARE = 0.1
+"""Models with at least this many variables wait, after the first plan, for the LP
+relaxation and get a plan from the domains it uses before (time permitting) HiGHS gets
+the whole model. Measured at 60 s (tests/bench/bench_milp.py, 2 cores): on the target
+instances (186k-201k variables) HiGHS' MIP finishes no root LP in time (seed 1: 470 s),
+so the whole-model step adds nothing there; on the large ones (37k-45k) it is what
+closes the gap to 1 %, and waiting for the LP would only take its time."""
+GUIDED_MIN_SHARE = 0.1
 """The least share of the time limit worth starting the LP-guided plan with; an LP solved
 later only gives the bound."""
+GUIDED_MAX_SHARE = 0.25
+"""The most the LP-guided plan may take, so that a long time limit leaves the whole model
+its turn."""
+FINAL_SHARE = 0.1
+"""Beyond GUIDED_VARIABLES, the whole model is solved after the guided plan only if this
+share of the time limit is left: HiGHS needs seconds just to load such a model."""
 LP_SHARE = 0.01
 """A domain is in the LP-guided restriction when the LP relaxation does at least this share
 of the job's work there."""
