@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import json
 import sys
-import tempfile
 from pathlib import Path
 
 import pytest
@@ -93,15 +92,15 @@ def test_the_lp_shortlist_holds_the_domains_the_lp_uses_and_the_plans():
     with pytest.raises(NoSolution):  # one domain per job, ranked by price alone: both on A
         restricted_solve(milp, warmstart.shortlist(milp, 1))
     assert restricted_solve(milp, keep).objective == pytest.approx(solve_milp(milp).objective)
-    on_c = solve_with_only(milp, "vC")
+    on_c = solve_with_only(milp, "vC").values
     assert vendors(warmstart.lp_shortlist(milp, relax.values, on_c)) == {"vA", "vB", "vC"}
 
 
 def solve_with_only(milp, vendor):
-    """A plan (values by index) that runs every job on `vendor`."""
+    """The cheapest plan that runs every job on `vendor` (a Solution)."""
     keep = {i for i, opt in enumerate(milp.inst.options)
             if milp.inst.configs[opt.config].offer.vendor == vendor}
-    return restricted_solve(milp, keep).values
+    return restricted_solve(milp, keep)
 
 
 @pytest.fixture
@@ -144,15 +143,10 @@ def test_the_guided_plan_is_the_cheaper_of_the_two(big, monkeypatch):
     _, milp = build(prob, cat)
     optimum = solve_milp(milp).objective
     dear = solve_with_only(milp, "vC")
-    monkeypatch.setattr(solve_module, "_first_plan",
-                        lambda *a: solve_module._Plan(dear, sum(solve_milp_cost(milp, dear))))
+    monkeypatch.setattr(solve_module, "_first_plan", lambda *a: solve_module._Plan(dear.values, dear.objective))
     sol = solve_milp(milp, time_limit=60)
     assert sol.objective == pytest.approx(optimum)
     check_plan(prob, cat, extract_plan(sol))
-
-
-def solve_milp_cost(milp, values):
-    return (coef * values.get(var.index, 0.0) for terms in milp.cost.values() for var, coef in terms)
 
 
 def test_on_one_core_no_child_is_started(big, monkeypatch):
@@ -168,9 +162,9 @@ def test_on_one_core_no_child_is_started(big, monkeypatch):
     assert sol.objective == pytest.approx(solve_milp(milp).objective)
 
 
-def lp_of_proto(proto) -> float:
+def lp_of_proto(proto, folder: Path) -> float:
     model = mb.Model()
-    path = Path(tempfile.mkdtemp()) / "m.pb"
+    path = folder / "m.pb"
     path.write_bytes(proto.SerializeToString())
     assert model.import_from_proto_file(str(path))
     for var in model.get_variables():
@@ -180,7 +174,7 @@ def lp_of_proto(proto) -> float:
     return solver.objective_value
 
 
-def test_the_full_discount_keeps_the_lp_value_with_a_budget_row():
+def test_the_full_discount_keeps_the_lp_value_with_a_budget_row(tmp_path):
     """debug-then-train with a budget: the discount's w sits in the Budget row too (cost ≤ B)."""
     prob, cat = load_problem(BUNDLED / "debug-then-train.yaml")
     inst, milp = build(prob.model_copy(update={"budget": 250_000}), cat)
@@ -197,7 +191,7 @@ def test_the_full_discount_keeps_the_lp_value_with_a_budget_row():
         assert after.get(int(w), 0.0) == 0.0
         assert after[int(x)] == pytest.approx(before[int(x)] + before[int(w)])
         assert after[int(x)] < before[int(x)]
-    assert lp_of_proto(proto) == pytest.approx(lp_value(inst), rel=1e-7)
+    assert lp_of_proto(proto, tmp_path) == pytest.approx(lp_value(inst), rel=1e-7)
 
 
 def test_the_full_discount_is_refused_where_a_row_could_break():

@@ -90,7 +90,7 @@ def add_volume_discount(milp: Milp) -> None:
 
     y ∈ {0,1}, 0 ≤ w ≤ x, w ≤ X̄·y, x ≥ N0·y;  cost −= d·price·w.
     Minimising cost drives w to x whenever y can be 1, so the discount is exact.
-    Rows `Discount-<o>-<t>-{cap,min}`.
+    Rows `Discount-<o>-<t>-{le,cap,min}` (discount_rows).
     """
     inst, model = milp.inst, milp.model
     for key, cfg in inst.configs.items():
@@ -108,7 +108,13 @@ def add_volume_discount(milp: Milp) -> None:
             y = model.new_bool_var(f"y[{key},{t}]")
             w = model.new_int_var(0, cfg.offer.max_nodes, f"w[{key},{t}]")
             milp.discount_flag[key, t], milp.discounted[key, t] = y, w
-            milp.add_row(f"Discount-{key}-{t}-le", w <= x)
-            milp.add_row(f"Discount-{key}-{t}-cap", w <= cfg.offer.max_nodes * y)
-            milp.add_row(f"Discount-{key}-{t}-min", x >= n0 * y)
+            le, cap, least = discount_rows(key, t)
+            milp.add_row(le, w <= x)
+            milp.add_row(cap, w <= cfg.offer.max_nodes * y)
+            milp.add_row(least, x >= n0 * y)
             milp.cost["volume_discount"].append((w, -rate * unit))
+
+
+def discount_rows(key: str, t: int) -> tuple[str, str, str]:
+    """Names of one discount's rows w ≤ x, w ≤ X̄·y, x ≥ N0·y (solver.milp.relaxation finds them by these)."""
+    return f"Discount-{key}-{t}-le", f"Discount-{key}-{t}-cap", f"Discount-{key}-{t}-min"

@@ -3,8 +3,8 @@
 Why: on a model too big for HiGHS to finish its root LP within the time limit, a
 time-limited solve otherwise ends with no lower bound at all. HiGHS' interior-point
 method without crossover solves the same LP several times faster than the dual simplex
-HiGHS' MIP uses for its root (target synthetic instance, 185k variables: 41 s against
-470 s; large, 45k: 7 s against 28 s), so on the second core it gives, within the time
+HiGHS' MIP uses for its root (target synthetic instance, 187k variables: 37-55 s against
+470 s; large, 45k: 6-8 s against 28 s), so on the second core it gives, within the time
 limit, a lower bound on every plan and a solution that says where the jobs' work goes
 (solver.milp.warmstart.lp_shortlist).
 
@@ -126,7 +126,7 @@ def full_discount(proto, discounts: np.ndarray) -> bool:
     Why: the LP relaxation of a discount (w ≤ x, w ≤ X̄·y, x ≥ N0·y, y ∈ [0,1]) already
     reaches w = x for every x (y = x/N0 is enough since X̄ ≥ N0), so substituting w = x
     and dropping y leaves the LP's value as it is while its three rows and two columns go:
-    on the target synthetic instance the interior point then takes 37 s instead of 55 s.
+    on the target synthetic instance the interior point then took 37 s instead of 51 s.
     Each w's terms move onto its x, in the objective and in every row but its own three,
     which with w = y = 0 become trivial for HiGHS' presolve. That raises w from wherever it
     was to x; this only keeps the LP a relaxation if raising w can break no row and not
@@ -167,12 +167,15 @@ def full_discount(proto, discounts: np.ndarray) -> bool:
 
 def discount_table(milp) -> np.ndarray:
     """(w, x, y, row le, row cap, row min) per volume discount of a built model, by index."""
+    # imported here, not at the top: the child never needs it, and it pulls in the model's modules
+    from solver.milp.capacity import discount_rows
+
     rows = []
     for (key, t), w in milp.discounted.items():
         cfg = milp.inst.configs[key]
         x = (milp.contracts if cfg.committed else milp.nodes)[key, t]
-        names = [f"Discount-{key}-{t}-{part}" for part in ("le", "cap", "min")]
-        rows.append([w.index, x.index, milp.discount_flag[key, t].index, *(milp.rows[n].index for n in names)])
+        rows.append([w.index, x.index, milp.discount_flag[key, t].index,
+                     *(milp.rows[name].index for name in discount_rows(key, t))])
     return np.array(rows, dtype=np.int64).reshape(-1, 6)
 
 

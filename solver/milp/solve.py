@@ -226,8 +226,12 @@ def _read(result, hint: _Plan | None = None) -> _Run:
         if hint is not None:
             return _Run(hint.values, hint.cost, bound if math.isfinite(bound) else -math.inf)
         return _Run(None, proven_infeasible=reason == mathopt.TerminationReason.INFEASIBLE, status_name=reason.name)
-    values = {var.id: value for var, value in result.variable_values().items()}
-    return _Run(values, result.objective_value(), bound, reason == mathopt.TerminationReason.OPTIMAL)
+    return _Run(_values(result), result.objective_value(), bound, reason == mathopt.TerminationReason.OPTIMAL)
+
+
+def _values(result) -> dict[int, float]:
+    """A MathOpt result's plan by variable id (= the model builder's index, solver.milp.export)."""
+    return {var.id: value for var, value in result.variable_values().items()}
 
 
 def _mathopt_once(model, time_limit: float | None, gap: float | None, log: bool,
@@ -288,12 +292,11 @@ def _guided_plan(model, milp: Milp, lp_values, hint: _Plan | None, deadline: flo
 def _restricted_plan(model, milp: Milp, keep: set[int], deadline: float, gap: float | None, log: bool,
                      hint: _Plan | None = None) -> _Plan | None:
     """Solve `model` by `deadline` with every option outside `keep` held at zero
-    (warmstart.held_out); bounds are restored afterwards. The restriction's bound says nothing about the whole model, so
-    a listener hears only the plan's cost from this solve."""
-    variables = {v.id: v for v in model.variables()}
+    (warmstart.held_out); bounds are restored afterwards. The restriction's bound says
+    nothing about the whole model, so a listener hears only the plan's cost from this solve."""
     listener = PROGRESS.listener
     incumbent_only = (lambda best, _bound: listener(best, None)) if listener is not None else None
-    held = [variables[v.index] for v in warmstart.held_out(milp, keep) if v.lower_bound == 0]
+    held = [model.get_variable(v.index) for v in warmstart.held_out(milp, keep) if v.lower_bound == 0]
     saved = [(v, v.upper_bound) for v in held]
     for v in held:
         v.upper_bound = 0.0
@@ -305,7 +308,7 @@ def _restricted_plan(model, milp: Milp, keep: set[int], deadline: float, gap: fl
             v.upper_bound = upper
     if not result.has_primal_feasible_solution():
         return None
-    return _Plan({var.id: value for var, value in result.variable_values().items()}, result.objective_value())
+    return _Plan(_values(result), result.objective_value())
 
 
 def _polish(milp: Milp, values: dict[int, float]) -> None:
