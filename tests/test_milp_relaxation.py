@@ -121,6 +121,29 @@ def test_a_big_solve_without_a_whole_model_step_has_the_lp_bound(big):
     assert sol.bound <= sol.objective
 
 
+def test_a_watcher_hears_the_lp_bound_and_keeps_the_best_of_each(big):
+    """The spinner's listener hears the LP's bound when it arrives, and the restricted
+    solves' plans after it do not wipe it; plans only fall and bounds only rise."""
+    from solver.milp.solve import PROGRESS
+
+    prob, cat = load_problem(BUNDLED / "seed-13b-100b.yaml")
+    inst, milp = build(prob, cat)
+    heard = []
+    PROGRESS.listener = lambda plan, bound: heard.append((plan, bound))
+    try:
+        sol = solve_milp(milp, time_limit=60)
+    finally:
+        PROGRESS.listener = None
+    bounds = [b for _, b in heard if b is not None]
+    plans = [p for p, _ in heard if p is not None]
+    assert bounds and bounds[-1] == pytest.approx(sol.bound, rel=1e-9)
+    assert sol.bound == pytest.approx(lp_value(inst) * (1 - BOUND_SLACK), rel=1e-6)
+    assert bounds == sorted(bounds) and plans == sorted(plans, reverse=True)
+    first = next(i for i, (_, b) in enumerate(heard) if b is not None)
+    assert all(b is not None for _, b in heard[first:])
+    assert plans[-1] >= sol.objective - 1e-6
+
+
 def test_gpuplan_solve_reports_the_lp_bound_of_a_big_model(big, tmp_path):
     """End to end through the CLI: the JSON's lower bound is the LP relaxation's value."""
     from typer.testing import CliRunner

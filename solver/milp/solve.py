@@ -165,9 +165,37 @@ def _run_highs_mathopt(milp: Milp, time_limit: float | None, gap: float | None, 
     """
     start = time.perf_counter()
     model = to_mathopt(milp.model)
-    if warm_start and time_limit and milp.model.num_variables >= warmstart.WARM_START_VARIABLES:
-        return _run_big(model, milp, start + time_limit, time_limit, gap, log)
-    return _read(_mathopt_once(model, time_limit, gap, log, PROGRESS.listener))
+    listener = PROGRESS.listener
+    if listener is not None:
+        PROGRESS.listener = _BestHeard(listener)
+    try:
+        if warm_start and time_limit and milp.model.num_variables >= warmstart.WARM_START_VARIABLES:
+            return _run_big(model, milp, start + time_limit, time_limit, gap, log)
+        return _read(_mathopt_once(model, time_limit, gap, log, PROGRESS.listener))
+    finally:
+        PROGRESS.listener = listener
+
+
+@dataclass
+class _BestHeard:
+    """Passes on the best plan and the best bound heard so far in one solve.
+
+    Why: the steps of a big solve report separately (a restricted solve only its plans,
+    the LP relaxation only its bound), and one step's silence about the other number
+    must not make it unknown again. Every plan heard is a plan of the whole model and
+    every bound a bound of it, so the lowest plan and the highest bound stand.
+    """
+
+    listener: Callable[[float | None, float | None], None]
+    plan: float | None = None
+    bound: float | None = None
+
+    def __call__(self, incumbent: float | None, bound: float | None) -> None:
+        if incumbent is not None:
+            self.plan = incumbent if self.plan is None else min(self.plan, incumbent)
+        if bound is not None:
+            self.bound = bound if self.bound is None else max(self.bound, bound)
+        self.listener(self.plan, self.bound)
 
 
 def _run_big(model, milp: Milp, deadline: float, time_limit: float, gap: float | None, log: bool) -> _Run:
@@ -196,6 +224,7 @@ def _run_big(model, milp: Milp, deadline: float, time_limit: float, gap: float |
         if guided:
             relax = lp.wait(deadline - time_limit * warmstart.GUIDED_MIN_SHARE - time.perf_counter())
             if relax is not None:
+                _tell_bound(relax.bound)
                 until = min(deadline - overrun, time.perf_counter() + time_limit * warmstart.GUIDED_MAX_SHARE)
                 hint = _guided_plan(model, milp, relax.values, hint, until, gap, log)
         left = deadline - overrun - time.perf_counter()
@@ -213,6 +242,12 @@ def _run_big(model, milp: Milp, deadline: float, time_limit: float, gap: float |
     if relax is not None and run.values is not None:
         run.bound = max(run.bound, relax.bound)
     return run
+
+
+def _tell_bound(bound: float) -> None:
+    """Let whoever watches the solve hear a bound found outside HiGHS (the LP relaxation's)."""
+    if PROGRESS.listener is not None and math.isfinite(bound):
+        PROGRESS.listener(None, bound)
 
 
 def _read(result, hint: _Plan | None = None) -> _Run:
