@@ -115,3 +115,36 @@ def test_a_solver_bound_below_zero_is_reported_as_zero():
     assert plan.lower_bound == 0
     assert plan.gap == pytest.approx(1.0)
     assert extract_plan(sol).lower_bound == pytest.approx(sol.bound, abs=0.01)
+
+
+@pytest.mark.parametrize("backend", ["highs", "scip", "cp_sat"])
+def test_a_solve_stopped_by_its_gap_reports_a_true_bound(backend):
+    """`--gap 0.05` without a time limit: the bound must be a bound (≤ the optimum), and
+    the plan is called optimal only if its gap is within the optimality tolerance.
+    Through the model builder HiGHS stopped at its gap reported the plan's cost as bound."""
+    from solver.load import load_problem
+
+    prob, cat = load_problem(Path(__file__).resolve().parent.parent / "problems" / "seed-7b-200b-30d.yaml")
+    _, milp = build(prob, cat)
+    best = solve_milp(milp, backend="highs").objective
+    stopped = solve_milp(milp, backend=backend, gap=0.05)
+    assert stopped.bound <= best + 1e-6
+    assert stopped.objective >= best - 1e-6
+    assert (stopped.status == "optimal") == (stopped.gap <= 1e-4)
+    check_plan(prob, cat, extract_plan(stopped))
+
+
+def test_gpuplan_solve_with_a_gap_prints_a_true_lower_bound():
+    import json
+
+    from typer.testing import CliRunner
+
+    from solver.cli import app
+
+    path = Path(__file__).resolve().parent.parent / "problems" / "seed-7b-200b-30d.yaml"
+    result = CliRunner().invoke(app, ["solve", str(path), "--gap", "0.05", "--json"])
+    assert result.exit_code == 0, result.output
+    plan = json.loads(result.output)
+    assert plan["lower_bound"] <= 307_180 + 1e-6  # the proven optimum (README, seed 000)
+    assert plan["status"] == ("optimal" if plan["total_cost"] - plan["lower_bound"] <= 1e-4 * plan["total_cost"]
+                              else "feasible")
