@@ -33,7 +33,10 @@ Elastic solves do not go through solve_problem (their plans break the written li
 the verifier would reject them): build + extra variables + solve_milp. Every suggestion
 is then VERIFIED by applying it in the edit language (solver.analysis.edits) and
 re-solving through solve_problem, which runs the independent verifier; `verified` says
-whether that re-solve found a plan.
+whether that re-solve found a plan. The printed words name every change those edits make,
+in the same amounts (a later deadline past the horizon also says the horizon it needs:
+`whatif` rejects a deadline past horizon_days), so a suggestion followed literally is the
+one that was checked.
 
 Cheapest combination: one elastic MILP with slack on the budget, every site's power and
 every offer's stock at once, minimising the relative relaxation Σ slack/limit (10 % more
@@ -76,6 +79,7 @@ class Part:
     amount: float
     unit: str
     relative: float | None = None   # amount ÷ the written limit (None when the limit is 0)
+    horizon_days: int | None = None  # deadline: the horizon the later deadlines need (None: the written one holds)
 
     def words(self, *, percent: bool = False) -> str:
         text = self._words()
@@ -84,11 +88,15 @@ class Part:
         return text
 
     def _words(self) -> str:
+        """Every change the part's edits make, in the amounts they make it (nothing left implicit)."""
         a = self.amount
         if self.kind == "deadline":
-            return f"{_int(a)} more day{'s' if a != 1 else ''} on every deadline"
+            text = f"{_int(a)} more day{'s' if a != 1 else ''} on every deadline"
+            if self.horizon_days is not None:  # a deadline past the horizon is rejected as input
+                text += f" (and the horizon to {self.horizon_days} days)"
+            return text
         if self.kind == "power":
-            return f"{_num(a)} kW more at {self.target}"
+            return f"{_int(a):,} kW more at {self.target}"
         if self.kind == "budget":
             return f"¥{_int(a):,} more budget"
         return f"{_int(a)} more node{'s' if a != 1 else ''} of {self.target}"
@@ -242,11 +250,9 @@ class _Context:
     def _edits(self, part: Part) -> list[str]:
         a = part.amount
         if part.kind == "deadline":
-            k = _int(a)
-            edits = [f"jobs[*].deadline_days+={k}"]
-            latest = max(j.deadline_days for j in self.problem.jobs) + k
-            if latest > self.problem.horizon_days:
-                edits.append(f"horizon_days={latest}")
+            edits = [f"jobs[*].deadline_days+={_int(a)}"]
+            if part.horizon_days is not None:
+                edits.append(f"horizon_days={part.horizon_days}")
             return edits
         if part.kind == "budget":
             return [f"budget+={_int(a)}"]
@@ -264,13 +270,18 @@ class _Context:
 
     # --- deadline: a search over whole days --------------------------------------------------
 
+    def _deadline_part(self, k: int) -> Part:
+        """k more days on every deadline, with the horizon extended when the latest passes it."""
+        latest = max(j.deadline_days for j in self.problem.jobs) + k
+        return Part("deadline", "every job", k, "days",
+                    horizon_days=latest if latest > self.problem.horizon_days else None)
+
     def deadline(self, max_extra_days: int | None) -> Relaxation:
         cap = max_extra_days if max_extra_days is not None else max(self.problem.horizon_days, 30)
         cap = min(cap, 3650 - max(j.deadline_days for j in self.problem.jobs))  # the horizon's validation cap
 
         def feasible(k: int) -> bool:
-            part = Part("deadline", "every job", k, "days")
-            return self._resolve(self._edits(part)) is not None
+            return self._resolve(self._edits(self._deadline_part(k))) is not None
 
         try:
             lo, hi, k = 0, None, 1
@@ -287,7 +298,7 @@ class _Context:
                 lo, hi = (lo, mid) if feasible(mid) else (mid, hi)
         except _Undetermined:
             return self._undetermined("deadline", "every job", "the smallest deadline extension")
-        return self._finish("deadline", "every job", [Part("deadline", "every job", hi, "days")])
+        return self._finish("deadline", "every job", [self._deadline_part(hi)])
 
     # --- budget: the cheapest plan without one -----------------------------------------------
 
@@ -462,7 +473,3 @@ def _flag(rel: Relaxation, prefix: str = "") -> str:
 
 def _int(x: float) -> int:
     return int(round(x))
-
-
-def _num(x: float) -> str:
-    return f"{x:,.0f}" if float(x).is_integer() else f"{x:,.1f}"
