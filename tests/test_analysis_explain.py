@@ -256,8 +256,6 @@ def test_cli_text_prints_the_explanation(example_run, example_json):
         assert line in out
 
 
-@pytest.mark.xfail(reason="problems/infeasible/shunyi-racks-short.yaml (not this test's file) still shows the "
-                          "deadline line without the horizon it needs; its owner updates the comment")
 def test_the_example_comment_shows_the_printed_explanation(example_json):
     comment = " ".join(line.lstrip("# ").strip() for line in EXAMPLE.read_text(encoding="utf-8").splitlines()
                        if line.startswith("#"))
