@@ -56,7 +56,7 @@ class _Verifier:
         return 24.0 * (min(self.p.horizon_days, (t + 1) * self.pd) - t * self.pd)
 
     def run(self) -> None:
-        expected = self.p.period_days or (1 if self.p.horizon_days <= 120 else 7)
+        expected = self.p.period_days or (1 if self.p.horizon_days <= 120 else 5)
         if self.pd != expected:
             self.fail(f"plan uses {self.pd}-day periods, the problem {expected}-day periods")
         self._rentals()
@@ -110,21 +110,36 @@ class _Verifier:
                       f"before its lead time of {offer.lead_time_days} days")
 
     def _availability_and_power(self) -> None:
+        """Stock and power day by day, over each contract's whole term (not only the periods
+        it may be used in): a vendor's nodes stay rented, and racks draw power, to its last day."""
         per_offer: dict[tuple[str, int], int] = defaultdict(int)
         draw: dict[tuple[str, int], float] = defaultdict(float)
-        for (name, _ic, t), nodes in self.held.items():
+        for name, day, nodes in self._held_days():
             offer = self.cat.offers[name]
-            per_offer[name, t] += nodes
+            per_offer[name, day] += nodes
             if offer.counts_power:
-                draw[offer.datacenter, t] += nodes * (offer.node_kw or 0.0)
-        for (name, t), nodes in per_offer.items():
+                draw[offer.datacenter, day] += nodes * (offer.node_kw or 0.0)
+        for (name, day), nodes in sorted(per_offer.items()):
             if nodes > self.cat.offers[name].max_nodes:
-                self.fail(f"availability: {nodes} nodes of {name} in period {t}, "
+                self.fail(f"availability: {nodes} nodes of {name} on day {day}, "
                           f"max_nodes is {self.cat.offers[name].max_nodes}")
-        for (dc, t), kw in draw.items():
+        for (dc, day), kw in sorted(draw.items()):
             quota = self.cat.datacenters[dc].power_quota_kw
             if kw > quota + 1e-6:
-                self.fail(f"power: {kw:.1f} kW at {dc} in period {t} exceeds the quota of {quota:.1f} kW")
+                self.fail(f"power: {kw:.1f} kW at {dc} on day {day} exceeds the quota of {quota:.1f} kW")
+
+    def _held_days(self):
+        """(offer, day, nodes) for every day of the horizon on which a contract or rental holds nodes."""
+        for c in self.plan.schedule.contracts:
+            offer = self.cat.offers.get(c.offer)
+            if offer is not None and offer.mode in COMMITTED and c.nodes > 0:
+                first = c.start_period * self.pd
+                for day in range(max(first, 0), min(first + math.ceil(_term_days(offer)), self.p.horizon_days)):
+                    yield offer.offer, day, c.nodes
+        for r in self.plan.schedule.rentals:
+            if r.offer in self.cat.offers and r.nodes > 0:
+                for day in range(r.period * self.pd, min((r.period + 1) * self.pd, self.p.horizon_days)):
+                    yield r.offer, day, r.nodes
 
     def _assignments(self) -> None:
         used: dict[tuple[str, str, int], int] = defaultdict(int)

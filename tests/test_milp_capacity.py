@@ -121,6 +121,42 @@ def test_two_separate_offers_do_not_share_max_nodes():
 def test_a_monthly_contract_never_holds_nodes_longer_than_its_term():
     # 280 GPU-days in 35 days on one 8-GPU node = 35 node-days; one 30-day contract holds at
     # most 30, so a second contract is needed: 2 × 30 000 = 60 000. The planner finds 30 000.
-    cat = catalog(monthly("M", 30_000, max_nodes=1))
+    # Two nodes in stock: the first contract still holds its node on days 28–29, where the
+    # second, from period 4 (day 28), already runs (test below).
+    cat = catalog(monthly("M", 30_000, max_nodes=2))
     plan = solve(problem(job(days=280, deadline=35), horizon=35, period_days=7), cat)
     assert plan.total_cost == pytest.approx(60_000)
+
+
+def test_a_contract_holds_its_stock_to_the_last_day_of_its_term():
+    # 56 node-days in 56 days, 7-day periods; the monthly offer has 1 node in stock.
+    # Contracts in periods 0 and 4 (60 000) would do it, but the first holds its node to
+    # day 30, inside period 4: both would hold a node on days 28 and 29. A contract from
+    # period 5 could be used only in periods 5–7, 21 node-days for 30 000, dearer than
+    # hourly (21 × 1 152 = 24 192). So: one contract and 28 node-days hourly, 62 256.
+    from solver.milp.capacity import held_nodes
+
+    cat = catalog(monthly("M", 30_000, max_nodes=1), hourly("H", 6))
+    prob = problem(job(days=8 * 56, deadline=56), horizon=56, period_days=7)
+    plan = solve(prob, cat)
+    assert plan.total_cost == pytest.approx(30_000 + 28 * 1_152)
+    assert [c.start_period for c in plan.schedule.contracts] == [0]
+    _, milp = build(prob, cat)
+    held = held_nodes(milp)
+    assert all(milp.contracts["M:ib_hdr", s] in held["M:ib_hdr", s + 4] for s in range(4))
+
+
+def test_the_verifier_counts_stock_day_by_day_over_the_whole_term():
+    from solver.verify import verify_plan
+
+    cat = catalog(monthly("M", 30_000, max_nodes=1), hourly("H", 6))
+    prob = problem(job(days=8 * 56, deadline=56), horizon=56, period_days=7)
+    plan = solve(prob, cat)
+    first = plan.schedule.contracts[0]
+    overlapping = [first.model_copy(update={"start_period": 0}), first.model_copy(update={"start_period": 4})]
+    broken = plan.model_copy(update={"schedule": plan.schedule.model_copy(
+        update={"contracts": overlapping, "rentals": []})})
+    found = verify_plan(prob, cat, broken)
+    assert "availability: 2 nodes of M on day 28, max_nodes is 1" in found
+    assert "availability: 2 nodes of M on day 29, max_nodes is 1" in found
+    assert not any("day 30," in v for v in found if v.startswith("availability"))

@@ -33,7 +33,7 @@ ROOT = Path(__file__).resolve().parent.parent
 HYBRID = ROOT / "problems" / "hybrid-burst.yaml"
 SEED = ROOT / "problems" / "seed-7b-200b-30d.yaml"
 FRONTIER = [(168, 35_750_300.0, "24×8 H800-80G hosted @Shunyi"), (203, 28_340_800.0, "19×8 H800-80G hosted @Shunyi"),
-            (217, 24_719_803.0, "38×8 A100-80G hosted @Shunyi + …")]
+            (217, 23_612_431.0, "38×8 A100-80G hosted @Shunyi + …")]
 
 
 @pytest.fixture(scope="module")
@@ -57,7 +57,7 @@ def test_every_section_is_there(page, hybrid):
     assert page.count('class="bar mode-') == len(plan.allocations)
     assert page.count('<circle class="point') == len(FRONTIER)
     assert 'class="point current"' in page  # the report's own plan is the last frontier point
-    assert "24,719,803 CNY" in page
+    assert "23,612,431 CNY" in page
     assert "TP×PP×DP" in page and "4×2×1" in page and "62.7 of 80" in page
     assert "redundancy" in page and "30%" in page
     assert "2026-12-02" in page and "illustrative" in page
@@ -130,7 +130,7 @@ def test_cli_report(tmp_path):
 
     first = run("--frontier-points", "3")
     assert first.returncode == 0, first.stderr
-    assert "wrote" in first.stdout and "24,719,803 CNY" in first.stdout
+    assert "wrote" in first.stdout and "23,612,431 CNY" in first.stdout
     text = out.read_text(encoding="utf-8")
     assert 'id="frontier"' in text and 'class="point' in text
     again = run()

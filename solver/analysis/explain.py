@@ -57,6 +57,7 @@ from ortools.linear_solver.python import model_builder as mb
 from solver.analysis.edits import apply_edits, row_path
 from solver.errors import Infeasible
 from solver.milp.build import build_milp
+from solver.milp.capacity import held_nodes
 from solver.milp.elastic import budget_slack, power_slack, stock_slack
 from solver.milp.instance import build_instance
 from solver.milp.solve import DEFAULT_BACKEND, NoSolution, Solution, solve_milp
@@ -433,9 +434,9 @@ class _Context:
                 out.append(Part("budget", "budget", math.ceil(over - TOL), "CNY"))
         draw: dict[tuple[str, int], float] = {}
         held: dict[tuple[str, int], int] = {}
-        for (key, t), var in milp.nodes.items():
+        for (key, t), variables in held_nodes(milp).items():
             offer = milp.inst.configs[key].offer
-            n = sol.count(var)
+            n = sum(sol.count(var) for var in variables)
             if offer.counts_power and offer.datacenter in sites:
                 draw[offer.datacenter, t] = draw.get((offer.datacenter, t), 0.0) + n * offer.node_kw
             held[offer.offer, t] = held.get((offer.offer, t), 0) + n

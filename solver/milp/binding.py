@@ -11,6 +11,7 @@ from __future__ import annotations
 
 from collections import defaultdict
 
+from solver.milp.capacity import held_nodes
 from solver.milp.solve import Solution
 from solver.model.plan import Binding, JobResult
 
@@ -34,10 +35,10 @@ def _power(sol: Solution) -> list[Binding]:
     inst = sol.milp.inst
     used: dict[str, dict[int, float]] = defaultdict(lambda: defaultdict(float))
     smallest: dict[str, float] = {}
-    for (key, t), var in sol.milp.nodes.items():
+    for (key, t), variables in held_nodes(sol.milp).items():
         offer = inst.configs[key].offer
         if offer.counts_power:
-            used[offer.datacenter][t] += offer.node_kw * sol.count(var)
+            used[offer.datacenter][t] += offer.node_kw * sum(sol.count(var) for var in variables)
             smallest[offer.datacenter] = min(smallest.get(offer.datacenter, offer.node_kw), offer.node_kw)
     out = []
     for dc, by_t in used.items():
@@ -54,8 +55,8 @@ def _power(sol: Solution) -> list[Binding]:
 def _availability(sol: Solution) -> list[Binding]:
     inst = sol.milp.inst
     held: dict[str, dict[int, int]] = defaultdict(lambda: defaultdict(int))
-    for (key, t), var in sol.milp.nodes.items():
-        held[inst.configs[key].offer.offer][t] += sol.count(var)
+    for (key, t), variables in held_nodes(sol.milp).items():
+        held[inst.configs[key].offer.offer][t] += sum(sol.count(var) for var in variables)
     out = []
     for offer, by_t in held.items():
         cap = inst.catalog.offers[offer].max_nodes

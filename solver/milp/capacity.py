@@ -70,14 +70,34 @@ def _charge(milp: Milp, cfg, var: mb.Variable, amount: float) -> None:
         milp.cost["platform_fee"].append((var, amount * cfg.fee_share))
 
 
+def held_nodes(milp: Milp) -> dict[tuple[str, int], list[mb.Variable]]:
+    """Variables that sum to the nodes of each configuration held in each period: n[o,t], and
+    for a contract whose term ends inside period t, its c[o,s] too.
+
+    Why: a contract is used only in the periods wholly inside its term (no free days), but
+    the vendor's stock and the site's power carry its nodes to the term's last day. With
+    7-day periods a 30-day contract started in period s ends on day 2 of period s+4, where
+    the next contract may already run: both hold nodes then. Everything else in a period
+    is held from its first day (contracts start on period boundaries, hourly nodes stay
+    all period), so the sum is the period's peak.
+    """
+    out: dict[tuple[str, int], list[mb.Variable]] = {key_t: [var] for key_t, var in milp.nodes.items()}
+    for (key, s), var in milp.contracts.items():
+        cfg = milp.inst.configs[key]
+        for t in range(s + cfg.term_periods, min(s + cfg.held_periods, len(milp.inst.hours))):
+            out.setdefault((key, t), []).append(var)
+    return out
+
+
 def add_availability(milp: Milp) -> None:
-    """Σ_{o of offer} n[o,t] ≤ max_nodes: interconnect options of one offer share its stock.
+    """Σ_{o of offer} held[o,t] ≤ max_nodes: interconnect options of one offer share its stock,
+    and a contract holds it to its last day (held_nodes).
 
     Row `Availability-<offer>-<t>`.
     """
     by_offer: dict[tuple[str, int], list[mb.Variable]] = defaultdict(list)
-    for (key, t), var in milp.nodes.items():
-        by_offer[milp.inst.configs[key].offer.offer, t].append(var)
+    for (key, t), variables in held_nodes(milp).items():
+        by_offer[milp.inst.configs[key].offer.offer, t].extend(variables)
     for (offer, t), variables in by_offer.items():
         if len(variables) > 1:
             cap = milp.inst.catalog.offers[offer].max_nodes

@@ -13,6 +13,7 @@ import math
 from ortools.linear_solver.python import model_builder as mb
 
 from solver.milp.build import Milp
+from solver.milp.capacity import held_nodes
 
 
 def budget_slack(milp: Milp) -> mb.Variable | None:
@@ -41,14 +42,15 @@ def power_slack(milp: Milp, dc: str) -> mb.Variable:
 
 
 def stock_slack(milp: Milp, caps: dict[str, int], factor: int) -> dict[str, mb.Variable]:
-    """Rows Σ_{options of o} n[o,t] − s_o ≤ cap_o (`Stock-<o>-<t>`), integer s_o ≤ (factor − 1)·cap_o.
+    """Rows Σ_{options of o} held[o,t] − s_o ≤ cap_o (`Stock-<o>-<t>`), integer s_o ≤ (factor − 1)·cap_o.
 
     The caller has already raised the variables' own bounds (or built the model from a
     catalog with raised caps), so these rows alone put the written stock back.
+    held: capacity.held_nodes, the nodes a contract holds to its term's last day.
     """
     by_offer: dict[str, dict[int, list]] = {}
-    for (key, t), var in milp.nodes.items():
-        by_offer.setdefault(milp.inst.configs[key].offer.offer, {}).setdefault(t, []).append(var)
+    for (key, t), variables in held_nodes(milp).items():
+        by_offer.setdefault(milp.inst.configs[key].offer.offer, {}).setdefault(t, []).extend(variables)
     out = {}
     for offer, periods in sorted(by_offer.items()):
         cap = caps[offer]

@@ -37,6 +37,7 @@ class Config:
     link_group: str
     first_period: int          # nothing before the lead time has passed
     term_periods: int          # committed: periods wholly inside one contract's term (no free days)
+    held_periods: int          # committed: periods the term touches, the last maybe in part (stock, power)
     node_cost_hour: float      # hourly/spot: rent + interconnect + fee per node-hour
     node_cost_term: float      # committed: rent + interconnect + fee per node per term
     rent_share: float          # fraction of the node cost that is GPU rent (for the breakdown)
@@ -154,6 +155,7 @@ def _expand(offer: Offer, catalog: Catalog, pd: int) -> list[Config]:
             link_group=catalog.datacenters[offer.datacenter].link_group,
             first_period=math.ceil(offer.lead_time_days / pd),
             term_periods=offer.term_days // pd if offer.committed else 0,
+            held_periods=math.ceil(offer.term_days / pd) if offer.committed else 0,
             node_cost_hour=0.0 if offer.committed else total * fee,
             node_cost_term=total * fee if offer.committed else 0.0,
             rent_share=rent / total / fee,

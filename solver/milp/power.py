@@ -7,20 +7,22 @@ from collections import defaultdict
 from ortools.linear_solver.python import model_builder as mb
 
 from solver.milp.build import Milp
+from solver.milp.capacity import held_nodes
 
 
 def add_power(milp: Milp) -> None:
-    """Σ_{o at d, counts_power} node_kw_o·n[o,t] ≤ power_quota_kw_d   row `Power-<d>-<t>`.
+    """Σ_{o at d, counts_power} node_kw_o·held[o,t] ≤ power_quota_kw_d   row `Power-<d>-<t>`.
 
     Seed 000: Beijing sites have limited power quota; hundreds of cards need it confirmed
     weeks ahead. Cloud instances (counts_power false) are the vendor's quota, not ours.
+    A rack draws power to its contract's last day (capacity.held_nodes).
     """
     inst = milp.inst
     draw: dict[tuple[str, int], list[tuple[mb.Variable, float]]] = defaultdict(list)
-    for (key, t), var in milp.nodes.items():
+    for (key, t), variables in held_nodes(milp).items():
         offer = inst.configs[key].offer
         if offer.counts_power:
-            draw[offer.datacenter, t].append((var, offer.node_kw))
+            draw[offer.datacenter, t].extend((var, offer.node_kw) for var in variables)
     for (dc, t), terms in draw.items():
         quota = inst.catalog.datacenters[dc].power_quota_kw
         lhs = mb.LinearExpr.weighted_sum([v for v, _ in terms], [kw for _, kw in terms])

@@ -139,7 +139,7 @@ def _assumptions(plan: Plan, problem: Problem, catalog: Catalog) -> pd.DataFrame
     add("plan", "solve_seconds", plan.solve_seconds, "s")
     add("problem", "horizon_days", problem.horizon_days, "days")
     add("problem", "period_days", plan.schedule.period_days, "days",
-        source="plan granularity" + ("" if problem.period_days else " (default: 1 up to 120 days, else 7)"))
+        source="plan granularity" + ("" if problem.period_days else " (default: 1 up to 120 days, else 5)"))
     add("problem", "redundancy", problem.redundancy, "fraction of extra work",
         source="extra work for failures and restarts: each job must do FLOPs × (1 + redundancy)")
     add("problem", "budget", problem.budget, problem.currency, source="" if problem.budget else "no budget cap")
