@@ -53,3 +53,24 @@ def test_power_rows_cover_every_period_of_the_site_and_only_counting_offers():
     cloud_only = catalog(hourly("C", 6))
     _, milp = build(prob, cloud_only)
     assert not any(name.startswith("Power-") for name in milp.rows)
+
+
+def test_a_rack_draws_power_to_the_last_day_of_its_term():
+    # 10 kW holds one rack at a time; 56 node-days in 56 days, 7-day periods. A rack from
+    # day 0 is used in periods 0–3 but draws power to day 30, inside period 4, so the next
+    # rack starts in period 5 (used in periods 5–7: 20 000 beats 21 cloud node-days at
+    # 24 192) and period 4 runs on the cloud: 2 × 20 000 + 7 × 1 152 = 48 064. Racks in
+    # periods 0 and 4 (40 000) would draw 20 kW on days 28 and 29; the verifier says so.
+    from solver.verify import verify_plan
+
+    cat = catalog(HOSTED, hourly("C", 6), datacenters=(dc("D1", quota_kw=10),))
+    prob = problem(job(days=8 * 56, deadline=56), horizon=56, period_days=7)
+    plan = solve(prob, cat)
+    assert plan.total_cost == pytest.approx(48_064)
+    assert sorted(c.start_period for c in plan.schedule.contracts) == [0, 5]
+    rack = plan.schedule.contracts[0]
+    overlapping = [rack.model_copy(update={"start_period": 0}), rack.model_copy(update={"start_period": 4})]
+    broken = plan.model_copy(update={"schedule": plan.schedule.model_copy(update={"contracts": overlapping})})
+    found = verify_plan(prob, cat, broken)
+    assert "power: 20.0 kW at D1 on day 28 exceeds the quota of 10.0 kW" in found
+    assert not any("on day 30 " in v for v in found)
