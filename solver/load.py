@@ -100,12 +100,49 @@ def load_problem(path: str | Path) -> tuple[Problem, Catalog]:
     return problem, catalog
 
 
+class _DuplicateKey(Exception):
+    def __init__(self, key: Any, line: int, first_line: int) -> None:
+        self.key, self.line, self.first_line = key, line, first_line
+
+
+class _UniqueKeyLoader(yaml.SafeLoader):
+    """PyYAML's safe loader, except that a key written twice in one mapping is an error: the
+    default keeps the last value and silently drops the first (e.g. two deadline_days in a job).
+    Keys brought in by a `<<:` merge may still be overridden, as YAML intends."""
+
+    def construct_mapping(self, node: yaml.MappingNode, deep: bool = False) -> dict:
+        seen: dict[Any, int] = {}
+        for key_node, _ in node.value:
+            if key_node.tag == "tag:yaml.org,2002:merge":
+                continue
+            key = self.construct_object(key_node, deep=True)
+            line = key_node.start_mark.line + 1
+            try:
+                if key in seen:
+                    raise _DuplicateKey(key, line, seen[key])
+                seen[key] = line
+            except TypeError:       # an unhashable key: the base loader reports it
+                continue
+        return super().construct_mapping(node, deep=deep)
+
+
 def read_yaml(path: Path, what: str, fix: str = "check indentation and quoting") -> Any:
-    """The parsed YAML of a file; ProblemError naming the file (and the line) when it is missing or malformed."""
+    """The parsed YAML of a file; ProblemError naming the file (and the line) when it is missing,
+    a folder, malformed, or has a key written twice in one mapping."""
+    if path.is_dir():
+        examples = sorted(p.name for p in path.glob("*.yaml"))[:3]
+        raise ProblemError(f"is a folder, but a {what} (YAML) is expected", file=str(path),
+                           fix="give the path of a .yaml file" + (f", e.g. one in it: {', '.join(examples)}"
+                                                                  if examples else ""))
     if not path.is_file():
         raise ProblemError(f"{what} not found", file=str(path), fix="check the path")
     try:
-        return yaml.safe_load(path.read_text(encoding="utf-8"))
+        return yaml.load(path.read_text(encoding="utf-8"), Loader=_UniqueKeyLoader)  # noqa: S506 (a SafeLoader)
+    except _DuplicateKey as dup:
+        also = "on the same line" if dup.first_line == dup.line else f"also on line {dup.first_line}"
+        raise ProblemError(f"key written twice in one mapping ({also}); only the last value would count",
+                           file=str(path), key=f"{dup.key} (line {dup.line})",
+                           fix="keep the value you mean and delete the other") from None
     except yaml.YAMLError as exc:
         mark = getattr(exc, "problem_mark", None)
         raise ProblemError(f"not valid YAML ({getattr(exc, 'problem', exc)})", file=str(path),

@@ -109,6 +109,30 @@ def _not_a_mapping(tmp: Path):
     return ["solve", path, "--json"], [str(path), "mapping"]
 
 
+def _duplicate_key(tmp: Path):
+    """PyYAML keeps the last of two equal keys; the loader refuses rather than drop the first."""
+    text = SEED.read_text(encoding="utf-8").replace("catalog: ../catalogs/beijing-sample", f"catalog: {CATALOG}")
+    lines = text.splitlines()
+    at = next(i for i, ln in enumerate(lines) if ln.strip() == "deadline_days: 30")
+    lines.insert(at + 1, "    deadline_days: 20")
+    path = tmp / "twice.yaml"
+    path.write_text("\n".join(lines) + "\n", encoding="utf-8")
+    return ["solve", path, "--json"], [str(path), f"deadline_days (line {at + 2})", "written twice",
+                                       f"also on line {at + 1}"]
+
+
+def _duplicate_key_in_flow_mapping(tmp: Path):
+    path = tmp / "flow.yaml"
+    path.write_text(SEED.read_text(encoding="utf-8").replace("layers: 32,", "layers: 32, layers: 40,"),
+                    encoding="utf-8")
+    return ["solve", path, "--json"], [str(path), "layers (line", "written twice", "on the same line"]
+
+
+def _problem_is_a_folder(tmp: Path):
+    (tmp / "plan-a.yaml").write_text(SEED.read_text(encoding="utf-8"), encoding="utf-8")
+    return ["solve", tmp, "--json"], [str(tmp), "is a folder", "problem file (YAML) is expected", "plan-a.yaml"]
+
+
 def _solve_with_broken_catalog(tmp: Path):
     """The problem is fine, its catalog is not: `solve` names the catalog's offers.csv."""
     folder = copy_catalog(tmp)
@@ -134,6 +158,9 @@ CASES: dict[str, Callable] = {
     "missing-catalog-folder": problem_case("missing-catalog.yaml", ": catalog:", "no-such-catalog"),
     "missing-problem-file": _missing_file,
     "problem-not-a-mapping": _not_a_mapping,
+    "duplicate-key": _duplicate_key,
+    "duplicate-key-in-flow-mapping": _duplicate_key_in_flow_mapping,
+    "problem-is-a-folder": _problem_is_a_folder,
     # catalogs
     "csv-row-too-long": validate_case(lambda f: edit_lines(f / "offers.csv", _extra_cells), "offers.csv",
                                       "not a readable CSV", "line 4"),
