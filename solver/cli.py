@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import math
 from enum import Enum
 from pathlib import Path
 from typing import Optional
@@ -9,13 +10,26 @@ from typing import Optional
 import typer
 
 from solver.commands import register_all
-from solver.commands.common import OUTPUT, Backend, plan_console, print_json, run_action, working
+from solver.commands.common import (
+    OUTPUT,
+    SAMPLE_CATALOG,
+    Backend,
+    bounded,
+    check_new_file,
+    gap_option,
+    plan_console,
+    print_json,
+    run_action,
+    time_limit_option,
+    working,
+)
 from solver.errors import ProblemError
 from solver.milp.solve import DEFAULT_BACKEND
 
 app = typer.Typer(add_completion=False, no_args_is_help=True, pretty_exceptions_enable=False)
 
 Kind = Enum("Kind", {k: k for k in ("pretrain", "full_finetune", "lora", "qlora", "sweep", "inference")}, type=str)
+Precision = Enum("Precision", {p: p for p in ("bf16", "fp16", "fp8")}, type=str)
 
 
 @app.callback()
@@ -26,15 +40,14 @@ def _options(quiet: bool = typer.Option(False, "--quiet", "-q", help="no spinner
 
 
 Objective = Enum("Objective", {o: o for o in ("min_cost", "min_time")}, type=str)
-DEFAULT_CATALOG = Path(__file__).resolve().parent.parent / "catalogs" / "beijing-sample"
 
 
 @app.command()
 def solve(problem: Path = typer.Argument(..., help="problem YAML"),
           as_json: bool = typer.Option(False, "--json", help="print one JSON object"),
           backend: Backend = typer.Option(DEFAULT_BACKEND, help="MILP solver bundled with OR-Tools"),
-          time_limit: Optional[float] = typer.Option(None, help="seconds; returns the best plan with its gap"),
-          gap: Optional[float] = typer.Option(None, help="stop at this relative gap, e.g. 0.01"),
+          time_limit: Optional[float] = time_limit_option("seconds; returns the best plan with its gap"),
+          gap: Optional[float] = gap_option(help="stop at this relative gap, e.g. 0.01"),
           export_mps: Optional[Path] = typer.Option(None, help="write the model as MPS for another solver"),
           baselines: bool = typer.Option(False, "--baselines",
                                          help="also solve best-single-offer, all-hourly and all-monthly plans"),
@@ -43,7 +56,7 @@ def solve(problem: Path = typer.Argument(..., help="problem YAML"),
           html: Optional[Path] = typer.Option(None, help="also write the plan as a self-contained HTML report"),
           xlsx: Optional[Path] = typer.Option(None, help="also write the plan's tables as an Excel workbook"),
           csv: Optional[Path] = typer.Option(None, help="also write the plan's tables as CSV files in this folder"),
-          force: bool = typer.Option(False, "--force", help="replace existing --html/--xlsx/--csv files"),
+          force: bool = typer.Option(False, "--force", help="replace existing --html/--xlsx/--csv/--export-mps files"),
           why: bool = typer.Option(False, "--why", help="also: each job's best runners-up, the reason each lost, "
                                                         "and what one more unit of each binding limit is worth"),
           why_k: int = typer.Option(3, "--why-k", min=1, help="runners-up per job with --why"),
@@ -65,6 +78,11 @@ def solve(problem: Path = typer.Argument(..., help="problem YAML"),
         prob, cat = load_problem(problem)
         files = PlanFiles(html, xlsx, csv, force)
         files.check()
+        if export_mps is not None:  # before solving: a long solve never ends in a refusal to write
+            if objective.value == "min_time":
+                raise ProblemError("not written with --objective min_time, which solves a sequence of models",
+                                   key="--export-mps", fix="leave out --export-mps, or export the min_cost model")
+            check_new_file(export_mps, "--export-mps", force=force, example="model.mps")
         options = {"backend": backend.value, "time_limit": time_limit, "gap": gap}
         try:
             with working(f"solving {problem.name} ({backend.value})"):
@@ -120,15 +138,18 @@ def estimate(params: float = typer.Option(..., help="parameters, e.g. 7e9 (total
              gpu: str = typer.Option("A100-80G", help="GPU name from the catalog"),
              mfu: Optional[float] = typer.Option(None, help="model FLOPs utilisation; default from the GPU row"),
              kind: Kind = typer.Option("pretrain", help="kind of job"),
-             precision: str = typer.Option("bf16", help="bf16 | fp16 | fp8"),
+             precision: Precision = typer.Option("bf16", help="bf16 | fp16 | fp8 (fp8 needs a GPU with FP8)"),
              seq_len: int = typer.Option(4096, help="sequence length"),
              layers: Optional[int] = typer.Option(None), hidden: Optional[int] = typer.Option(None),
              heads: Optional[int] = typer.Option(None),
              active_params: Optional[float] = typer.Option(None, help="MoE: parameters active per token"),
-             days: float = typer.Option(30, help="deadline in days, for the GPU count"),
-             redundancy: float = typer.Option(0.30, help="extra work for failures and restarts"),
-             gpus_per_node: int = typer.Option(8),
-             catalog: Path = typer.Option(DEFAULT_CATALOG, help="catalog folder for the GPU row"),
+             days: float = typer.Option(30, help="deadline in days, for the GPU count (> 0)",
+                                        callback=bounded(gt=0, example="--days 30")),
+             redundancy: float = typer.Option(0.30, help="extra work for failures and restarts (0 to 5, "
+                                              "as in a problem file)",
+                                              callback=bounded(ge=0, le=5, example="--redundancy 0.3")),
+             gpus_per_node: int = typer.Option(8, min=1, help="GPUs per node (≥ 1)"),
+             catalog: Path = typer.Option(SAMPLE_CATALOG, help="catalog folder for the GPU row"),
              as_json: bool = typer.Option(False, "--json")) -> None:
     """FLOPs, GPU-hours, minimal layout and GPUs for one job on one GPU type."""
     from solver.estimate.shape import infer_shape
@@ -141,12 +162,17 @@ def estimate(params: float = typer.Option(..., help="parameters, e.g. 7e9 (total
             raise ProblemError(f"unknown gpu {gpu!r}", key="--gpu", file=str(catalog / "gpus.csv"),
                                fix=f"use one of {', '.join(sorted(cat.gpus))}")
         row = cat.gpus[gpu]
+        if precision.value == "fp8" and row.fp8_tflops is None:
+            fp8 = sorted(name for name, g in cat.gpus.items() if g.fp8_tflops is not None)
+            raise ProblemError(f"{gpu} has no FP8 tensor cores (no fp8_tflops in gpus.csv)", key="--precision",
+                               file=str(catalog / "gpus.csv"),
+                               fix=f"use --precision bf16, or a GPU with FP8: {', '.join(fp8) or 'none in this catalog'}")
         spec = _model_spec(params, active_params, layers, hidden, heads, seq_len, tokens)
         if mfu is not None and not 0 < mfu <= 1:
             raise ProblemError("mfu must be in (0, 1]", key="--mfu", fix="e.g. --mfu 0.4")
         result = estimate_job(infer_shape(spec), tokens, kind=kind.value, gpu_memory_gb=row.memory_gb,
                               bf16_tflops=row.bf16_tflops, fp8_tflops=row.fp8_tflops,
-                              mfu=mfu or row.default_mfu, precision=precision, days=days,
+                              mfu=mfu or row.default_mfu, precision=precision.value, days=days,
                               redundancy=redundancy, gpus_per_node=gpus_per_node)
         data = {"gpu": gpu, "kind": kind.value, "mfu": mfu or row.default_mfu, **result.to_dict()}
         if as_json:
@@ -161,15 +187,24 @@ def _model_spec(params, active_params, layers, hidden, heads, seq_len, tokens):
     from pydantic import ValidationError
 
     from solver.model.problem import ModelSpec
-    if tokens <= 0:
-        raise ProblemError("tokens must be > 0", key="--tokens", fix="e.g. --tokens 200e9")
+    if not (math.isfinite(tokens) and tokens > 0):
+        raise ProblemError(f"tokens must be a finite number > 0 (got {tokens:g})", key="--tokens",
+                           fix="e.g. --tokens 200e9")
+    for option, value, example in (("--params", params, "7e9"), ("--active-params", active_params, "1.3e10")):
+        if value is not None and not math.isfinite(value):
+            raise ProblemError(f"not a finite number (got {value:g})", key=option, fix=f"e.g. {option} {example}")
     try:
         return ModelSpec(params=params, active_params=active_params, layers=layers, hidden=hidden,
                          heads=heads, seq_len=seq_len)
     except ValidationError as exc:
         e = exc.errors()[0]
-        raise ProblemError(f"{e['msg']}", key="--" + str(e["loc"][0]).replace("_", "-") if e["loc"] else None,
-                           fix="give positive numbers") from None
+        if not e["loc"]:  # the model's cross-check: active parameters are a part of the total
+            raise ProblemError(f"more than --params ({active_params:g} > {params:g})",
+                               key="--active-params",
+                               fix="give at most --params (the parameters active per token are part of the total)"
+                               ) from None
+        raise ProblemError(f"{e['msg']}", key="--" + str(e["loc"][0]).replace("_", "-"),
+                           fix="give a number > 0") from None
 
 
 register_all(app)

@@ -16,8 +16,8 @@ ROOT = Path(__file__).resolve().parent.parent
 CATALOG = ROOT / "catalogs" / "beijing-sample"
 
 
-def gpuplan(*args: str) -> subprocess.CompletedProcess:
-    env = {**os.environ, "COLUMNS": "250"}          # wide enough that no offer id is wrapped
+def gpuplan(*args: str, columns: str = "250") -> subprocess.CompletedProcess:
+    env = {**os.environ, "COLUMNS": columns}        # results are laid out for 100 columns at most
     return subprocess.run([sys.executable, "-m", "solver.cli", *map(str, args)], capture_output=True,
                           text=True, timeout=120, cwd=ROOT, env=env)
 
@@ -32,13 +32,17 @@ COMMANDS = {                       # every CLI run of this module, started toget
     "show": ("catalog", "show"),                                   # default folder, offers
     "show_gpus": ("catalog", "show", "--table", "gpus"),
     "show_bogus": ("catalog", "show", "--table", "bogus"),
+    "show_datacenters": ("catalog", "show", "--table", "datacenters"),
 }
+AT_100 = ("offers", "gpus", "datacenters")           # `catalog show --table T` with COLUMNS=100
 
 
 @pytest.fixture(scope="module")
 def runs() -> dict[str, subprocess.CompletedProcess]:
     with ThreadPoolExecutor(max_workers=3) as pool:
         futures = {name: pool.submit(gpuplan, *argv) for name, argv in COMMANDS.items()}
+        futures.update({f"{t}@100": pool.submit(gpuplan, "catalog", "show", "--table", t, columns="100")
+                        for t in AT_100})
         return {name: fut.result() for name, fut in futures.items()}
 
 
@@ -79,3 +83,49 @@ def test_show_unknown_table_exits_2(runs):
     assert run.returncode == 2, run.stdout[:300]
     assert "Traceback" not in run.stdout + run.stderr
     assert "bogus" in run.stderr
+
+
+# --- within 100 columns, nothing dropped ---------------------------------------------------------
+
+def rows(table: str) -> list[dict[str, str]]:
+    with open(CATALOG / table, newline="", encoding="utf-8") as fh:
+        return list(csv.DictReader(fh))
+
+
+NAMES = {"offers": ("offer", "vendor", "datacenter", "gpu"), "gpus": ("gpu", "class", "confidence"),
+         "datacenters": ("datacenter", "region", "link_group")}
+
+
+@pytest.mark.parametrize("table", AT_100)
+def test_show_fits_100_columns_and_keeps_names_and_sources(runs, table):
+    """README: result tables stay within 100 columns. Names stay whole on one line (they are typed
+    into --set edits); each row's date and source are numbered notes, none left out."""
+    run = runs[f"{table}@100"]
+    assert run.returncode == 0, run.stderr
+    widest = max(len(line) for line in run.stdout.splitlines())
+    assert widest <= 100, widest
+    words = set(run.stdout.split())
+    flat = " ".join(run.stdout.split())
+    for row in rows(f"{table}.csv"):
+        for column in NAMES[table]:
+            value = row[column]
+            assert value in (run.stdout if " " in value else words), (column, value)
+        assert " ".join(f"{row['as_of']}: {row['source']}".split()) in flat, row["source"][:40]
+
+
+@pytest.mark.parametrize("width", [100, 80, 60])
+@pytest.mark.parametrize("table", AT_100)
+def test_a_narrow_console_folds_cells_but_drops_no_column(table, width):
+    from rich.console import Console
+
+    from solver.commands.catalog import render_table
+    from solver.load import load_catalog
+
+    console = Console(width=width, record=True, color_system=None, file=open(os.devnull, "w"))
+    render_table(load_catalog(CATALOG), console, table)
+    text = console.export_text()
+    assert max(len(line) for line in text.splitlines()) <= width
+    header = {"offers": "fabric", "gpus": "confidence", "datacenters": "residency"}[table]
+    assert "src" in text and (header in text or width < 100)
+    refs = [line.split()[-1] for line in text.splitlines() if line.strip() and line.split()[-1].isdigit()]
+    assert refs, text                                   # the src column still carries its numbers

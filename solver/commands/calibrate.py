@@ -7,13 +7,22 @@ from typing import Optional
 
 import typer
 
-from solver.commands.common import print_json, run_action
-
-DEFAULT_CATALOG = Path(__file__).resolve().parent.parent.parent / "catalogs" / "beijing-sample"
+from solver.commands.common import SAMPLE_CATALOG, print_json, run_action
 
 
 def register(app: typer.Typer) -> None:
     app.command("calibrate")(calibrate)
+
+
+def _print_formats(value: bool) -> None:
+    """--help-formats is eager: it prints and exits before typer asks for the required --gpu."""
+    if not value:
+        return
+    from solver import calibrate as cal
+    typer.echo(cal.LOG_FORMATS)
+    typer.echo("nvidia-smi: nvidia-smi --query-gpu=timestamp,index,utilization.gpu,power.draw,clocks.sm "
+               "--format=csv -l 5 > smi.csv (clocks.max.sm and clocks_event_reasons.active optional)")
+    raise typer.Exit()
 
 
 def calibrate(
@@ -40,7 +49,8 @@ def calibrate(
         write_gpu: bool = typer.Option(False, "--write-gpu", help="print the gpus.csv row with default_mfu set"),
         catalog_out: Optional[Path] = typer.Option(None, help="write a copy of the catalog with default_mfu set"),
         force: bool = typer.Option(False, "--force", help="overwrite an existing output file"),
-        help_formats: bool = typer.Option(False, "--help-formats", help="describe the log formats and exit"),
+        help_formats: bool = typer.Option(False, "--help-formats", is_eager=True, callback=_print_formats,
+                                          help="describe the log formats and exit (no other option needed)"),
         as_json: bool = typer.Option(False, "--json", help="print one JSON object")) -> None:
     """Measured MFU of a short run (seed 003 Q2), compared with the planner's assumption (seed 002: 10%).
 
@@ -49,12 +59,6 @@ def calibrate(
     step time ÷ GPUs, median over the steps after the warm-up, spread p10–p90.
     """
     from solver import calibrate as cal
-
-    if help_formats:
-        typer.echo(cal.LOG_FORMATS)
-        typer.echo("nvidia-smi: nvidia-smi --query-gpu=timestamp,index,utilization.gpu,power.draw,clocks.sm "
-                   "--format=csv -l 5 > smi.csv (clocks.max.sm and clocks_event_reasons.active optional)")
-        return
 
     def action() -> None:
         from solver.errors import ProblemError
@@ -84,7 +88,7 @@ def calibrate(
             if found.mfu is not None:
                 assumed, assumed_from = found.mfu, f"job {job} mfu in {problem.name}"
         if catalog is not None or cat is None:
-            catalog = catalog or DEFAULT_CATALOG
+            catalog = catalog or SAMPLE_CATALOG
             cat = load_catalog(catalog)
         else:
             catalog = Path(cat.path)

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import math
 import sys
 import threading
 import time
@@ -10,6 +11,7 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
 from enum import Enum
+from pathlib import Path
 
 import typer
 from rich.console import Console
@@ -19,6 +21,19 @@ from solver.errors import Infeasible, PlanRejected, ProblemError
 from solver.milp.solve import BACKENDS
 
 Backend = Enum("Backend", {b: b for b in BACKENDS}, type=str)
+
+
+def sample_catalog() -> Path:
+    """The bundled sample catalog, catalogs/beijing-sample: in the source tree (a checkout or an
+    editable install), else the copy a wheel installs as solver/catalogs/beijing-sample (pyproject
+    maps catalogs/ there). When neither exists, the source-tree path, which load_catalog names."""
+    package = Path(__file__).resolve().parent.parent
+    candidates = [package.parent / "catalogs" / "beijing-sample", package / "catalogs" / "beijing-sample"]
+    return next((c for c in candidates if (c / "gpus.csv").is_file()), candidates[0])
+
+
+SAMPLE_CATALOG = sample_catalog()
+"""The default --catalog of estimate, calibrate and catalog show/template: defined here only."""
 
 
 def run_action(action) -> None:
@@ -42,6 +57,58 @@ def run_action(action) -> None:
     except PlanRejected as exc:
         err.print(f"[red]internal error, plan withheld:[/] {escape(str(exc))}", highlight=False)
         raise typer.Exit(3) from None
+
+
+def bounded(*, example: str, gt: float | None = None, ge: float | None = None, le: float | None = None,
+            lt: float | None = None):
+    """A typer callback: the option's value (or each of several) is a finite number within the bounds,
+    else one usage error naming the option, the rule and an example (exit 2).
+
+    Why not typer's own min/max: they are closed bounds only (a time limit of 0 must be refused)
+    and let infinity through; NaN compares false with everything, so it is named here too.
+    """
+    if ge is not None and le is not None and gt is None and lt is None:
+        rule = f"from {ge:g} to {le:g}"
+    else:
+        rule = " and ".join(f"{sign} {bound:g}" for sign, bound in ((">", gt), ("≥", ge), ("≤", le), ("<", lt))
+                            if bound is not None)
+
+    def check(value):
+        for v in value if isinstance(value, (list, tuple)) else [value]:
+            if v is None:
+                continue
+            ok = math.isfinite(v) and (gt is None or v > gt) and (ge is None or v >= ge) \
+                and (le is None or v <= le) and (lt is None or v < lt)
+            if not ok:
+                raise typer.BadParameter(f"{v:g} is not allowed: give a number {rule}, e.g. {example}")
+        return value
+    return check
+
+
+def time_limit_option(help: str = "seconds per solve"):
+    """--time-limit of every command that solves: > 0 seconds (0 would silently mean no limit)."""
+    return typer.Option(None, "--time-limit", help=f"{help} (> 0)",
+                        callback=bounded(gt=0, example="--time-limit 60"))
+
+
+def gap_option(default: float | None = None, help: str = "stop each solve at this relative gap"):
+    """--gap of every command that solves: a relative gap ≥ 0 (the solvers reject a negative one)."""
+    return typer.Option(default, "--gap", help=f"{help} (≥ 0)", callback=bounded(ge=0, example="--gap 0.01"))
+
+
+def check_new_file(path: Path, option: str, *, force: bool, example: str) -> Path:
+    """A file a command will write, checked before any work: not a folder, in a folder that exists,
+    and an existing file is replaced only with --force (nothing a user wrote is overwritten)."""
+    path = Path(path)
+    if path.is_dir():
+        raise ProblemError("is a folder", key=option, file=str(path), fix=f"give a file name, e.g. {example}")
+    if not path.parent.is_dir():
+        raise ProblemError("folder does not exist", key=option, file=str(path.parent),
+                           fix="create it, or write the file elsewhere")
+    if path.exists() and not force:
+        raise ProblemError("already exists", key=option, file=str(path),
+                           fix="choose another file, or pass --force to overwrite")
+    return path
 
 
 def print_json(data: dict) -> None:
