@@ -10,7 +10,15 @@ import typer
 from rich.console import Console
 from rich.table import Table
 
-from solver.commands.common import Backend, plan_console, print_json, run_action, working
+from solver.commands.common import (
+    Backend,
+    gap_option,
+    plan_console,
+    print_json,
+    run_action,
+    time_limit_option,
+    working,
+)
 from solver.milp.solve import DEFAULT_BACKEND
 
 Axis = Enum("Axis", {a: a for a in ("deadline", "budget", "spot_share", "vendors")}, type=str)
@@ -32,8 +40,8 @@ def frontier_command(
         force: bool = typer.Option(False, "--force", help="overwrite existing plot, plan or workbook files"),
         as_json: bool = typer.Option(False, "--json", help="print one JSON object"),
         backend: Backend = typer.Option(DEFAULT_BACKEND, help="MILP solver bundled with OR-Tools"),
-        time_limit: Optional[float] = typer.Option(None, help="seconds per solve"),
-        gap: Optional[float] = typer.Option(None, help="stop each solve at this relative gap")) -> None:
+        time_limit: Optional[float] = time_limit_option("seconds per solve"),
+        gap: Optional[float] = gap_option(help="stop each solve at this relative gap")) -> None:
     """Trade-off of PROBLEM along one axis: ε-constraint solves on one model, non-dominated plans only,
     each verified. Exit 1 when the problem itself has no plan."""
     from solver.analysis.frontier import existing_plan_files, frontier, write_plans

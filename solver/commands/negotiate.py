@@ -10,7 +10,17 @@ from rich.console import Console
 from rich.table import Table
 
 from solver.analysis.negotiate import reason_kinds
-from solver.commands.common import Backend, plan_console, print_json, run_action, working
+from solver.commands.common import (
+    Backend,
+    bounded,
+    check_new_file,
+    gap_option,
+    plan_console,
+    print_json,
+    run_action,
+    time_limit_option,
+    working,
+)
 from solver.milp.solve import DEFAULT_BACKEND
 
 
@@ -21,21 +31,24 @@ def register(app: typer.Typer) -> None:
 def negotiate(problem: Path = typer.Argument(..., help="problem YAML"),
               vendor: Optional[list[str]] = typer.Option(None, "--vendor", "-v",
                                                          help="only this vendor's offers (repeat for more)"),
-              kw: float = typer.Option(50, "--kw", help="value of this many more kW at each site whose power binds"),
-              lead_days: int = typer.Option(7, "--lead-days", help="value of lead times shorter by this many days"),
-              nodes: int = typer.Option(2, "--nodes", help="value of this many more nodes where availability binds"),
+              kw: float = typer.Option(50, "--kw", help="value of this many more kW at each site whose power binds",
+                                callback=bounded(gt=0, example="--kw 50")),
+              lead_days: int = typer.Option(7, "--lead-days", min=1,
+                                             help="value of lead times shorter by this many days"),
+              nodes: int = typer.Option(2, "--nodes", min=1, help="value of this many more nodes where availability binds"),
               margin: float = typer.Option(0.05, help="target price this fraction below the current price "
                                                       "(in the plan) or the break-even (not in it)"),
               max_solves: int = typer.Option(8, help="solves per offer at most"),
-              max_seconds: Optional[float] = typer.Option(None, help="start no new offer or lever after this long"),
+              max_seconds: Optional[float] = typer.Option(None, help="start no new offer or lever after this long (> 0)",
+                                                        callback=bounded(gt=0, example="--max-seconds 60")),
               export_vendor: Optional[tuple[str, Path]] = typer.Option(None, "--export-vendor", metavar="VENDOR FILE",
                                                              help="write VENDOR's sheet (CSV, or .xlsx with openpyxl): "
                                                                   "its own offers, target prices, volumes only"),
               force: bool = typer.Option(False, "--force", help="overwrite the export file"),
               as_json: bool = typer.Option(False, "--json", help="print one JSON object"),
               backend: Backend = typer.Option(DEFAULT_BACKEND, help="MILP solver bundled with OR-Tools"),
-              time_limit: Optional[float] = typer.Option(None, help="seconds per solve"),
-              gap: float = typer.Option(1e-7, help="relative gap of each solve (prices are as exact as costs)"),
+              time_limit: Optional[float] = time_limit_option("seconds per solve"),
+              gap: float = gap_option(1e-7, help="relative gap of each solve (prices are as exact as costs)"),
               ) -> None:
     """Walk-away price of each offer in the plan, break-even price of each offer not in it, and
     what more power, shorter lead times and more nodes are worth (re-solve deltas, CNY).
@@ -45,14 +58,12 @@ def negotiate(problem: Path = typer.Argument(..., help="problem YAML"),
     """
     from solver.analysis.negotiate import export_vendor as write_sheet
     from solver.analysis.negotiate import negotiate as analyse
-    from solver.errors import ProblemError
     from solver.load import load_problem
 
     def action() -> None:
         sheet_vendor, sheet_path = export_vendor or (None, None)
-        if sheet_path is not None and sheet_path.exists() and not force:
-            raise ProblemError("file exists", key="--export-vendor", file=str(sheet_path),
-                               fix="add --force to overwrite it")
+        if sheet_path is not None:
+            check_new_file(sheet_path, "--export-vendor", force=force, example="sheet.csv")
         prob, cat = load_problem(problem)
         vendors = list(vendor or [])
         if vendors and sheet_vendor and sheet_vendor not in vendors:

@@ -8,7 +8,7 @@ from typing import Optional
 import typer
 from rich.console import Console
 
-from solver.commands.common import Backend, run_action, working
+from solver.commands.common import Backend, gap_option, run_action, time_limit_option, working
 from solver.milp.solve import DEFAULT_BACKEND
 
 
@@ -24,8 +24,8 @@ def report_command(
                                             help="also compute a cost vs finishing day frontier from this many "
                                                  "deadlines and chart it (0: none)"),
         backend: Backend = typer.Option(DEFAULT_BACKEND, help="MILP solver bundled with OR-Tools"),
-        time_limit: Optional[float] = typer.Option(None, help="seconds per solve"),
-        gap: Optional[float] = typer.Option(None, help="stop each solve at this relative gap")) -> None:
+        time_limit: Optional[float] = time_limit_option("seconds per solve"),
+        gap: Optional[float] = gap_option(help="stop each solve at this relative gap")) -> None:
     """Cheapest plan for PROBLEM as an HTML report that opens offline: summary, Gantt chart of rentals,
     cost breakdown, job layouts, assumptions and a contract checklist per vendor.
     Never overwrites a file without --force (exit 2). Exit 1 when infeasible (no file written)."""

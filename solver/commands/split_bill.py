@@ -8,7 +8,7 @@ from typing import Optional
 
 import typer
 
-from solver.commands.common import print_json, run_action
+from solver.commands.common import check_new_file, print_json, run_action
 
 
 def register(app: typer.Typer) -> None:
@@ -27,6 +27,7 @@ def split_bill(
         until: Optional[datetime] = typer.Option(None, help="end of the period (running jobs count up to it)"),
         currency: str = typer.Option("CNY"),
         csv_out: Optional[Path] = typer.Option(None, "--csv", help="also write the table as CSV"),
+        force: bool = typer.Option(False, "--force", help="replace an existing --csv file"),
         as_json: bool = typer.Option(False, "--json", help="print one JSON object")) -> None:
     """Split a shared rack's bill: rent evenly, power and bandwidth by GPU-hours from sacct.
 
@@ -38,6 +39,8 @@ def split_bill(
     from solver.billing import split_bill as split
 
     def action() -> None:
+        if csv_out is not None:
+            check_new_file(csv_out, "--csv", force=force, example="bill.csv")
         usage = read_sacct(sacct, by.lower(), since=since, until=until)
         bill = split(usage, rack_cost, power_cost, bandwidth_cost, tenants=tenant or None, currency=currency)
         if csv_out is not None:

@@ -17,7 +17,7 @@ from rich.console import Console
 from rich.markup import escape
 from rich.table import Table
 
-from solver.commands.common import Backend, print_json, run_action
+from solver.commands.common import Backend, gap_option, print_json, run_action, time_limit_option
 from solver.errors import ProblemError
 
 Executor = Enum("Executor", {e: e for e in ("process", "ray")}, type=str)
@@ -41,8 +41,8 @@ def sweep(problem: Path = typer.Argument(..., help="problem YAML"),
           address: Optional[str] = typer.Option(None, help="Ray: address of an existing cluster "
                                                           "(default: start a local one)"),
           backend: Optional[Backend] = typer.Option(None, help="MILP solver bundled with OR-Tools (default: highs)"),
-          time_limit: Optional[float] = typer.Option(None, help="seconds per scenario"),
-          gap: Optional[float] = typer.Option(None, help="stop each solve at this relative gap"),
+          time_limit: Optional[float] = time_limit_option("seconds per scenario"),
+          gap: Optional[float] = gap_option(help="stop each solve at this relative gap"),
           as_json: bool = typer.Option(False, "--json", help="print the rows as a JSON list"),
           quiet: bool = typer.Option(False, "--quiet", "-q", help="no progress bar")) -> None:
     """Solve every scenario of GRID on PROBLEM: one row each (edits, status, cost, finish days, GPU-days, limits)."""

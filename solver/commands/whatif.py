@@ -7,7 +7,15 @@ from typing import Optional
 
 import typer
 
-from solver.commands.common import Backend, plan_console, print_json, run_action, working
+from solver.commands.common import (
+    Backend,
+    gap_option,
+    plan_console,
+    print_json,
+    run_action,
+    time_limit_option,
+    working,
+)
 from solver.milp.solve import DEFAULT_BACKEND
 
 
@@ -21,8 +29,8 @@ def whatif(problem: Path = typer.Argument(..., help="problem YAML"),
                                                 "e.g. --set 'offers[vendor=sinnet].price*=0.9'"),
            as_json: bool = typer.Option(False, "--json", help="print one JSON object"),
            backend: Backend = typer.Option(DEFAULT_BACKEND, help="MILP solver bundled with OR-Tools"),
-           time_limit: Optional[float] = typer.Option(None, help="seconds per solve"),
-           gap: Optional[float] = typer.Option(None, help="stop each solve at this relative gap")) -> None:
+           time_limit: Optional[float] = time_limit_option("seconds per solve"),
+           gap: Optional[float] = gap_option(help="stop each solve at this relative gap")) -> None:
     """Solve PROBLEM as written and with the edits; print cost delta, mix changes and what binds.
 
     Exit 1 when the edited problem is infeasible (the baseline is still shown).

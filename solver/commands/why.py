@@ -9,9 +9,11 @@ import typer
 
 from solver.commands.common import (
     Backend,
+    gap_option,
     plan_console,
     print_json,
     run_action,
+    time_limit_option,
     working,
 )
 from solver.milp.solve import DEFAULT_BACKEND
@@ -25,8 +27,8 @@ def why_command(problem: Path = typer.Argument(..., help="problem YAML"),
                 k: int = typer.Option(3, "--k", "-k", min=1, help="runners-up shown per job"),
                 as_json: bool = typer.Option(False, "--json", help="print one JSON object"),
                 backend: Backend = typer.Option(DEFAULT_BACKEND, help="MILP solver bundled with OR-Tools"),
-                time_limit: float | None = typer.Option(None, help="seconds per solve"),
-                gap: float | None = typer.Option(None, help="stop each solve at this relative gap")) -> None:
+                time_limit: float | None = time_limit_option("seconds per solve"),
+                gap: float | None = gap_option(help="stop each solve at this relative gap")) -> None:
     """Why this plan: per job the best K alternatives (GPU type × mode × site × vendor) the optimum did
     not use, each with the cost of the best plan forced onto it and the reason it lost (price, memory,
     power, lead_time, availability, residency, deadline, fabric); then what one more unit of each
