@@ -5,7 +5,6 @@ from __future__ import annotations
 from rich.console import Console
 from rich.table import Table
 
-from solver.model.catalog import Catalog
 from solver.model.plan import Plan
 
 
@@ -54,34 +53,6 @@ def _cost_table(plan: Plan) -> Table:
             table.add_row(part.replace("_", " "), _money(value))
     table.add_row("[bold]total[/]", f"[bold]{_money(plan.total_cost)}[/]")
     return table
-
-
-def render_catalog(catalog: Catalog, console: Console, table_name: str = "offers") -> None:
-    """One catalog table, offers sorted by GPU then price per GPU-hour."""
-    if table_name == "gpus":
-        rows = [g.model_dump(by_alias=True) for g in catalog.gpus.values()]
-    elif table_name == "datacenters":
-        rows = [d.model_dump() for d in catalog.datacenters.values()]
-    else:
-        offers = sorted(catalog.offers.values(), key=lambda o: (o.gpu, o.gpu_price_per_hour()))
-        rows = [{"offer": o.offer, "vendor": o.vendor, "site": o.datacenter, "gpu": o.gpu, "mode": o.mode,
-                 "CNY/GPU-h": f"{o.gpu_price_per_hour():.2f}", "node": f"{o.gpus_per_node}×",
-                 "max nodes": o.max_nodes, "term d": o.term_days, "lead d": o.lead_time_days,
-                 "fabric": "|".join(o.interconnect)} for o in offers]
-    table = Table(title=f"{catalog.path} — {table_name}")
-    skip = {"source", "as_of"}
-    columns = [c for c in rows[0] if c not in skip] if rows else []
-    for col in columns:
-        table.add_column(str(col))
-    for row in rows:
-        table.add_row(*(_cell(row[c]) for c in columns))
-    console.print(table)
-
-
-def _cell(value: object) -> str:
-    if isinstance(value, (list, tuple)):
-        return "|".join(str(v) for v in value)
-    return "" if value is None else str(value)
 
 
 def render_estimate(data: dict, days: float, redundancy: float, console: Console) -> None:
