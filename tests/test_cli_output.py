@@ -34,3 +34,18 @@ def test_tables_fit_100_columns_and_no_color_means_no_escape_codes(args):
 def test_colour_is_on_when_forced_and_not_disabled():
     run = gpuplan("solve", "problems/seed-7b-200b-30d.yaml", FORCE_COLOR="1")
     assert run.returncode == 0 and "\x1b[" in run.stdout
+
+
+def test_readme_example_is_what_solve_prints():
+    """README's "What you get" block is the real output of its command (only the time differs)."""
+    import re
+
+    readme = (ROOT / "README.md").read_text(encoding="utf-8")
+    command = "$ gpuplan solve problems/seed-7b-200b-30d.yaml\n"
+    block = readme[readme.index(command) + len(command):]
+    shown = block[:block.index("```")].splitlines()
+    run = gpuplan("solve", "problems/seed-7b-200b-30d.yaml", COLUMNS="100")
+    assert run.returncode == 0, run.stderr
+    printed = [line.rstrip() for line in run.stdout.splitlines()]
+    timeless = [re.sub(r"\d+\.\d+ s, highs", "T s, highs", line) for line in printed]
+    assert timeless == [re.sub(r"\d+\.\d+ s, highs", "T s, highs", line) for line in shown]
