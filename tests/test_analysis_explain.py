@@ -290,7 +290,8 @@ def printed_suggestions(text: str) -> list[str]:
 def read_literally(words: str) -> list[str]:
     """The edits a user makes who does exactly what one suggestion says, and nothing else."""
     edits = []
-    for part in words.removesuffix(" (not verified)").split(" and "):
+    words = re.sub(r" \((not verified: out of time|re-solved: still infeasible)\)$", "", words)
+    for part in words.split(" and "):
         part = re.sub(r" \(\+[\d.]+%\)$", "", part)
         for pattern, to_edits in PHRASES:
             found = re.fullmatch(pattern, part)
@@ -352,3 +353,15 @@ def test_out_of_time_leaves_limits_undetermined_and_says_so():
     lines = expl.text_lines()
     assert all("not determined" in line for line in lines)
     assert not any("makes it feasible" in line for line in lines)  # no claim it could not
+
+
+def test_an_unverified_suggestion_says_why():
+    """Out of time and proven still infeasible are different news for the user."""
+    from solver.analysis.explain import Relaxation, _flag
+
+    def rel(**kw):
+        return Relaxation("budget", "budget", 10.0, "CNY", text="¥10 more budget", **kw)
+
+    assert _flag(rel(verified=True, cost=5.0)) == "¥10 more budget"
+    assert _flag(rel()) == "¥10 more budget (not verified: out of time)"
+    assert _flag(rel(refuted=True)) == "¥10 more budget (re-solved: still infeasible)"

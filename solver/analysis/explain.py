@@ -121,6 +121,7 @@ class Relaxation:
     cost: float | None = None
     text: str = ""
     determined: bool = True         # False: a solve ran out of time before this was settled
+    refuted: bool = False           # the re-solve proved the edited problem still infeasible
 
     @property
     def helps(self) -> bool:
@@ -230,14 +231,16 @@ class _Context:
         for p in parts:
             p.relative = self._relative(p)
         edits = [e for p in parts for e in self._edits(p)]
+        refuted = False
         try:
             cost = self._resolve(edits)
+            refuted = cost is None
         except _Undetermined:
             cost = None
             self.notes.append(f"could not verify {'; '.join(edits)} within the time limit")
         unit = parts[0].unit if len({p.unit for p in parts}) == 1 else "mixed"
         amount = sum(p.amount for p in parts) if unit != "mixed" else None
-        rel = Relaxation(kind, target, amount, unit, parts, edits, cost is not None, cost)
+        rel = Relaxation(kind, target, amount, unit, parts, edits, cost is not None, cost, refuted=refuted)
         rel.text = " and ".join(p.words(percent=kind == "combination") for p in parts)
         return rel
 
@@ -469,7 +472,9 @@ def _stock_slack(milp, catalog: Catalog, factor: int, weighted: bool) -> list[tu
 
 
 def _flag(rel: Relaxation, prefix: str = "") -> str:
-    return prefix + rel.text + ("" if rel.verified else " (not verified)")
+    if rel.verified:
+        return prefix + rel.text
+    return prefix + rel.text + (" (re-solved: still infeasible)" if rel.refuted else " (not verified: out of time)")
 
 
 def _int(x: float) -> int:
