@@ -1,13 +1,19 @@
 """Symmetry breaking: hourly capacity in interchangeable periods is held early first.
 
 Why: one node-day of an hourly offer costs and does the same on any day of a stretch
-in which the same jobs are open, so a solver otherwise explores every permutation of
-those days. Swapping all of one offer's variables (nodes, replicas, discount) between
-two such periods keeps every row satisfied — Use and Availability are per offer and
-period, Work sums over periods of equal hours, Site and Data rows are bounded by the
-sum of their variables' own bounds — so sorting each offer's holdings in decreasing
-order within a stretch loses no optimum. Offers whose draw counts against a power
-quota are left out: their periods are tied to committed capacity through Power rows.
+in which the same job options may use it, so a solver otherwise explores every
+permutation of those days. Swapping all of one offer's variables (nodes, replicas,
+discount) between two such periods keeps every row satisfied — Use and Availability
+are per offer and period, Work sums over periods of equal hours, the data rows are
+bounded by the sum of their variables' own bounds — so sorting each offer's holdings
+in decreasing order within a stretch loses no optimum. Two things would break that
+swap, so those offers are left out:
+- a per-period row shared with another offer: a fabric domain's GPU bound
+  (`Site-<j>-<d>-<t>`) when the domain has another offer's nodes, and a site's power
+  quota (their periods are also tied to committed capacity);
+- periods that differ for one of the offer's options though not for the problem:
+  a job waiting for its dataset at this site may use the offer only from a later day,
+  so the stretch is read off the offer's own options, not the jobs' windows.
 """
 
 from __future__ import annotations
@@ -20,28 +26,47 @@ from solver.milp.build import Milp
 
 
 def add_symmetry_breaking(milp: Milp) -> None:
-    """N[o,t] ≥ N[o,t+1] for hourly/spot offer o when t, t+1 are interchangeable.
+    """N[o,t] ≥ N[o,t+1] for hourly/spot offer o when t, t+1 are interchangeable for o.
 
     N[o,t] = Σ over o's interconnect options of n[o,t]. Row `Order-<offer>-<t>`.
     """
     inst = milp.inst
-    context = [_period_context(milp, t) for t in inst.periods]
     held: dict[str, dict[int, list[mb.Variable]]] = defaultdict(lambda: defaultdict(list))
     for (key, t), var in milp.nodes.items():
         offer = inst.configs[key].offer
         if not offer.committed and not offer.counts_power:
             held[offer.offer][t].append(var)
+    shared = offers_sharing_a_domain(milp)
     for offer, by_t in held.items():
+        if offer in shared:
+            continue
+        context = _period_context(milp, offer)
         for t in sorted(by_t):
-            if t + 1 in by_t and context[t] == context[t + 1]:
+            if t + 1 in by_t and context(t) == context(t + 1):
                 milp.add_row(f"Order-{offer}-{t}",
                              mb.LinearExpr.sum(by_t[t]) >= mb.LinearExpr.sum(by_t[t + 1]))
 
 
-def _period_context(milp: Milp, t: int) -> tuple:
-    """What distinguishes a period: its length and which jobs may run in it."""
+def offers_sharing_a_domain(milp: Milp) -> set[str]:
+    """Offers whose nodes some synchronous job may combine with another offer's in one fabric
+    domain that has per-period size rows (solver.milp.site adds them only where they could bind)."""
     inst = milp.inst
-    pd = inst.period_days
-    start, end = t * pd, min((t + 1) * pd, inst.problem.horizon_days)
-    jobs = tuple(j.name for j in inst.problem.jobs if start >= j.start_day and end <= j.deadline_days)
-    return inst.hours[t], jobs
+    members: dict[tuple[str, str], set[str]] = defaultdict(set)
+    for opt in inst.options:
+        if opt.domain is not None:
+            members[opt.job, opt.domain].add(inst.configs[opt.config].offer.offer)
+    bounded = {(opt.job, opt.domain) for opt in inst.options if opt.domain is not None
+               and any(f"Site-{opt.job}-{opt.domain}-{t}" in milp.rows for t in opt.periods)}
+    return {offer for key, offers in members.items() if len(offers) > 1 and key in bounded for offer in offers}
+
+
+def _period_context(milp: Milp, offer: str):
+    """What distinguishes a period for one offer: its length and which of the offer's job
+    options (job × configuration, with the job's transfer wait) may run in it."""
+    inst = milp.inst
+    options = [(i, set(opt.periods)) for i, opt in enumerate(inst.options)
+               if inst.configs[opt.config].offer.offer == offer]
+
+    def context(t: int) -> tuple:
+        return inst.hours[t], tuple(i for i, periods in options if t in periods)
+    return context
