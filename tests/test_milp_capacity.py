@@ -160,3 +160,15 @@ def test_the_verifier_counts_stock_day_by_day_over_the_whole_term():
     assert "availability: 2 nodes of M on day 28, max_nodes is 1" in found
     assert "availability: 2 nodes of M on day 29, max_nodes is 1" in found
     assert not any("day 30," in v for v in found if v.startswith("availability"))
+
+
+def test_a_job_that_fits_its_window_exactly_is_planned():
+    # 116 GPU-days on the only GPU over days 2–118: an exact fit, 116 × 240 = 27 840.
+    # In floating point the domain's capacity came out a hair short and it was dropped.
+    from families import GPU_DAY, SMALL
+    from solver.model.problem import Job
+
+    cat = catalog(hourly("H", 10, gpus_per_node=1, max_nodes=1))
+    exact = Job(name="j", model=SMALL, flops=116 * GPU_DAY, start_day=2, deadline_days=118)
+    plan = solve(problem(exact, horizon=120), cat)
+    assert plan.total_cost == pytest.approx(116 * 240)

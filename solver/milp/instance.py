@@ -23,6 +23,9 @@ UNGUARANTEED_PERF = 0.90
 """Throughput factor where the contract guarantees nothing: seed 002 warns that
 degraded or down-clocked cards run 10 %+ slower; a ≥95 % clause gives 0.95."""
 
+FIT_TOLERANCE = 1e-9
+"""Relative slack when asking whether a domain can do a job's work at all (floating point)."""
+
 WORK_UNIT = 1e18  # work is counted in EFLOP so coefficients stay near 1
 
 
@@ -262,13 +265,13 @@ def _with_tiers(job: Job, options: list[JobOption], configs: dict[str, Config],
         node_work = {o.config: _most_work([o], configs, inst, configs[o.config].offer.gpus_per_node, 1.0)
                      for o in members}
         most = max([*work.values(), *node_work.values()])
-        shared = [tier for tier in tiers_all if work[tier] >= inst.required[job.name]]
+        shared = [tier for tier in tiers_all if _enough(work[tier], inst.required[job.name])]
         for o in members:
             cfg = configs[o.config]
             gpn = cfg.offer.gpus_per_node
             tiers = [Tier(gpn // o.group_gpus, 1.0)] if o.group_gpus <= gpn else []
             if tiers and (shared and math.isclose(shared[0][1], 1.0)
-                          or node_work[o.config] < inst.required[job.name]):
+                          or not _enough(node_work[o.config], inst.required[job.name])):
                 tiers = []  # as fast as the first domain tier, or one node cannot do the job alone
             tiers += [Tier(min(bound, _max_gpus(cfg)) // o.group_gpus, factor, bound) for bound, factor in shared]
             tiers = [t for t in tiers if t.max_replicas >= 1]
@@ -282,6 +285,12 @@ def _with_tiers(job: Job, options: list[JobOption], configs: dict[str, Config],
                 if best is None or most > best[0]:
                     inst.closest[job.name] = (most, inst.excluded[job.name][-1].split(": ", 1)[1])
     return out
+
+
+def _enough(work: float, required: float) -> bool:
+    """work ≥ required up to rounding: an exact fit (116 GPU-days in 116 days) computes as
+    a hair less in floating point, and dropping its domain made such problems infeasible."""
+    return work >= required * (1 - FIT_TOLERANCE)
 
 
 def _most_work(members: list[JobOption], configs: dict[str, Config], inst: Instance,
