@@ -88,8 +88,10 @@ class _Verifier:
                 self.fail(f"contract on {offer.offer} starts outside the horizon (period {c.start_period})")
             if c.nodes <= 0:
                 self.fail(f"contract on {offer.offer} with {c.nodes} nodes: counts must be positive")
-            term = int(_term_days(offer) // self.pd)  # only periods wholly inside the term
-            for t in range(c.start_period, min(c.start_period + term, self.n_periods)):
+            end_day = c.start_period * self.pd + _term_days(offer)
+            for t in range(max(c.start_period, 0), self.n_periods):  # periods wholly inside the term
+                if min((t + 1) * self.pd, self.p.horizon_days) > end_day:
+                    break
                 self.held[offer.offer, c.interconnect, t] += c.nodes
         for r in self.plan.schedule.rentals:
             offer = self._offer(r.offer, r.interconnect, f"rental {r.offer}@{r.period}")

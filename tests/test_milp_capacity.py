@@ -172,3 +172,12 @@ def test_a_job_that_fits_its_window_exactly_is_planned():
     exact = Job(name="j", model=SMALL, flops=116 * GPU_DAY, start_day=2, deadline_days=118)
     plan = solve(problem(exact, horizon=120), cat)
     assert plan.total_cost == pytest.approx(116 * 240)
+
+
+def test_a_short_last_period_inside_the_term_is_covered():
+    # 7-day periods over 30 days: the last period is days 28–30, inside a 30-day contract
+    # from day 0. One node all month: 30 000, no hourly top-up for days 28–30 (2 × 1 152).
+    cat = catalog(monthly("M", 30_000, max_nodes=1), hourly("H", 6))
+    plan = solve(problem(job(days=8 * 30, deadline=30), horizon=30, period_days=7), cat)
+    assert plan.total_cost == pytest.approx(30_000)
+    assert not plan.schedule.rentals

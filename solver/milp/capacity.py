@@ -13,7 +13,7 @@ def add_capacity(milp: Milp) -> None:
     """Nodes held n[o,t]; committed modes through contract starts c[o,s].
 
     Hourly/spot:  cost = Σ_t n[o,t]·H_t·p_o (paid per period used).
-    Committed:    n[o,t] = Σ_{s ≤ t < s+term_o} c[o,s]  (row `Capacity-contract-<o>-<t>`),
+    Committed:    n[o,t] = Σ_{s covering t} c[o,s]  (row `Capacity-contract-<o>-<t>`; Instance.covered),
                   cost = Σ_s c[o,s]·P_o (the whole term is paid, even past the horizon).
     Nothing before the lead time: n[o,t], c[o,s] exist only for t, s ≥ lead_o.
     Capacity no job can use only costs money, so it is not modelled at all: hourly nodes
@@ -47,17 +47,18 @@ def usable_periods(milp: Milp) -> dict[str, set[int]]:
 
 def _add_contracts(milp: Milp, key: str, usable: set[int]) -> None:
     inst, model, cfg = milp.inst, milp.model, milp.inst.configs[key]
+    active: dict[int, list[mb.Variable]] = defaultdict(list)
     for s in inst.periods:
-        if s >= cfg.first_period and any(s <= t < s + cfg.term_periods for t in usable):
+        covered = inst.covered(cfg, s)
+        if s >= cfg.first_period and any(t in usable for t in covered):
             var = model.new_int_var(0, cfg.offer.max_nodes, f"c[{key},{s}]")
             milp.contracts[key, s] = var
             _charge(milp, cfg, var, cfg.node_cost_term)
+            for t in covered:
+                active[t].append(var)
     for t in inst.periods:
-        if (key, t) not in milp.nodes:
-            continue
-        active = [milp.contracts[key, s] for s in range(max(0, t - cfg.term_periods + 1), t + 1)
-                  if (key, s) in milp.contracts]
-        milp.add_row(f"Capacity-contract-{key}-{t}", milp.nodes[key, t] == mb.LinearExpr.sum(active))
+        if (key, t) in milp.nodes:
+            milp.add_row(f"Capacity-contract-{key}-{t}", milp.nodes[key, t] == mb.LinearExpr.sum(active[t]))
 
 
 def _charge(milp: Milp, cfg, var: mb.Variable, amount: float) -> None:
@@ -82,10 +83,12 @@ def held_nodes(milp: Milp) -> dict[tuple[str, int], list[mb.Variable]]:
     all period), so the sum is the period's peak.
     """
     out: dict[tuple[str, int], list[mb.Variable]] = {key_t: [var] for key_t, var in milp.nodes.items()}
+    inst = milp.inst
     for (key, s), var in milp.contracts.items():
-        cfg = milp.inst.configs[key]
-        for t in range(s + cfg.term_periods, min(s + cfg.held_periods, len(milp.inst.hours))):
-            out.setdefault((key, t), []).append(var)
+        cfg = inst.configs[key]
+        for t in inst.held(cfg, s):
+            if t not in inst.covered(cfg, s):
+                out.setdefault((key, t), []).append(var)
     return out
 
 

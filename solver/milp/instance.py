@@ -39,8 +39,7 @@ class Config:
     interconnect: str
     link_group: str
     first_period: int          # nothing before the lead time has passed
-    term_periods: int          # committed: periods wholly inside one contract's term (no free days)
-    held_periods: int          # committed: periods the term touches, the last maybe in part (stock, power)
+    term_periods: int          # committed: whole periods inside one contract's term (Instance.covered is exact)
     node_cost_hour: float      # hourly/spot: rent + interconnect + fee per node-hour
     node_cost_term: float      # committed: rent + interconnect + fee per node per term
     rent_share: float          # fraction of the node cost that is GPU rent (for the breakdown)
@@ -107,6 +106,22 @@ class Instance:
     def periods(self) -> range:
         return range(len(self.hours))
 
+    def covered(self, cfg: Config, start: int) -> range:
+        """Periods a contract starting in period `start` may be used in: those wholly inside its
+        term (no free days), counting the last period only up to the horizon (a short last
+        period inside the term is covered although a whole one would not be)."""
+        end_day, pd, horizon = start * self.period_days + cfg.offer.term_days, self.period_days, self.problem.horizon_days
+        stop = start
+        while stop < len(self.hours) and min((stop + 1) * pd, horizon) <= end_day:
+            stop += 1
+        return range(start, stop)
+
+    def held(self, cfg: Config, start: int) -> range:
+        """Periods in which a contract starting in `start` holds its nodes, the last maybe only
+        in part: the vendor's stock and a rack's power count it there (capacity.held_nodes)."""
+        end_day = start * self.period_days + cfg.offer.term_days
+        return range(start, min(len(self.hours), math.ceil(end_day / self.period_days)))
+
 
 def build_instance(problem: Problem, catalog: Catalog) -> Instance:
     """Expand offers, size every job on every GPU type, keep only usable pairs."""
@@ -158,7 +173,6 @@ def _expand(offer: Offer, catalog: Catalog, pd: int) -> list[Config]:
             link_group=catalog.datacenters[offer.datacenter].link_group,
             first_period=math.ceil(offer.lead_time_days / pd),
             term_periods=offer.term_days // pd if offer.committed else 0,
-            held_periods=math.ceil(offer.term_days / pd) if offer.committed else 0,
             node_cost_hour=0.0 if offer.committed else total * fee,
             node_cost_term=total * fee if offer.committed else 0.0,
             rent_share=rent / total / fee,
