@@ -33,3 +33,15 @@ def test_lead_time_reason_names_an_offer_and_cli_exits_1(tmp_path: Path):
                          capture_output=True, text=True, timeout=120)
     assert out.returncode == 1
     assert "lead_time" in out.stderr and "monthly" in out.stderr and "Traceback" not in out.stderr
+
+
+def test_a_window_holding_no_whole_period_says_so_not_lead_time():
+    # 200-day horizon: 5-day periods. A job open on days 3–9 holds no whole period (5–10
+    # ends after its deadline), although its offer has no lead time at all.
+    cat = catalog([offer("a")])
+    jobs = [job("long", flops=gpu_day_flops(), deadline_days=200), job("short", flops=gpu_day_flops(),
+                                                                   start_day=3, deadline_days=9)]
+    with pytest.raises(Infeasible) as err:
+        solve_problem(problem(jobs, horizon_days=200, redundancy=0.0), cat, backend="highs")
+    (line,) = [r for r in err.value.reasons if "short" in r]
+    assert "window: days 3–9 hold no whole 5-day period" in line and "lead_time" not in line

@@ -208,12 +208,22 @@ def _job_option(job: Job, config: Config, inst: Instance) -> JobOption | str:
                     t * inst.period_days >= job.start_day + wait and
                     min((t + 1) * inst.period_days, problem.horizon_days) <= job.deadline_days)
     if not periods:
-        if wait and job.data is not None:
-            return (f"lead_time: not available inside the job's window once its {job.data.dataset_tb:g} TB "
-                    f"dataset has moved from {job.data.site} ({wait} days)")
-        return "lead_time: not available inside the job's window"
+        return _why_no_period(job, config, inst, wait)
     rate = effective_rate(job, offer, peak, gpu.default_mfu, layout)
     return JobOption(job.name, config.key, layout.gpus, layout, rate, (), periods, None)
+
+
+def _why_no_period(job: Job, config: Config, inst: Instance, wait: int) -> str:
+    """Why no period of the plan lies inside the job's window on this configuration."""
+    pd, horizon = inst.period_days, inst.problem.horizon_days
+    whole = [t for t in inst.periods if t * pd >= job.start_day + wait and min((t + 1) * pd, horizon) <= job.deadline_days]
+    if not whole and pd > 1:
+        return (f"window: days {job.start_day + wait}–{job.deadline_days} hold no whole {pd}-day period of the "
+                f"plan (periods start on multiples of {pd}); set period_days: 1, or widen the window")
+    if wait and job.data is not None:
+        return (f"lead_time: not available inside the job's window once its {job.data.dataset_tb:g} TB "
+                f"dataset has moved from {job.data.site} ({wait} days)")
+    return "lead_time: not available inside the job's window"
 
 
 def transfer_days(job: Job, datacenter: str, catalog: Catalog) -> int:
