@@ -175,6 +175,9 @@ CASES: dict[str, Callable] = {
                                           "offers.csv", f"row 4 ({OFFER}), column price", "'-112'"),
     "offers-missing-required-column": validate_case(lambda f: drop_column(f / "offers.csv", "price_unit"),
                                                     "offers.csv", ": price_unit:", "missing column 'price_unit'"),
+    "hourly-offer-with-a-minimum-term": validate_case(
+        lambda f: edit_cell(f / "offers.csv", OFFER, "min_term_days", "7"),
+        "offers.csv", f"row 4 ({OFFER})", "min_term_days 7 on an hourly offer", "write 0"),
     "datacenters-file-missing": validate_case(lambda f: (f / "datacenters.csv").unlink(), "datacenters.csv",
                                               "not found"),
     "solve-with-broken-catalog": _solve_with_broken_catalog,

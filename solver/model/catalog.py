@@ -118,6 +118,10 @@ class Offer(_Row):
             raise ValueError("discount_from_gpus and discount_pct go together: set both or neither")
         if self.mode == "spot" and self.preemptions_per_day <= 0:
             raise ValueError("spot offers need preemptions_per_day > 0 (how often capacity is reclaimed)")
+        if not self.committed and self.min_term_days:
+            raise ValueError(f"min_term_days {self.min_term_days} on {'an' if self.mode == 'hourly' else 'a'} {self.mode} offer: the planner rents "
+                             f"{self.mode} nodes period by period and cannot hold them to a minimum; write 0, or "
+                             "quote the offer as monthly with its min_term_days")
         return self
 
     @property
