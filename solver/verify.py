@@ -157,14 +157,18 @@ class _Verifier:
             if a.replicas <= 0 or a.group_gpus <= 0:
                 self.fail(f"assignment of {a.job}: {a.replicas} replicas of {a.group_gpus} GPUs: must be positive")
             self._job_may_use(job, offer, a.interconnect, a.period, a.group_gpus)
-            used[a.offer, a.interconnect, a.period] += a.replicas * a.group_gpus
+            gpn = offer.gpus_per_node
+            # a group within one node cannot straddle two: a node holds gpn // k of them
+            taken = a.group_gpus if a.group_gpus >= gpn else gpn / (gpn // a.group_gpus)
+            used[a.offer, a.interconnect, a.period] += a.replicas * taken
             link = self.cat.datacenters[offer.datacenter].link_group
             groups[job.name].add(f"{offer.vendor}@{link}/{a.interconnect}/{offer.gpu}")
             by_job_period[job.name, a.period].append(a)
         for (name, ic, t), gpus in used.items():
             have = self.held.get((name, ic, t), 0) * self.cat.offers[name].gpus_per_node
-            if gpus > have:
-                self.fail(f"capacity: {gpus} GPUs of {name}/{ic} used in period {t}, {have} rented")
+            if gpus > have + 1e-9:
+                self.fail(f"capacity: {gpus:g} GPUs of {name}/{ic} taken in period {t} (whole groups per node), "
+                          f"{have} rented")
         work: dict[str, float] = defaultdict(float)
         for (name, t), pieces in by_job_period.items():
             work[name] += sum(self._work(self.jobs[name], pieces, a) for a in pieces)

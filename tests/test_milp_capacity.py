@@ -6,7 +6,7 @@ Prices (tests/families.py): hourly 4 CNY/GPU-h = 768 CNY per 8-GPU node-day, 6 C
 
 import pytest
 
-from families import catalog, hourly, job, monthly, offers_of, problem, solve
+from families import catalog, gpu, hourly, job, monthly, offers_of, problem, solve
 from solver.api import build
 
 
@@ -181,3 +181,25 @@ def test_a_short_last_period_inside_the_term_is_covered():
     plan = solve(problem(job(days=8 * 30, deadline=30), horizon=30, period_days=7), cat)
     assert plan.total_cost == pytest.approx(30_000)
     assert not plan.schedule.rentals
+
+
+def test_a_model_parallel_group_does_not_straddle_two_nodes():
+    # A 1B model on 10 GB GPUs needs 4-GPU groups (tensor parallel inside a node). 6-GPU
+    # nodes hold one such group each, not 1.5: 12 GPU-days in a day need 3 groups, so 3
+    # nodes (3 × 24 h × 60 = 4 320), not 2 nodes with a group split across them (2 880): the
+    # verifier counts 3 groups as 18 GPUs of nodes, more than 2 nodes hold.
+    from families import GPU_DAY
+    from solver.model.problem import Job, ModelSpec
+    from solver.verify import verify_plan
+
+    one_b = ModelSpec(params=1e9, layers=16, hidden=2048, heads=16, seq_len=2048)
+    cat = catalog(hourly("six", 60, price_unit="cny_per_node_hour", gpus_per_node=6, max_nodes=3, gpu="G10"),
+                  gpus=(gpu("G10", 10),))
+    prob = problem(Job(name="j", model=one_b, flops=12 * GPU_DAY, deadline_days=1, single_site=False), horizon=1)
+    plan = solve(prob, cat)
+    assert {a.group_gpus for a in plan.schedule.assignments} == {4}
+    assert plan.total_cost == pytest.approx(4_320)
+    (rental,) = plan.schedule.rentals
+    squeezed = plan.schedule.model_copy(update={"rentals": [rental.model_copy(update={"nodes": 2})]})
+    found = verify_plan(prob, cat, plan.model_copy(update={"schedule": squeezed}))
+    assert any(v.startswith("capacity: 18 GPUs of six/ib_hdr taken in period 0") for v in found), found
