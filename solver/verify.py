@@ -162,7 +162,8 @@ class _Verifier:
             taken = a.group_gpus if a.group_gpus >= gpn else gpn / (gpn // a.group_gpus)
             used[a.offer, a.interconnect, a.period] += a.replicas * taken
             link = self.cat.datacenters[offer.datacenter].link_group
-            groups[job.name].add(f"{offer.vendor}@{link}/{a.interconnect}/{offer.gpu}")
+            spot = " (spot)" if offer.mode == "spot" else ""  # a reclaimed spot node stalls the whole job
+            groups[job.name].add(f"{offer.vendor}@{link}/{a.interconnect}/{offer.gpu}{spot}")
             by_job_period[job.name, a.period].append(a)
         for (name, ic, t), gpus in used.items():
             have = self.held.get((name, ic, t), 0) * self.cat.offers[name].gpus_per_node

@@ -153,3 +153,25 @@ def test_an_unchosen_domain_stays_empty_without_per_period_rows():
     assert sync.total_cost == pytest.approx(11 * 768)
     loose = solve(problem(job(days=81, deadline=5, single_site=False), horizon=5), cat)
     assert loose.total_cost == pytest.approx(10 * 768 + 5 * 24)
+
+
+def test_a_synchronous_job_runs_all_on_spot_or_none():
+    # A reclaimed spot node stalls every GPU of a synchronous job, so its loss cannot be
+    # charged to the spot GPUs alone: spot and on-demand nodes are separate domains. Cheap
+    # spot (1 node) cannot do the job alone, so the plan is the all-hourly one, exactly.
+    spot = hourly("sp", 1, mode="spot", preemptions_per_day=10, max_nodes=1)
+    on_demand = hourly("hr", 10, max_nodes=2)
+    prob = problem(job(days=120, deadline=10, interruptible=True), horizon=10)
+    plan = solve(prob, catalog(on_demand, spot))
+    assert {a.offer for a in plan.schedule.assignments} == {"hr"}
+    assert plan.total_cost == pytest.approx(solve(prob, catalog(on_demand)).total_cost)
+
+    from solver.verify import verify_plan
+
+    a = plan.schedule.assignments[0]
+    r = next(r for r in plan.schedule.rentals if r.period == a.period)
+    mixed = plan.schedule.model_copy(update={
+        "assignments": [*plan.schedule.assignments, a.model_copy(update={"offer": "sp", "replicas": 1})],
+        "rentals": [*plan.schedule.rentals, r.model_copy(update={"offer": "sp", "nodes": 1})]})
+    found = verify_plan(prob, catalog(on_demand, spot), plan.model_copy(update={"schedule": mixed}))
+    assert any("(spot)" in v for v in found), found

@@ -44,8 +44,11 @@ class Choice:
 
 
 def fabric_domain(cfg) -> str:
-    """The nodes one synchronous job may span: one vendor's GPUs of one type on one fabric in a link group."""
-    return f"{cfg.offer.vendor}@{cfg.link_group}/{cfg.interconnect}/{cfg.offer.gpu}"
+    """The nodes one synchronous job may span: one vendor's GPUs of one type on one fabric in a
+    link group, and either all spot or none. Why the last: a reclaimed spot node stalls every
+    GPU of a synchronous job, so spot's loss cannot be charged to the spot GPUs alone."""
+    spot = "/spot" if cfg.offer.mode == "spot" else ""
+    return f"{cfg.offer.vendor}@{cfg.link_group}/{cfg.interconnect}/{cfg.offer.gpu}{spot}"
 
 
 def job_choices(milp: Milp) -> dict[str, list[Choice]]:
