@@ -15,7 +15,6 @@ from solver.commands.common import (
     SAMPLE_CATALOG,
     Backend,
     bounded,
-    check_new_file,
     gap_option,
     plan_console,
     print_json,
@@ -23,6 +22,7 @@ from solver.commands.common import (
     time_limit_option,
     working,
 )
+from solver.report.outputs import check_new_file
 from solver.errors import ProblemError
 from solver.milp.solve import DEFAULT_BACKEND
 

@@ -96,21 +96,6 @@ def gap_option(default: float | None = None, help: str = "stop each solve at thi
     return typer.Option(default, "--gap", help=f"{help} (≥ 0)", callback=bounded(ge=0, example="--gap 0.01"))
 
 
-def check_new_file(path: Path, option: str, *, force: bool, example: str) -> Path:
-    """A file a command will write, checked before any work: not a folder, in a folder that exists,
-    and an existing file is replaced only with --force (nothing a user wrote is overwritten)."""
-    path = Path(path)
-    if path.is_dir():
-        raise ProblemError("is a folder", key=option, file=str(path), fix=f"give a file name, e.g. {example}")
-    if not path.parent.is_dir():
-        raise ProblemError("folder does not exist", key=option, file=str(path.parent),
-                           fix="create it, or write the file elsewhere")
-    if path.exists() and not force:
-        raise ProblemError("already exists", key=option, file=str(path),
-                           fix="choose another file, or pass --force to overwrite")
-    return path
-
-
 def print_json(data: dict) -> None:
     sys.stdout.write(json.dumps(data, indent=2, ensure_ascii=False, default=str) + "\n")
 

@@ -13,7 +13,6 @@ from solver.analysis.negotiate import reason_kinds
 from solver.commands.common import (
     Backend,
     bounded,
-    check_new_file,
     gap_option,
     plan_console,
     print_json,
@@ -21,6 +20,7 @@ from solver.commands.common import (
     time_limit_option,
     working,
 )
+from solver.report.outputs import check_new_file
 from solver.milp.solve import DEFAULT_BACKEND
 
 

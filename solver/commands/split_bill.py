@@ -8,7 +8,8 @@ from typing import Optional
 
 import typer
 
-from solver.commands.common import check_new_file, print_json, run_action
+from solver.commands.common import print_json, run_action
+from solver.report.outputs import check_new_file
 
 
 def register(app: typer.Typer) -> None:

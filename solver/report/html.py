@@ -20,7 +20,6 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
 
-from solver.errors import ProblemError
 from solver.model.catalog import MODE_UNITS, Catalog
 from solver.model.plan import Allocation, Plan
 from solver.model.problem import Problem
@@ -134,16 +133,8 @@ def write_html(path: str | Path, plan: Plan, problem: Problem, catalog: Catalog,
 
 def check_html_path(path: str | Path, *, force: bool = False, option: str = "--output") -> Path:
     """The path a report would be written to; ProblemError if it exists (and not force) or its folder is missing."""
-    path = Path(path)
-    if path.is_dir():
-        raise ProblemError("is a folder", key=option, file=str(path), fix="give a file name, e.g. plan.html")
-    if not path.parent.is_dir():
-        raise ProblemError("folder does not exist", key=option, file=str(path.parent),
-                           fix="create it, or write the report elsewhere")
-    if path.exists() and not force:
-        raise ProblemError("already exists", key=option, file=str(path),
-                           fix="choose another file, or pass --force to overwrite")
-    return path
+    from solver.report.outputs import check_new_file
+    return check_new_file(path, option, force=force, example="plan.html")
 
 
 CSS = """

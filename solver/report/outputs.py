@@ -10,9 +10,25 @@ from __future__ import annotations
 from dataclasses import dataclass
 from pathlib import Path
 
+from solver.errors import ProblemError
 from solver.model.catalog import Catalog
 from solver.model.plan import Plan
 from solver.model.problem import Problem
+
+
+def check_new_file(path: str | Path, option: str, *, force: bool, example: str) -> Path:
+    """A file a command will write, checked before any work: not a folder, in a folder that exists,
+    and an existing file is replaced only with --force (nothing a user wrote is overwritten)."""
+    path = Path(path)
+    if path.is_dir():
+        raise ProblemError("is a folder", key=option, file=str(path), fix=f"give a file name, e.g. {example}")
+    if not path.parent.is_dir():
+        raise ProblemError("folder does not exist", key=option, file=str(path.parent),
+                           fix="create it, or write the file elsewhere")
+    if path.exists() and not force:
+        raise ProblemError("already exists", key=option, file=str(path),
+                           fix="choose another file, or pass --force to overwrite")
+    return path
 
 
 @dataclass(frozen=True)
