@@ -86,9 +86,9 @@ def held_nodes(milp: Milp) -> dict[tuple[str, int], list[mb.Variable]]:
     inst = milp.inst
     for (key, s), var in milp.contracts.items():
         cfg = inst.configs[key]
-        for t in inst.held(cfg, s):
-            if t not in inst.covered(cfg, s):
-                out.setdefault((key, t), []).append(var)
+        covered = inst.covered(cfg, s)
+        for t in inst.held(cfg, s)[len(covered):]:  # both start at s: the tail past the used periods
+            out.setdefault((key, t), []).append(var)
     return out
 
 
