@@ -204,20 +204,20 @@ def _job_option(job: Job, config: Config, inst: Instance) -> JobOption | str:
     except ValueError as exc:
         return str(exc)
     wait = transfer_days(job, offer.datacenter, inst.catalog)
-    periods = tuple(t for t in inst.periods if t >= config.first_period and
-                    t * inst.period_days >= job.start_day + wait and
-                    min((t + 1) * inst.period_days, problem.horizon_days) <= job.deadline_days)
+    window = [t for t in inst.periods if t * inst.period_days >= job.start_day + wait and
+              min((t + 1) * inst.period_days, problem.horizon_days) <= job.deadline_days]
+    periods = tuple(t for t in window if t >= config.first_period)
     if not periods:
-        return _why_no_period(job, config, inst, wait)
+        return _why_no_period(job, inst, wait, window)
     rate = effective_rate(job, offer, peak, gpu.default_mfu, layout)
     return JobOption(job.name, config.key, layout.gpus, layout, rate, (), periods, None)
 
 
-def _why_no_period(job: Job, config: Config, inst: Instance, wait: int) -> str:
-    """Why no period of the plan lies inside the job's window on this configuration."""
-    pd, horizon = inst.period_days, inst.problem.horizon_days
-    whole = [t for t in inst.periods if t * pd >= job.start_day + wait and min((t + 1) * pd, horizon) <= job.deadline_days]
-    if not whole and pd > 1:
+def _why_no_period(job: Job, inst: Instance, wait: int, window: list[int]) -> str:
+    """Why no period of the plan lies inside the job's window on this configuration (`window`:
+    the periods wholly inside it, lead time aside)."""
+    pd = inst.period_days
+    if not window and pd > 1:
         return (f"window: days {job.start_day + wait}–{job.deadline_days} hold no whole {pd}-day period of the "
                 f"plan (periods start on multiples of {pd}); set period_days: 1, or widen the window")
     if wait and job.data is not None:
