@@ -147,6 +147,7 @@ class _Verifier:
         used: dict[tuple[str, str, int], int] = defaultdict(int)
         by_job_period: dict[tuple[str, int], list] = defaultdict(list)
         groups: dict[str, set[str]] = defaultdict(set)
+        on_config: dict[tuple[str, str, int], list] = defaultdict(list)
         for a in self.plan.schedule.assignments:
             job = self.jobs.get(a.job)
             offer = self._offer(a.offer, a.interconnect, f"assignment of {a.job}")
@@ -159,17 +160,23 @@ class _Verifier:
             self._job_may_use(job, offer, a.interconnect, a.period, a.group_gpus)
             gpn = offer.gpus_per_node
             # a group within one node cannot straddle two: a node holds gpn // k of them
-            taken = a.group_gpus if a.group_gpus >= gpn else gpn / (gpn // a.group_gpus)
+            taken = _node_share(a.group_gpus, gpn)
             used[a.offer, a.interconnect, a.period] += a.replicas * taken
             link = self.cat.datacenters[offer.datacenter].link_group
             spot = " (spot)" if offer.mode == "spot" else ""  # a reclaimed spot node stalls the whole job
             groups[job.name].add(f"{offer.vendor}@{link}/{a.interconnect}/{offer.gpu}{spot}")
             by_job_period[job.name, a.period].append(a)
+            on_config[a.offer, a.interconnect, a.period].append(a)
         for (name, ic, t), gpus in used.items():
             have = self.held.get((name, ic, t), 0) * self.cat.offers[name].gpus_per_node
             if gpus > have + 1e-9:
                 self.fail(f"capacity: {gpus:g} GPUs of {name}/{ic} taken in period {t} (whole groups per node), "
                           f"{have} rented")
+        for (job_name, t), pieces in by_job_period.items():
+            self._one_node_claim(job_name, t, pieces)
+        for (name, ic, t), pieces in on_config.items():
+            if any(a.within_one_node for a in pieces) and name in self.cat.offers:
+                self._packing(name, ic, t, pieces)
         work: dict[str, float] = defaultdict(float)
         for (name, t), pieces in by_job_period.items():
             work[name] += sum(self._work(self.jobs[name], pieces, a) for a in pieces)
@@ -181,6 +188,39 @@ class _Verifier:
             if job.single_site and len(groups[job.name]) > 1:
                 self.fail(f"site: synchronous job {job.name} is split over fabrics (vendor@link group/interconnect/GPU) "
                           f"{sorted(groups[job.name])}")
+
+    def _one_node_claim(self, job: str, t: int, pieces: list) -> None:
+        """A job credited single-node speed in a period has all of it on one node: one offer
+        and interconnect, no more groups than one node holds."""
+        claimed = [a for a in pieces if a.within_one_node]
+        if not claimed:
+            return
+        if len(claimed) < len(pieces) or len({(a.offer, a.interconnect) for a in pieces}) > 1:
+            self.fail(f"one node: job {job} claims one node in period {t} but runs on "
+                      f"{sorted({(a.offer, a.interconnect) for a in pieces})}")
+            return
+        gpn = self.cat.offers[claimed[0].offer].gpus_per_node
+        share = sum(a.replicas * _node_share(a.group_gpus, gpn) for a in claimed)
+        if share > gpn:
+            self.fail(f"one node: job {job} claims one node in period {t} but its groups take "
+                      f"{share:g} GPUs of {gpn}-GPU nodes")
+
+    def _packing(self, name: str, ic: str, t: int, pieces: list) -> None:
+        """Jobs at single-node speed each sit inside one node; every other group inside a node
+        too (or on whole free nodes, if it spans nodes): does a placement on the held nodes exist?"""
+        gpn = self.cat.offers[name].gpus_per_node
+        bundles: dict[str, float] = defaultdict(float)
+        loose: dict[float, int] = defaultdict(int)
+        for a in pieces:
+            share = _node_share(a.group_gpus, gpn)
+            if a.within_one_node:
+                bundles[a.job] += a.replicas * share
+            else:
+                loose[share] += a.replicas
+        nodes = self.held.get((name, ic, t), 0)
+        if max(bundles.values()) <= gpn and not _packs(nodes, gpn, sorted(bundles.values(), reverse=True), loose):
+            self.fail(f"packing: jobs {sorted(bundles)} each run inside one node of {name}/{ic} in period {t}; "
+                      f"they and the other groups do not fit on the {nodes} nodes held")
 
     def _job_may_use(self, job: Job, offer: Offer, ic: str, t: int, group: int) -> None:
         start, end = t * self.pd, min((t + 1) * self.pd, self.p.horizon_days)
@@ -229,9 +269,8 @@ class _Verifier:
             if offer.mode == "spot" else 0.0
         layout = self._layout(job, offer)
         slow = flops_factor(job.kind, True) / flops_factor(job.kind, False) if layout and layout.recompute else 1.0
-        if job.single_site:
-            cluster = sum(p.replicas * p.group_gpus for p in pieces)
-            one_node = len({(p.offer, p.interconnect) for p in pieces}) == 1 and cluster <= offer.gpus_per_node
+        if job.single_site:  # single-node speed only where the plan places the job in one node (checked)
+            cluster, one_node = sum(p.replicas * p.group_gpus for p in pieces), a.within_one_node
         else:
             cluster, one_node = a.group_gpus, a.group_gpus <= offer.gpus_per_node
         size = 1.0 if one_node else fabric_factor(a.interconnect, True) * scale_factor(a.interconnect, cluster)
@@ -284,6 +323,73 @@ class _Verifier:
             return 0
         bits_per_day = min(a.wan_gbps or DEFAULT_WAN_GBPS, b.wan_gbps or DEFAULT_WAN_GBPS) * 1e9 * 86_400
         return math.ceil(job.data.dataset_tb * 8e12 / bits_per_day - 1e-9)
+
+
+def _node_share(group: int, gpn: int) -> float:
+    """GPUs of nodes a group takes: a group inside one node may not straddle two."""
+    return float(group) if group >= gpn else gpn / (gpn // group)
+
+
+def _packs(nodes: int, gpn: int, bundles: list[float], loose: dict[float, int]) -> bool:
+    """Can the bundles (each inside one node) and the loose groups be placed on `nodes` nodes?
+
+    Bundles go to nodes by exhaustive search (there are few). Loose groups smaller than a
+    node fill the bundles' leftovers, searched exhaustively too; what is left of them, and
+    groups spanning nodes, is counted against the nodes no bundle uses — the rule the
+    planner itself uses for groups, which is exact for node shares dividing one another.
+    """
+    eps = 1e-9
+
+    def place(i: int, lefts: list[float]) -> bool:
+        if len(lefts) > nodes:
+            return False
+        if i == len(bundles):
+            return _fill(lefts, dict(loose), gpn * (nodes - len(lefts)))
+        tried = set()
+        for k, left in enumerate(lefts):
+            if bundles[i] <= left + eps and left not in tried:
+                tried.add(left)
+                if place(i + 1, lefts[:k] + [left - bundles[i]] + lefts[k + 1:]):
+                    return True
+        return place(i + 1, lefts + [gpn - bundles[i]])
+
+    def _fill(lefts: list[float], counts: dict[float, int], free: float) -> bool:
+        key = (tuple(lefts), tuple(sorted(counts.items())), free)
+        if key not in seen:
+            seen[key] = _fill_once(lefts, counts, free)
+        return seen[key]
+
+    def _fill_once(lefts: list[float], counts: dict[float, int], free: float) -> bool:
+        if not lefts:
+            return sum(c * n for c, n in counts.items()) <= free + eps
+        small = sorted((c for c in counts if c < gpn and counts[c] > 0), reverse=True)
+        for taken in _fillings(lefts[0], small, counts):
+            after = {c: n - taken.get(c, 0) for c, n in counts.items()}
+            if _fill(lefts[1:], after, free):
+                return True
+        return False
+
+    seen: dict[tuple, bool] = {}
+
+    return place(0, [])
+
+
+def _fillings(left: float, shares: list[float], counts: dict[float, int]):
+    """Every way to put whole groups into one node's leftover, the fullest first (a few dozen at most)."""
+    out: list[dict[float, int]] = []
+
+    def walk(k: int, room: float, chosen: dict[float, int]) -> None:
+        if k == len(shares):
+            out.append(dict(chosen))
+            return
+        c = shares[k]
+        for n in range(min(counts[c], int((room + 1e-9) // c)), -1, -1):
+            chosen[c] = n
+            walk(k + 1, room - n * c, chosen)
+        chosen.pop(c, None)
+
+    walk(0, left, {})
+    return sorted(out, key=lambda f: -sum(c * n for c, n in f.items()))
 
 
 def _term_days(offer: Offer) -> float:

@@ -30,6 +30,7 @@ def extract_plan(sol: Solution) -> Plan:
 def _schedule(sol: Solution) -> Schedule:
     milp, inst = sol.milp, sol.milp.inst
     out = Schedule(period_days=inst.period_days)
+    one_node = {job for job in milp.choices if (c := chosen(milp, job, sol.value)) is not None and c.node_config}
     for (key, s), var in milp.contracts.items():
         if sol.count(var) > 0:
             cfg = inst.configs[key]
@@ -47,7 +48,8 @@ def _schedule(sol: Solution) -> Schedule:
             opt = inst.options[i]
             cfg = inst.configs[opt.config]
             out.assignments.append(Assignment(job=opt.job, offer=cfg.offer.offer, interconnect=cfg.interconnect,
-                                              period=t, replicas=replicas, group_gpus=opt.group_gpus))
+                                              period=t, replicas=replicas, group_gpus=opt.group_gpus,
+                                              within_one_node=opt.job in one_node))
     return out
 
 

@@ -14,6 +14,7 @@ from ortools.linear_solver.python import model_builder as mb
 from solver.milp import warmstart
 from solver.milp.build import COST_PARTS, Milp
 from solver.milp.export import to_mathopt
+from solver.milp.packing import add_node_packing, unpacked
 from solver.milp.relaxation import BackgroundRelaxation, cores, discount_table
 
 BACKENDS = {"scip": "scip", "highs": "highs", "cp_sat": "sat"}
@@ -43,6 +44,7 @@ class Solution:
     seconds: float
     backend: str
     values: dict[int, float]    # variable index → value
+    integral: bool = True       # False: the values are an LP relaxation's
 
     def value(self, var: mb.Variable) -> float:
         return self.values.get(var.index, 0.0)
@@ -68,9 +70,28 @@ def solve_milp(milp: Milp, *, backend: str = DEFAULT_BACKEND, time_limit: float 
 
     warm_start=False: solve a big model whole, with no first plan (solver.milp.warmstart) and
     no LP relaxation beside it (solver.milp.relaxation); for benchmarks that measure what
-    those are worth. An LP (a relaxation) never gets either."""
+    those are worth. An LP (a relaxation) never gets either.
+    Single-node jobs that share nodes are placed lazily (solver.milp.packing): where a plan's
+    do not fit, their cells get exact rows and the model is solved again, in what is left of
+    the time limit. The model grows by those rows and keeps them."""
     if backend not in BACKENDS:
         raise ValueError(f"unknown backend {backend!r}; choose one of {', '.join(BACKENDS)}")
+    start = time.perf_counter()
+    while True:
+        left = None if time_limit is None else time_limit - (time.perf_counter() - start)
+        if left is not None and left <= 0:
+            raise NoSolution(f"no plan whose single-node jobs fit their nodes found within {time_limit:g} s "
+                             "(not proven infeasible)", proven=False)
+        solution = _solve_once(milp, backend, left, gap, log, warm_start)
+        cells = unpacked(milp, solution.value) if solution.integral else []
+        if not cells:
+            solution.seconds = time.perf_counter() - start
+            return solution
+        add_node_packing(milp, cells)
+
+
+def _solve_once(milp: Milp, backend: str, time_limit: float | None, gap: float | None, log: bool,
+                warm_start: bool) -> Solution:
     start = time.perf_counter()
     integral = any(v.is_integral for v in milp.model.get_variables())
     if backend == "highs" and (time_limit or gap is not None or PROGRESS.listener is not None):
@@ -84,7 +105,7 @@ def solve_milp(milp: Milp, *, backend: str = DEFAULT_BACKEND, time_limit: float 
             else f"solver stopped with status {run.status_name}")
         raise NoSolution(f"{why}; {backend} ran {seconds:.1f} s", proven=run.proven_infeasible)
     values = run.values
-    solution = Solution(milp, "feasible", run.objective, run.bound, seconds, backend, values)
+    solution = Solution(milp, "feasible", run.objective, run.bound, seconds, backend, values, integral)
     if integral:
         _polish(milp, values)  # only integer plans: rounding an LP point would not bound anything
         solution.objective = sum(solution.cost_parts().values())

@@ -45,6 +45,9 @@ class Assignment(_Out):
     period: int = Field(ge=0)
     replicas: int = Field(gt=0)
     group_gpus: int = Field(gt=0)
+    within_one_node: bool = Field(
+        default=False,
+        description="a synchronous job run at single-node speed: this period's groups share one node")
 
 
 class Schedule(_Out):
