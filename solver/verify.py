@@ -333,45 +333,52 @@ def _node_share(group: int, gpn: int) -> float:
 def _packs(nodes: int, gpn: int, bundles: list[float], loose: dict[float, int]) -> bool:
     """Can the bundles (each inside one node) and the loose groups be placed on `nodes` nodes?
 
-    Bundles go to nodes by exhaustive search (there are few). Loose groups smaller than a
-    node fill the bundles' leftovers, searched exhaustively too; what is left of them, and
-    groups spanning nodes, is counted against the nodes no bundle uses — the rule the
-    planner itself uses for groups, which is exact for node shares dividing one another.
+    Bundles go to nodes by exhaustive search over the multiset of what the nodes have left
+    (remembered, so equal states are searched once). Loose groups smaller than a node fill
+    the bundles' leftovers, searched exhaustively too; the rest of them is counted against
+    the nodes no bundle uses — the rule the planner itself uses for groups, exact for node
+    shares dividing one another — and groups spanning nodes take any GPUs still free.
     """
     eps = 1e-9
+    small = {c: n for c, n in loose.items() if c < gpn}
+    spanning = sum(c * n for c, n in loose.items() if c >= gpn)
+    placed: dict[tuple, bool] = {}
+    filled: dict[tuple, bool] = {}
 
-    def place(i: int, lefts: list[float]) -> bool:
+    def place(i: int, lefts: tuple[float, ...]) -> bool:
         if len(lefts) > nodes:
             return False
         if i == len(bundles):
-            return _fill(lefts, dict(loose), gpn * (nodes - len(lefts)))
-        tried = set()
-        for k, left in enumerate(lefts):
-            if bundles[i] <= left + eps and left not in tried:
-                tried.add(left)
-                if place(i + 1, lefts[:k] + [left - bundles[i]] + lefts[k + 1:]):
-                    return True
-        return place(i + 1, lefts + [gpn - bundles[i]])
+            return fill(lefts, tuple(sorted(small.items())))
+        if (i, lefts) not in placed:
+            options = [tuple(sorted(lefts[:k] + (left - bundles[i],) + lefts[k + 1:]))
+                       for k, left in enumerate(lefts) if bundles[i] <= left + eps]
+            options.append(tuple(sorted(lefts + (gpn - bundles[i],))))
+            placed[i, lefts] = any(place(i + 1, option) for option in dict.fromkeys(options))
+        return placed[i, lefts]
 
-    def _fill(lefts: list[float], counts: dict[float, int], free: float) -> bool:
-        key = (tuple(lefts), tuple(sorted(counts.items())), free)
-        if key not in seen:
-            seen[key] = _fill_once(lefts, counts, free)
-        return seen[key]
+    def fill(lefts: tuple[float, ...], counts: tuple) -> bool:
+        return fill_from(lefts, 0, counts, 0.0)
 
-    def _fill_once(lefts: list[float], counts: dict[float, int], free: float) -> bool:
-        if not lefts:
-            return sum(c * n for c, n in counts.items()) <= free + eps
-        small = sorted((c for c in counts if c < gpn and counts[c] > 0), reverse=True)
-        for taken in _fillings(lefts[0], small, counts):
-            after = {c: n - taken.get(c, 0) for c, n in counts.items()}
-            if _fill(lefts[1:], after, free):
-                return True
-        return False
+    def fill_from(lefts: tuple[float, ...], k: int, counts: tuple, spare: float) -> bool:
+        """Leftovers k.. of the bundles' nodes get whole groups; `spare`: GPUs left in those before k."""
+        key = (lefts, k, counts, round(spare, 6))
+        if key in filled:
+            return filled[key]
+        if k == len(lefts):
+            free = gpn * (nodes - len(lefts))
+            rest = sum(c * n for c, n in counts)
+            ok = rest <= free + eps and rest + spanning <= free + spare + eps
+        else:
+            have = dict(counts)
+            shares = sorted((c for c in have if have[c] > 0), reverse=True)
+            ok = any(fill_from(lefts, k + 1, tuple(sorted((c, n - taken.get(c, 0)) for c, n in have.items())),
+                               spare + lefts[k] - sum(c * n for c, n in taken.items()))
+                     for taken in _fillings(lefts[k], shares, have))
+        filled[key] = ok
+        return ok
 
-    seen: dict[tuple, bool] = {}
-
-    return place(0, [])
+    return place(0, ())
 
 
 def _fillings(left: float, shares: list[float], counts: dict[float, int]):

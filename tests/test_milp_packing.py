@@ -131,6 +131,46 @@ def test_small_model_groups_are_one_gpu():
     assert {o.group_gpus for o in inst.options} == {1}
 
 
+def test_a_group_spanning_nodes_takes_what_a_single_node_job_leaves():
+    # RoCE nodes of 6 GPUs: a job of 4 one-GPU groups inside one node, and one 8-GPU group
+    # (2B model on 10 GB cards) that spans nodes anyway: 4 + 2 on one node, 6 on the other.
+    cat = catalog(hourly("R", 6, max_nodes=3, interconnect=("roce",), gpus_per_node=6, gpu="G10"),
+                  gpus=(gpu("G10", 10),))
+    eight = ModelSpec(params=2e9, layers=16, hidden=2048, heads=16, seq_len=2048)
+    prob = problem(job("one", days=4, deadline=1), job("span", days=7, deadline=1, model=eight, single_site=False),
+                   horizon=1)
+    inst, _ = build(prob, cat)
+    assert {o.job: o.group_gpus for o in inst.options} == {"one": 1, "span": 8}
+    plan = solve_both(prob, cat)
+    assert plan.total_cost == pytest.approx(2 * 6 * 24 * 6)
+
+
+def test_one_single_node_job_beside_shares_that_do_not_divide_is_placed():
+    # 10-GPU nodes: node shares 1, 2 and 5 (a 4-GPU group takes half a node). A 7-GPU job
+    # inside one node, a 4-GPU group and four 2-GPU groups count 7 + 5 + 8 = 20, two nodes,
+    # but the 7 leaves 3, where only one 2-GPU group fits: three nodes by the share rule.
+    cat = catalog(hourly("T", 6, max_nodes=3, interconnect=("ethernet",), gpus_per_node=10, gpu="G10"),
+                  gpus=(gpu("G10", 10),))
+    two = ModelSpec(params=5e8, layers=16, hidden=2048, heads=16, seq_len=2048)
+    prob = problem(job("one", days=7, deadline=1), job("four", days=4, deadline=1, model=ONE_B, single_site=False),
+                   job("two", days=8, deadline=1, model=two, single_site=False), horizon=1)
+    inst, _ = build(prob, cat)
+    groups = {o.job: o.group_gpus for o in inst.options}
+    assert groups == {"one": 1, "four": 4, "two": 2}
+    plan = solve(prob, cat)
+    assert sum(r.nodes for r in plan.schedule.rentals) == 3
+
+
+def test_thirty_single_node_jobs_that_fill_ten_nodes_exactly_are_verified():
+    # Sizes 2, 2, 2, 3, 3, 4 five times: 80 GPUs on 10 nodes, ({2,3,3}, {4,2,2} …). The
+    # verifier's search remembers the states it has seen (it took 370 s without).
+    cat = catalog(ethernet(max_nodes=10))
+    prob = problem(*[job(f"j{i:02d}", days=s, deadline=1) for i, s in enumerate([2, 2, 2, 3, 3, 4] * 5)], horizon=1)
+    plan = solve(prob, cat)
+    assert plan.total_cost == pytest.approx(10 * NODE_DAY)
+    assert verify_plan(prob, cat, plan) == []
+
+
 @settings(max_examples=60, deadline=None, derandomize=True, suppress_health_check=[HealthCheck.too_slow])
 @given(fractions=st.lists(st.integers(1, 7), min_size=3, max_size=5), loose=st.integers(0, 6),
        gpn=st.sampled_from([4, 8]))
