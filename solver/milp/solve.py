@@ -3,9 +3,12 @@
 from __future__ import annotations
 
 import math
+import os
 import re
+import sys
 import time
 from collections.abc import Callable
+from contextlib import contextmanager
 from dataclasses import dataclass
 from datetime import timedelta
 
@@ -87,7 +90,8 @@ def solve_milp(milp: Milp, *, backend: str = DEFAULT_BACKEND, time_limit: float 
         if not cells:
             solution.seconds = time.perf_counter() - start
             return solution
-        add_node_packing(milp, cells)
+        add_node_packing(milp, cells)  # exact where this plan failed, and wherever it could fail:
+        add_node_packing(milp)         # so one more solve is usually the last
 
 
 def _solve_once(milp: Milp, backend: str, time_limit: float | None, gap: float | None, log: bool,
@@ -137,7 +141,8 @@ def _run_model_builder(milp: Milp, backend: str, time_limit: float | None, gap: 
     if params:
         solver.set_solver_specific_parameters(params)
     solver.enable_output(log)
-    status = solver.solve(milp.model)
+    with native_stdout_to_stderr():
+        status = solver.solve(milp.model)
     if status not in (mb.SolveStatus.OPTIMAL, mb.SolveStatus.FEASIBLE):
         return _Run(None, proven_infeasible=status == mb.SolveStatus.INFEASIBLE, status_name=status.name)
     variables = milp.model.get_variables()
@@ -304,7 +309,32 @@ def _mathopt_once(model, time_limit: float | None, gap: float | None, log: bool,
                                      relative_gap_tolerance=gap if gap is not None else OPTIMALITY_GAP)
     model_params = None if hint is None else mathopt.ModelSolveParameters(solution_hints=[mip_start(model, hint)])
     callback = (lambda lines: _report_progress(lines, listener)) if listener is not None else None
-    return mathopt.solve(model, mathopt.SolverType.HIGHS, params=params, model_params=model_params, msg_cb=callback)
+    with native_stdout_to_stderr():
+        return mathopt.solve(model, mathopt.SolverType.HIGHS, params=params, model_params=model_params,
+                             msg_cb=callback)
+
+
+@contextmanager
+def native_stdout_to_stderr():
+    """Send what the solvers' C++ code prints on standard output to standard error meanwhile.
+
+    Why: HiGHS prints debugging lines of its own to stdout even with output off (seen:
+    "HighsMipSolverData::transformNewIntegerFeasibleSolution tmpSolver.run();" in the
+    middle of `frontier --json`), and stdout is where --json and tables go. Python's own
+    writes keep going to sys.stdout's buffer, flushed first so nothing is reordered."""
+    sys.stdout.flush()
+    try:
+        saved = os.dup(1)
+    except OSError:  # no file descriptor 1 (an embedding host): nothing to protect
+        yield
+        return
+    try:
+        os.dup2(2, 1)
+        yield
+    finally:
+        sys.stdout.flush()
+        os.dup2(saved, 1)
+        os.close(saved)
 
 
 def mip_start(model, values: dict[int, float]):
