@@ -299,11 +299,14 @@ class _Verifier:
     def _data_cost(self) -> float:
         sites = {(a.job, self.cat.offers[a.offer].vendor, self.cat.offers[a.offer].datacenter)
                  for a in self.plan.schedule.assignments if a.offer in self.cat.offers and a.job in self.jobs}
+        finish: dict[str, int] = defaultdict(int)  # storage is kept from the job's start until it ends
+        for a in self.plan.schedule.assignments:
+            finish[a.job] = max(finish[a.job], min((a.period + 1) * self.pd, self.p.horizon_days))
         total = 0.0
         for job_name, vendor, dc in sites:
             job = self.jobs[job_name]
             offer = next(o for o in self.cat.offers.values() if o.vendor == vendor and o.datacenter == dc)
-            months = (job.deadline_days - job.start_day) / 30
+            months = (finish[job_name] - job.start_day) / 30
             total += job.storage_tb * offer.storage_cny_per_tb_month * months + job.egress_tb * offer.egress_cny_per_tb
             if job.data is not None and dc != job.data.site:  # the dataset moved to this vendor's storage here
                 price = job.data.egress_cny_per_tb

@@ -9,7 +9,7 @@ not import solver.milp or solver.verify):
 - nothing before the lead time; interconnect price per node per price unit;
 - volume discount on rent only (not interconnect) of one period's rental / one contract
   once it reaches `discount_from_gpus` GPUs; platform fee on everything;
-- storage (per TB-month over the job's window) and egress once per vendor@datacenter used;
+- storage (per TB-month from the job's start to its finish) and egress once per vendor@datacenter used;
 - a single-site job uses one vendor within one link group;
 - the job's group is one GPU (1B model on 80 GB), so every rented GPU inside the job's
   window does peak·1e12·mfu·perf·3600 FLOP per hour (perf = guarantee or 0.90).
@@ -106,9 +106,18 @@ def _combine(a, b, cap):
 
 
 def brute_force(prob, cat, required: float) -> float | None:
-    """Minimum cost of a plan doing `required` FLOPs of the single job, or None."""
+    """Minimum cost of a plan doing `required` FLOPs of the single job, or None.
+
+    Storage is paid from the job's start to its finish: every finish day is tried, with
+    work counted only before it (a plan that ends earlier is also tried at its own end)."""
     (j,) = prob.jobs
-    window = set(range(j.start_day, j.deadline_days))
+    costs = [_brute_force_until(prob, cat, required, end) for end in range(j.start_day + 1, j.deadline_days + 1)]
+    return min((c for c in costs if c is not None), default=None)
+
+
+def _brute_force_until(prob, cat, required: float, end: int) -> float | None:
+    (j,) = prob.jobs
+    window = set(range(j.start_day, end))
     cap = required * 1.01
     sites = defaultdict(list)                      # (vendor, dc) → offers
     for o in cat.offers.values():
@@ -119,7 +128,7 @@ def brute_force(prob, cat, required: float) -> float | None:
         for o in offers:
             front = _combine(front, _pareto(_offer_patterns(o, prob.horizon_days, window, j.mfu), cap), cap)
         first = offers[0]
-        data = (j.storage_tb * first.storage_cny_per_tb_month * (j.deadline_days - j.start_day) / 30
+        data = (j.storage_tb * first.storage_cny_per_tb_month * (end - j.start_day) / 30
                 + j.egress_tb * first.egress_cny_per_tb)
         front = [(c + (data if w > 0 else 0.0), w) for c, w in front]
         domains[vendor, cat.datacenters[dc].link_group].append(_pareto(front, cap))

@@ -1,7 +1,8 @@
 """Storage and egress: charged once per (job, vendor, datacenter) the job runs at.
 
-Storage is kept for the whole job window: storage_tb × price × window_days / 30;
-egress is one export: egress_tb × price. The job: 2 TB stored, 3 TB exported.
+Storage is kept from the job's start until it finishes: storage_tb × price × days / 30;
+egress is one export: egress_tb × price. The job: 2 TB stored, 3 TB exported, 40
+GPU-days (5 node-days of 768 CNY, up to 10 nodes a day) by day 15.
 """
 
 import pytest
@@ -20,18 +21,29 @@ def site_offer(name="H", price=4, **kw):
     return hourly(name, price, storage_cny_per_tb_month=1_000, egress_cny_per_tb=500, **kw)
 
 
-def test_storage_for_the_window_and_egress_once():
-    # compute 5 node-days × 768 = 3 840; storage 2 × 1 000 × 15/30 = 1 000; egress 3 × 500 = 1 500
+def test_storage_until_the_job_finishes_and_egress_once():
+    # 5 nodes on day 0 (3 840) finish the job that day: storage 2 × 1 000 × 1/30 = 66.67;
+    # egress 3 × 500 = 1 500. Billed over the window it was 1 000.
     plan = solve(problem(data_job(), horizon=15), catalog(site_offer()))
-    assert plan.total_cost == pytest.approx(6_340)
-    assert plan.cost_breakdown["storage"] == pytest.approx(1_000)
+    assert plan.total_cost == pytest.approx(3_840 + 2_000 / 30 + 1_500, abs=0.01)
+    assert plan.cost_breakdown["storage"] == pytest.approx(2_000 / 30, abs=0.01)
     assert plan.cost_breakdown["egress"] == pytest.approx(1_500)
+    assert [j.finish_day for j in plan.jobs] == [1]
 
 
-def test_storage_counts_the_window_not_the_days_run():
-    # window days 5..15 = 10 days: storage 2 × 1 000 × 10/30 = 666.67; 3 840 + 666.67 + 1 500
-    plan = solve(problem(data_job(start_day=5), horizon=15), catalog(site_offer()))
-    assert plan.total_cost == pytest.approx(3_840 + 2_000 / 3 + 1_500, abs=0.01)
+def test_storage_counts_from_the_start_not_the_first_day_run():
+    # One node a day (max_nodes 1): days 5..10 run, storage from day 5 to 10 = 5 days.
+    plan = solve(problem(data_job(start_day=5), horizon=15), catalog(site_offer(max_nodes=1)))
+    assert plan.total_cost == pytest.approx(3_840 + 2_000 * 5 / 30 + 1_500, abs=0.01)
+
+
+def test_a_later_deadline_never_raises_the_storage_bill():
+    # The user's what-if: the same plan finishing on the same day, deadline 10 or 15.
+    cat = catalog(site_offer(max_nodes=1))
+    early = solve(problem(data_job(deadline=10), horizon=15), cat)
+    late = solve(problem(data_job(deadline=15), horizon=15), cat)
+    assert late.total_cost == pytest.approx(early.total_cost)
+    assert early.cost_breakdown["storage"] == pytest.approx(2_000 * 5 / 30, abs=0.01)
 
 
 def test_no_data_no_charge_and_no_rows():
@@ -46,9 +58,10 @@ def test_each_site_used_is_charged_at_its_own_prices():
     # compute 5 × 768 + 5 × 1 152 = 9 600
     # D1: 2 × 1 000 × 5/30 + 3 × 500 = 333.33 + 1 500 = 1 833.33
     # D2: 2 × 2 000 × 5/30 + 3 × 800 = 666.67 + 2 400 = 3 066.67       total 14 500
+    # (the job needs all 5 days, so it finishes on day 5: storage for the whole window)
     # (D2 alone: 11 520 + 3 066.67 = 14 586.67, dearer.)
     cat = catalog(site_offer("A", 4, max_nodes=1),
-                  hourly("B", 6, datacenter="D2", storage_cny_per_tb_month=2_000, egress_cny_per_tb=800),
+                  hourly("B", 6, datacenter="D2", storage_cny_per_tb_month=2_000, egress_cny_per_tb=800, max_nodes=1),
                   datacenters=(dc("D1"), dc("D2")))
     prob = problem(data_job(days=80, deadline=5, single_site=False), horizon=5)
     plan = solve(prob, cat)

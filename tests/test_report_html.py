@@ -61,6 +61,8 @@ def test_every_section_is_there(page, hybrid):
     assert "TP×PP×DP" in page and "4×2×1" in page and "62.7 of 80" in page
     assert "redundancy" in page and "30%" in page
     assert "2026-12-02" in page and "illustrative" in page
+    assert re.search(r"Rent up to [\d,]+ .* GPUs at once", page)   # a peak, not the total rented
+    assert " 1 nodes " not in page
 
 
 def test_checklist_per_vendor_with_what_the_catalog_knows(page):

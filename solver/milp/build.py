@@ -33,6 +33,8 @@ class Milp:
     work_coef: dict[tuple[int, int], float] = field(default_factory=dict)              # (option, t) → EFLOP
     data_sites: dict[tuple[str, str, str], mb.Variable] = field(default_factory=dict)  # (job, vendor, dc)
     data_members: dict[tuple[str, str, str], list[mb.Variable]] = field(default_factory=dict)
+    running: dict[tuple[str, int], mb.Variable] = field(default_factory=dict)                  # (job, t)
+    stored: dict[tuple[str, str, str, int], mb.Variable] = field(default_factory=dict)         # (job, vendor, dc, t)
     cost: dict[str, list[tuple[mb.Variable, float]]] = field(default_factory=lambda: defaultdict(list))
     rows: dict[str, mb.LinearConstraint] = field(default_factory=dict)
 

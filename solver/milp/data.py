@@ -16,9 +16,12 @@ def add_data_costs(milp: Milp) -> None:
     Σ_{o at (v,d), t} w_jot·m[j,o,t] ≤ W_j·u[j,v,d]            row `Data-<j>-<v>-<d>`
     with w the replica's coefficient in the work row and W_j the most work some optimal
     plan does for j (solver.milp.work.surplus explains why that bound is valid).
-    cost += u·(storage_tb_j·price_storage·window_days/30 + egress_tb_j·price_egress)
-    Storage is kept for the job's whole window (data staged before, checkpoints after);
-    egress is the one-off export of weights and logs (seed 002: ask if export is free),
+    cost += u·egress_tb_j·price_egress + storage_tb_j·price_storage·(days from the job's
+    start to its finish)/30 at every site it used (data staged before, checkpoints kept
+    until the job ends; `_add_storage`). Billing the whole window instead made a later
+    deadline dearer though the plan finished on the same day (a user's what-if: deadline
+    15 → 22 days raised the optimum by 2,332 CNY, all storage).
+    Egress is the one-off export of weights and logs (seed 002: ask if export is free),
     plus, at a datacenter other than the job's data.site, moving its dataset there once
     (each vendor's storage at that site gets its own copy, like storage).
     """
@@ -33,8 +36,7 @@ def add_data_costs(milp: Milp) -> None:
     for (job_name, vendor, dc), terms in groups.items():
         job = jobs[job_name]
         offer = next(o for o in inst.catalog.offers.values() if o.vendor == vendor and o.datacenter == dc)
-        window = job.deadline_days - job.start_day
-        storage = job.storage_tb * offer.storage_cny_per_tb_month * window / 30
+        storage = job.storage_tb * offer.storage_cny_per_tb_month / 30   # CNY per day kept
         egress = job.egress_tb * offer.egress_cny_per_tb + dataset_egress(inst, job, dc)
         if storage <= 0 and egress <= 0:
             continue
@@ -45,9 +47,58 @@ def add_data_costs(milp: Milp) -> None:
         lhs = mb.LinearExpr.weighted_sum([v for v, _ in terms], [w for _, w in terms])
         milp.add_row(f"Data-{job_name}-{vendor}-{dc}", lhs <= most * u)
         if storage > 0:
-            milp.cost["storage"].append((u, storage))
+            _add_storage(milp, job, vendor, dc, u, storage)
         if egress > 0:
             milp.cost["egress"].append((u, egress))
+
+
+def _add_storage(milp: Milp, job, vendor: str, dc: str, u: mb.Variable, per_day: float) -> None:
+    """Storage at (vendor, dc) from the job's start to its finish, when the job uses the site.
+
+    r[j,t] = 1 while job j is not finished at period t: non-increasing in t, and 1 where
+    any of j's replicas run (row `Finish-<j>-<t>-run`, its work from t on, shared by all
+    the job's sites). s[j,v,d,t] ≥ u[j,v,d] + r[j,t] − 1 is the site's storage in period
+    t, paid by the day; the days from the job's start to its first period are paid with u.
+    Cost measured: seed-13b-100b 1.2–1.4 → 1.9–2.0 s, hybrid-burst 1.3–1.4 → 2.0–2.6 s.
+    """
+    periods = _running(milp, job.name)
+    first_day = periods[0] * milp.inst.period_days if periods else job.deadline_days
+    if first_day > job.start_day:
+        milp.cost["storage"].append((u, per_day * (first_day - job.start_day)))
+    for t in periods:
+        s = milp.model.new_num_var(0, 1, f"s[{job.name},{vendor},{dc},{t}]")
+        milp.stored[job.name, vendor, dc, t] = s
+        milp.add_row(f"Storage-{job.name}-{vendor}-{dc}-{t}", s >= u + milp.running[job.name, t] - 1)
+        milp.cost["storage"].append((s, per_day * milp.inst.hours[t] / 24))
+
+
+def _running(milp: Milp, job: str) -> list[int]:
+    """The job's periods, each with its flag r[j,t] (created once per job; see _add_storage).
+
+    Every period gets one, though the job cannot have finished in its first few: leaving
+    those out (paid on u) made seed-13b-100b slower, 1.9 → 2.8–3.6 s."""
+    inst = milp.inst
+    members: dict[int, list[tuple[mb.Variable, float]]] = defaultdict(list)
+    for (i, t), var in milp.replicas.items():
+        if inst.options[i].job == job:
+            members[t].append((var, replica_work(milp, i, t)))
+    if not members:
+        return []
+    first, last = min(members), max(members)
+    if (job, last) not in milp.running:
+        # big-M: the most work some optimal plan does for the job (as in the Data rows), so
+        # the LP relaxation keeps a job "running" in proportion to the work still to do
+        most = inst.required[job] / _slowest(milp, job) + surplus(milp)[job]
+        tail: list[tuple[mb.Variable, float]] = []
+        for t in range(last, first - 1, -1):
+            milp.running[job, t] = milp.model.new_bool_var(f"r[{job},{t}]")
+            tail = tail + members.get(t, [])
+            if members.get(t):
+                run = mb.LinearExpr.weighted_sum([v for v, _ in tail], [w for _, w in tail])
+                milp.add_row(f"Finish-{job}-{t}-run", run <= most * milp.running[job, t])
+            if t < last:
+                milp.add_row(f"Finish-{job}-{t}", milp.running[job, t] >= milp.running[job, t + 1])
+    return list(range(first, last + 1))
 
 
 def dataset_egress(inst, job, dc: str) -> float:

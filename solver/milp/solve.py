@@ -403,8 +403,9 @@ def _restricted_plan(model, milp: Milp, keep: set[int], deadline: float, gap: fl
 def _polish(milp: Milp, values: dict[int, float]) -> None:
     """Settle the bookkeeping variables a time- or gap-limited solve may leave slack.
 
-    Discounts (w, y) and data-site flags (u) only lower or account for cost; a stopped
-    solver can leave a discount unclaimed or a flag set at an unused site. Setting them
+    Discounts (w, y), data-site flags (u) and the running and storage flags (r, s) only
+    lower or account for cost; a stopped solver can leave a discount unclaimed, a flag set
+    at an unused site or a job running past its last work. Setting them
     to what the rented capacity implies keeps the plan's stated cost equal to what its
     schedule costs (the verifier re-prices it) and never raises the objective.
     """
@@ -418,6 +419,15 @@ def _polish(milp: Milp, values: dict[int, float]) -> None:
     for key, u in milp.data_sites.items():
         used = any(round(values.get(v.index, 0.0)) > 0 for v in milp.data_members[key])
         values[u.index] = float(used)
+    last: dict[str, int] = {}  # each job's last period with replicas: it runs (and stores) until then
+    for (i, t), var in milp.replicas.items():
+        if round(values.get(var.index, 0.0)) > 0:
+            job = milp.inst.options[i].job
+            last[job] = max(last.get(job, t), t)
+    for (job, t), r in milp.running.items():
+        values[r.index] = float(job in last and t <= last[job])
+    for (job, vendor, dc, t), s in milp.stored.items():
+        values[s.index] = max(0.0, values[milp.data_sites[job, vendor, dc].index] + values[milp.running[job, t].index] - 1)
 
 
 def _parameters(backend: str, gap: float | None) -> str:

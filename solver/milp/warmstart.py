@@ -93,11 +93,13 @@ def job_alone(milp: Milp, i: int, data_cost: dict[int, float]) -> float:
 
 
 def data_costs(milp: Milp) -> dict[int, float]:
-    """Storage and egress charged on each data-site flag (variable index → CNY)."""
+    """Storage and egress charged on each data-site flag (variable index → CNY); storage
+    paid per period on s[j,v,d,t] counts as if the job ran to its last period."""
+    site_of = {s.index: milp.data_sites[job, vendor, dc].index for (job, vendor, dc, _t), s in milp.stored.items()}
     out: dict[int, float] = defaultdict(float)
     for part in ("storage", "egress"):
         for var, coef in milp.cost[part]:
-            out[var.index] += coef
+            out[site_of.get(var.index, var.index)] += coef
     return out
 
 

@@ -82,7 +82,7 @@ class Job(_Strict):
     micro_batch: int = Field(default=1, gt=0)
     checkpoint_interval_hours: float = Field(default=1.0, gt=0)
     restart_hours: float = Field(default=0.25, ge=0)
-    storage_tb: float = Field(default=0, ge=0, description="parallel FS kept at the site for the job window")
+    storage_tb: float = Field(default=0, ge=0, description="parallel FS kept at each site the job uses, from its start until it finishes")
     egress_tb: float = Field(default=0, ge=0, description="data exported from the site once (weights, logs)")
     data: DataSpec | None = None
     prefer: Prefer | None = None

@@ -183,7 +183,7 @@ def summary_sentence(plan: Plan, problem: Problem) -> str:
     modes = {a.mode for a in allocs}
     last = max(plan.jobs, key=lambda j: j.finish_day, default=None)
     jobs = len(plan.jobs)
-    text = (f"Rent up to {peak_gpus(allocs):,} {esc(_names(gpus))} GPUs ({esc(_names(modes))}) from "
+    text = (f"Rent up to {peak_gpus(allocs):,} {esc(_names(gpus))} GPUs at once ({esc(_names(modes))}) from "
             f"{len(vendors)} vendor{'s' if len(vendors) != 1 else ''} ({esc(_names(vendors))}) at "
             f"{len(sites)} site{'s' if len(sites) != 1 else ''} ({esc(_names(sites))}) for "
             f"<strong>{money(plan.total_cost)} {esc(plan.currency)}</strong>")
@@ -276,7 +276,7 @@ def gantt_svg(plan: Plan, problem: Problem) -> str:
             per_node = a.gpus // max(a.nodes, 1)
             label = f"{a.nodes}×{per_node} {a.gpu} · {a.interconnect}"
             x0, x1 = x(a.start_day), x(max(a.end_day, a.start_day))
-            tip = (f"{a.offer} ({a.vendor}, {a.datacenter}, {a.mode}): {a.nodes} nodes = {a.gpus} {a.gpu}, "
+            tip = (f"{a.offer} ({a.vendor}, {a.datacenter}, {a.mode}): {a.nodes} node{'s' if a.nodes != 1 else ''} = {a.gpus} {a.gpu}, "
                    f"{a.interconnect}, days {a.start_day}–{a.end_day}, {money(a.cost)} {plan.currency}")
             out.append(f'<text x="18" y="{y + 14}">{esc(label)}</text>'
                        f'<rect class="bar mode-{esc(mode)}" x="{_num(x0)}" y="{y + 3}" '
