@@ -207,7 +207,7 @@ class _Verifier:
 
     def _packing(self, name: str, ic: str, t: int, pieces: list) -> None:
         """Jobs at single-node speed each sit inside one node; every other group inside a node
-        too (or on whole free nodes, if it spans nodes): does a placement on the held nodes exist?"""
+        too, unless it is bigger than a node (then any GPUs left do): does a placement exist?"""
         gpn = self.cat.offers[name].gpus_per_node
         bundles: dict[str, float] = defaultdict(float)
         loose: dict[float, int] = defaultdict(int)
@@ -343,8 +343,8 @@ def _packs(nodes: int, gpn: int, bundles: list[float], loose: dict[float, int]) 
     shares dividing one another — and groups spanning nodes take any GPUs still free.
     """
     eps = 1e-9
-    small = {c: n for c, n in loose.items() if c < gpn}
-    spanning = sum(c * n for c, n in loose.items() if c >= gpn)
+    small = {c: n for c, n in loose.items() if c <= gpn}   # a group of a whole node fits no leftover
+    spanning = sum(c * n for c, n in loose.items() if c > gpn)
     placed: dict[tuple, bool] = {}
     filled: dict[tuple, bool] = {}
 

@@ -145,6 +145,20 @@ def test_a_group_spanning_nodes_takes_what_a_single_node_job_leaves():
     assert plan.total_cost == pytest.approx(2 * 6 * 24 * 6)
 
 
+def test_a_whole_node_group_does_not_fill_leftovers():
+    # Jobs of 5, 5 and 5 GPUs inside one node each leave 3 + 3 + 3 = 9 GPUs, but a group of
+    # 8 (2B model on 10 GB cards) needs a node of its own: 5 + 5 + 5 + 8 = 23 fit three
+    # nodes by count, four in fact (a 5-job across nodes at 0.6 needs 9 GPUs: no better).
+    cat = catalog(ethernet(max_nodes=5, gpu="G10"), gpus=(gpu("G10", 10),))
+    eight = ModelSpec(params=2e9, layers=16, hidden=2048, heads=16, seq_len=2048)
+    prob = problem(job("a", days=5, deadline=1), job("b", days=5, deadline=1), job("c", days=5, deadline=1),
+                   job("whole", days=8, deadline=1, model=eight, single_site=False), horizon=1)
+    inst, _ = build(prob, cat)
+    assert {o.job: o.group_gpus for o in inst.options}["whole"] == 8
+    plan = solve_both(prob, cat)
+    assert plan.total_cost == pytest.approx(4 * NODE_DAY)
+
+
 def test_one_single_node_job_beside_shares_that_do_not_divide_is_placed():
     # 10-GPU nodes: node shares 1, 2 and 5 (a 4-GPU group takes half a node). A 7-GPU job
     # inside one node, a 4-GPU group and four 2-GPU groups count 7 + 5 + 8 = 20, two nodes,

@@ -93,7 +93,7 @@ def unpacked(milp: Milp, value: Callable[[mb.Variable], float]) -> list[tuple[st
 
 def _first_fit(nodes: int, gpn: int, bundles: list[float], groups: dict[float, int]) -> bool:
     """Bundles first-fit decreasing, then other groups into the leftovers largest first, the
-    rest counted on the nodes no bundle uses; groups spanning nodes take any GPUs left:
+    rest counted on the nodes no bundle uses; groups bigger than a node take any GPUs left:
     a placement when it returns True."""
     lefts: list[float] = []
     for size in sorted(bundles, reverse=True):
@@ -105,7 +105,7 @@ def _first_fit(nodes: int, gpn: int, bundles: list[float], groups: dict[float, i
     if len(lefts) > nodes:
         return False
     rest = 0.0
-    for share in sorted((c for c in groups if c < gpn), reverse=True):
+    for share in sorted((c for c in groups if c <= gpn), reverse=True):  # a whole-node group fits no leftover
         n = groups[share]
         for k in sorted(range(len(lefts)), key=lambda k: lefts[k]):
             fit = min(n, int((lefts[k] + 1e-9) // share))
@@ -113,7 +113,7 @@ def _first_fit(nodes: int, gpn: int, bundles: list[float], groups: dict[float, i
             n -= fit
         rest += n * share
     free = gpn * (nodes - len(lefts))
-    spanning = sum(c * n for c, n in groups.items() if c >= gpn)
+    spanning = sum(c * n for c, n in groups.items() if c > gpn)
     return rest <= free + 1e-9 and rest + spanning <= free + sum(lefts) + 1e-9
 
 
@@ -150,7 +150,7 @@ def _pack(milp: Milp, key: str, t: int, bundles: list[Bundle]) -> None:
     fillers: dict[float, list[mb.Variable]] = defaultdict(list)  # node share → groups put in slots
     for s in slots:
         q = {c: model.new_int_var(0, int(gpn // c), f"q[{key},{t},{c:g},{s}]") for c in groups if c < gpn}
-        if any(c >= gpn for c in groups):  # a group spanning nodes may take any GPUs left
+        if any(c > gpn for c in groups):  # a group spanning nodes may take any GPUs left
             q[gpn] = model.new_num_var(0, gpn, f"q[{key},{t},span,{s}]")
         for c, var in q.items():
             fillers[c].append(var)
@@ -163,7 +163,7 @@ def _pack(milp: Milp, key: str, t: int, bundles: list[Bundle]) -> None:
             milp.add_row(f"{name}-share-{c:g}", c * mb.LinearExpr.sum(qs) + mb.LinearExpr.sum(bundled[c])
                          <= c * mb.LinearExpr.sum(groups[c]))
         else:
-            spanning = [(v, share) for share, vs in groups.items() if share >= gpn for v in vs]
+            spanning = [(v, share) for share, vs in groups.items() if share > gpn for v in vs]
             milp.add_row(f"{name}-span", mb.LinearExpr.sum(qs) <= mb.LinearExpr.weighted_sum(
                 [v for v, _ in spanning], [share for _, share in spanning]))
     nodes = milp.nodes[key, t]
