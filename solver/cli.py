@@ -28,7 +28,8 @@ from solver.milp.solve import DEFAULT_BACKEND
 
 app = typer.Typer(add_completion=False, no_args_is_help=True, pretty_exceptions_enable=False)
 
-Kind = Enum("Kind", {k: k for k in ("pretrain", "full_finetune", "lora", "qlora", "sweep", "inference")}, type=str)
+Kind = Enum("Kind", {k: k for k in ("pretrain", "full_finetune", "lora", "qlora", "sweep", "preprocess", "inference")},
+            type=str)
 Precision = Enum("Precision", {p: p for p in ("bf16", "fp16", "fp8")}, type=str)
 
 
@@ -167,6 +168,10 @@ def estimate(params: float = typer.Option(..., help="parameters, e.g. 7e9 (total
             raise ProblemError(f"{gpu} has no FP8 tensor cores (no fp8_tflops in gpus.csv)", key="--precision",
                                file=str(catalog / "gpus.csv"),
                                fix=f"use --precision bf16, or a GPU with FP8: {', '.join(fp8) or 'none in this catalog'}")
+        if kind.value == "preprocess":  # accepted by problem files, so named here rather than unknown
+            raise ProblemError("a preprocess job has no c·N·D model to estimate its FLOPs from", key="--kind",
+                               fix="give its FLOPs in a problem file (flops: 2e20), or estimate a forward pass "
+                                   "with --kind inference (2·N·D)")
         spec = _model_spec(params, active_params, layers, hidden, heads, seq_len, tokens)
         if mfu is not None and not 0 < mfu <= 1:
             raise ProblemError("mfu must be in (0, 1]", key="--mfu", fix="e.g. --mfu 0.4")

@@ -38,6 +38,7 @@ COMMANDS = {                       # every CLI run of this module, started toget
     "tokens_negative": ("--params", "7e9", "--tokens", "-5", "--json"),
     "params_negative": ("--params", "-7e9", "--tokens", "200e9", "--json"),
     "mfu_too_high": ("--params", "7e9", "--tokens", "200e9", "--mfu", "1.5", "--json"),
+    "preprocess": ("--params", "7e9", "--tokens", "1e9", "--kind", "preprocess", "--json"),
 }
 
 
@@ -139,3 +140,8 @@ def test_negative_params_exit_2(runs):
 
 def test_mfu_out_of_range_exit_2(runs):
     assert_bad_option(runs["mfu_too_high"], "--mfu")
+
+
+def test_preprocess_is_a_known_kind_with_no_flops_model(runs):
+    # problem files accept kind preprocess (with flops:); estimate says why it cannot size one
+    assert_bad_option(runs["preprocess"], "--kind", "preprocess", "flops:", "--kind inference")
