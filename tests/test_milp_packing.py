@@ -199,3 +199,30 @@ def test_lazy_and_eager_slot_rows_agree_and_every_plan_packs(fractions, loose, g
         jobs.append(job("free", days=loose, deadline=1, single_site=False))
     cat = catalog(ethernet(max_nodes=8, gpus_per_node=gpn))
     solve_both(problem(*jobs, horizon=1), cat)
+
+
+TWO_GPU = ModelSpec(params=5e8, layers=16, hidden=2048, heads=16, seq_len=2048)  # 2-GPU groups on 10 GB
+
+
+def known_highs_presolve_case():
+    # A job of one 2-GPU group and one of 5 one-GPU groups, each inside one node: 2 + 5 fit
+    # one 8-GPU node (1 152 CNY), as SCIP, CP-SAT and HiGHS without presolve find.
+    cat = catalog(ethernet(max_nodes=2, gpu="G10"), gpus=(gpu("G10", 10),))
+    return problem(job("j0", days=2, deadline=1, model=TWO_GPU), job("j1", days=5, deadline=1), horizon=1), cat
+
+
+@pytest.mark.parametrize("backend", ["scip", "cp_sat"])
+def test_two_single_node_jobs_on_one_node_by_other_backends(backend):
+    from solver.api import solve_problem
+
+    prob, cat = known_highs_presolve_case()
+    assert solve_problem(prob, cat, backend=backend).total_cost == pytest.approx(NODE_DAY)
+
+
+@pytest.mark.xfail(strict=True, reason="HiGHS 1.12 (OR-Tools 9.15) presolve, its dual fixing (HiGHS 1.16 "
+                   "presolve_rule_off bit 17 fixes it; 1.12 cannot switch it off), calls 2 304 optimal")
+def test_two_single_node_jobs_on_one_node_by_highs():
+    from solver.api import solve_problem
+
+    prob, cat = known_highs_presolve_case()
+    assert solve_problem(prob, cat, backend="highs").total_cost == pytest.approx(NODE_DAY)
