@@ -194,7 +194,7 @@ def _from_validation(exc: ValidationError, file: str, prefix: str | None = None)
     elif err["type"] == "missing":
         msg, fix = "required key is missing", "add it"
     else:
-        fix = None
+        fix = _fix_for(err)
         msg = msg.removeprefix("Value error, ")
         if "input" in err and not isinstance(err["input"], (dict, list)):
             msg = f"{msg} (got {err['input']!r})"
@@ -202,6 +202,22 @@ def _from_validation(exc: ValidationError, file: str, prefix: str | None = None)
     if more:
         msg += f" [and {more} more problem{'s' if more > 1 else ''}]"
     return ProblemError(msg, file=file, key=key, fix=fix)
+
+
+def _fix_for(err: dict) -> str | None:
+    """What to write instead, for the pydantic errors a hand-written file runs into most."""
+    ctx = err.get("ctx") or {}
+    limits = {"greater_than": "a value above {gt}", "greater_than_equal": "a value of at least {ge}",
+              "less_than": "a value below {lt}", "less_than_equal": "a value of at most {le}"}
+    if err["type"] in limits:
+        bounds = {k: f"{v:g}" if isinstance(v, (int, float)) else v for k, v in ctx.items()}
+        return "use " + limits[err["type"]].format(**{k: bounds.get(k) for k in ("gt", "ge", "lt", "le")})
+    if err["type"] in ("float_parsing", "float_type", "int_parsing", "int_type", "int_from_float"):
+        return "write a plain number without units, e.g. 20e9 for 20 billion" + (
+            " (a whole number here)" if err["type"].startswith("int") else "")
+    if err["type"] in ("bool_parsing", "bool_type"):
+        return "write true or false"
+    return None
 
 
 def _key_path(loc: tuple) -> str:
