@@ -117,3 +117,18 @@ def test_cli_bad_edit_exits_2_and_infeasible_scenario_exits_1():
     assert "offers[vendor=nobody].price*=0.9" in bad.stderr      # brackets are text, not rich markup
     tight = gpuplan("whatif", str(HYBRID), "--set", "jobs[*].deadline_days=10")
     assert tight.returncode == 1 and "infeasible" in tight.stdout
+
+
+def test_edit_values_are_written_like_the_costs():
+    import io
+
+    from rich.console import Console
+
+    from solver.report.whatif import _value
+    assert (_value(150000), _value(None), _value(True), _value(0.3), _value("A100-80G")) == \
+        ("150,000", "not set", "true", "0.3", "A100-80G")
+    from solver.report.whatif import render_whatif
+    prob, cat = power_case()
+    out = io.StringIO()
+    render_whatif(what_if(prob, cat, ["budget=100000"]), Console(file=out, width=100))
+    assert "100,000" in out.getvalue() and "not set" in out.getvalue()

@@ -46,6 +46,11 @@ def _line(o: Outcome) -> str:
 
 
 def _value(v) -> str:
+    """A number the way the costs beside it are written (150,000, not 150000)."""
+    if isinstance(v, bool) or v is None:
+        return "not set" if v is None else str(v).lower()
     if isinstance(v, float):
         return f"{v:,.6g}"
+    if isinstance(v, int):
+        return f"{v:,}"
     return str(v)
