@@ -128,6 +128,17 @@ def _duplicate_key_in_flow_mapping(tmp: Path):
     return ["solve", path, "--json"], [str(path), "layers (line", "written twice", "on the same line"]
 
 
+def _duplicate_job_names(tmp: Path):
+    import yaml
+
+    data = yaml.safe_load(SEED.read_text(encoding="utf-8"))
+    data["jobs"].append(dict(data["jobs"][0]))
+    data["catalog"] = str((SEED.parent / data["catalog"]).resolve())
+    path = tmp / "twice.yaml"
+    path.write_text(yaml.safe_dump(data), encoding="utf-8")
+    return ["solve", path, "--json"], [str(path), "job names must be unique", "pretrain-7b", "rename one"]
+
+
 def _problem_is_a_folder(tmp: Path):
     (tmp / "plan-a.yaml").write_text(SEED.read_text(encoding="utf-8"), encoding="utf-8")
     return ["solve", tmp, "--json"], [str(tmp), "is a folder", "problem file (YAML) is expected", "plan-a.yaml"]
@@ -159,6 +170,7 @@ CASES: dict[str, Callable] = {
                                          "A100-80G"),
     "missing-catalog-folder": problem_case("missing-catalog.yaml", ": catalog:", "no-such-catalog"),
     "missing-problem-file": _missing_file,
+    "duplicate-job-names": _duplicate_job_names,
     "problem-not-a-mapping": _not_a_mapping,
     "duplicate-key": _duplicate_key,
     "duplicate-key-in-flow-mapping": _duplicate_key_in_flow_mapping,

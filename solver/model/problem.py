@@ -119,7 +119,8 @@ class Problem(_Strict):
         names = [j.name for j in self.jobs]
         dupes = sorted({n for n in names if names.count(n) > 1})
         if dupes:
-            raise ValueError(f"job names must be unique; repeated: {', '.join(dupes)}")
+            raise ValueError(f"job names must be unique; repeated: {', '.join(dupes)} "
+                             "(rename one: plans, what-if edits and reports name jobs by it)")
         for i, job in enumerate(self.jobs):
             if job.deadline_days > self.horizon_days:
                 raise ValueError(f"jobs[{i}].deadline_days: job {job.name!r} has deadline_days {job.deadline_days}, "
