@@ -199,3 +199,29 @@ def test_cli_why_table_and_json(tmp_path):
     assert out.exit_code == 0, out.output
     data = json.loads(out.output)
     assert data["jobs"][0]["alternatives"][0]["code"] == "price"
+
+
+def test_a_spent_budget_reports_not_analysed_instead_of_running_on():
+    # The run's budget bounds the whole run, not each solve: with the optimum given and a
+    # budget already spent, no forced or lever solve starts, and nothing is called infeasible.
+    cat = catalog(hourly("A", 4), hourly("B", 6, vendor="v2"))
+    prob = problem(job(days=80, deadline=10), horizon=10)
+    plan = solve(prob, cat)
+    result = why(prob, cat, plan=plan, max_seconds=1e-9)
+    alt = alternative(result, "v2/G80/hourly @ D1")   # dearer by ¥3,840 when solved (test above)
+    assert not alt.determined and alt.cost is None and "time budget ran out" in alt.text
+    cat = catalog(hourly("A", 4, max_nodes=1), hourly("B", 6))     # binding stock and deadline
+    prob = problem(job(days=160, deadline=10), horizon=10)
+    plan = solve(prob, cat)
+    result = why(prob, cat, plan=plan, max_seconds=1e-9)
+    assert result.binding and all(not b.determined and b.cost is None for b in result.binding)
+    assert any("--max-seconds" in note for note in result.notes)
+    full = why(prob, cat, plan=plan)
+    assert full.binding and all(b.determined and b.cost is not None for b in full.binding)
+
+
+def test_cli_why_max_seconds_is_checked():
+    from solver.cli import app
+
+    out = CliRunner().invoke(app, ["why", "problems/seed-7b-200b-30d.yaml", "--max-seconds", "0"])
+    assert out.exit_code == 2 and "--max-seconds" in out.output

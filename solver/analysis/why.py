@@ -101,9 +101,10 @@ class Lever:
     unit: str
     relax: str                      # the unit of relaxation, in words
     edits: list[str]
-    cost: float | None = None       # cost of the relaxed problem's plan
+    cost: float | None = None       # cost of the relaxed problem's plan (None: infeasible, or not determined)
     delta: float | None = None      # cost − the optimum's cost (negative: relaxing saves)
     method: str = "re-solve delta"
+    determined: bool = True         # False: out of time before a proven answer (see the notes)
 
     def to_dict(self) -> dict:
         return asdict(self)
@@ -126,10 +127,14 @@ class Why:
 
 
 def why(problem: Problem, catalog: Catalog, *, k: int = 3, backend: str = DEFAULT_BACKEND,
-        time_limit: float | None = None, gap: float | None = None, plan: Plan | None = None) -> Why:
+        time_limit: float | None = None, gap: float | None = None, plan: Plan | None = None,
+        max_seconds: float | None = None) -> Why:
     """Best k runners-up per job with the reason each lost, and the binding limits' re-solve deltas.
 
     `plan`: the optimum when the caller already has it (solve --why); solved here otherwise.
+    `max_seconds`: the whole run's budget; each solve gets at most what is left of it, and
+    what is left unsolved is reported as not analysed (a user's run took 13 min with
+    --time-limit 20, which bounds each solve, not their number).
     Raises Infeasible when the problem itself has no plan.
     """
     from solver.api import build, solve_problem
@@ -138,7 +143,8 @@ def why(problem: Problem, catalog: Catalog, *, k: int = 3, backend: str = DEFAUL
     if plan is None:
         plan = solve_problem(problem, catalog, backend=backend, time_limit=time_limit, gap=gap)
     inst, _ = build(problem, catalog)
-    ctx = _Ctx(problem, catalog, inst, plan, backend, time_limit, gap)
+    ctx = _Ctx(problem, catalog, inst, plan, backend, time_limit, gap,
+               None if max_seconds is None else start + max_seconds)
     jobs = [ctx.job(j.name, k) for j in problem.jobs]
     levers = [ctx.lever(b) for b in plan.binding]
     return Why(problem.name, plan.total_cost, k, jobs, [lv for lv in levers if lv is not None],
@@ -165,23 +171,38 @@ def force_job(job: str, keys: set[str]):
 
 
 class _Ctx:
-    def __init__(self, problem, catalog, inst, plan, backend, time_limit, gap) -> None:
+    def __init__(self, problem, catalog, inst, plan, backend, time_limit, gap, deadline=None) -> None:
         self.problem, self.catalog, self.inst, self.plan = problem, catalog, inst, plan
-        self.backend, self.time_limit, self.gap = backend, time_limit, gap
+        self.backend, self._time_limit, self.gap, self.deadline = backend, time_limit, gap, deadline
         self.groups = groups(inst)
         self.notes: list[str] = []
+
+    @property
+    def time_limit(self) -> float | None:
+        """Seconds for the next solve: --time-limit, or what is left of the run's budget if less.
+        Raises _OutOfBudget when nothing is left."""
+        if self.deadline is None:
+            return self._time_limit
+        left = self.deadline - time.perf_counter()
+        if left <= 0:
+            raise _OutOfBudget()
+        return left if self._time_limit is None else min(left, self._time_limit)
 
     def _solve(self, problem: Problem, catalog: Catalog | None = None, constrain=None) -> float | None:
         """Cost of the verified plan; None when proven infeasible; raises _Undetermined when out of time."""
         from solver.api import solve_problem
 
         try:
-            return solve_problem(problem, catalog or self.catalog, backend=self.backend, time_limit=self.time_limit,
-                                 gap=self.gap, constrain=constrain).total_cost
+            plan = solve_problem(problem, catalog or self.catalog, backend=self.backend, time_limit=self.time_limit,
+                                 gap=self.gap, constrain=constrain)
         except Infeasible as exc:
             if not exc.proven:
                 raise _Undetermined(str(exc)) from None
             return None
+        if plan.status != "optimal" and (self.gap is None or plan.gap > self.gap + 1e-9):
+            # a time-limited plan only bounds the answer: +1 node "costing" 12 M CNY more was one
+            raise _Undetermined(f"stopped at a {plan.gap:.1%} gap")
+        return plan.total_cost
 
     # --- runners-up -----------------------------------------------------------------------
 
@@ -241,7 +262,7 @@ class _Ctx:
                 var.upper_bound = 0
             try:
                 out.append(solve_milp(milp, backend="highs", time_limit=self.time_limit).objective)
-            except NoSolution:
+            except (NoSolution, _OutOfBudget):
                 out.append(None)
             finally:
                 for var, upper in saved:
@@ -288,6 +309,9 @@ class _Ctx:
             else:
                 alt.cost, alt.delta = cost, cost - self.plan.total_cost
                 alt.text = _dearer(alt.delta)
+        except _OutOfBudget:
+            alt.code, alt.determined = "price", False
+            alt.text = "not analysed: the run's time budget ran out (raise --max-seconds)"
         except _Undetermined:
             alt.code, alt.determined = "price", False
             alt.text = "not determined within the time limit (raise --time-limit)"
@@ -398,8 +422,12 @@ class _Ctx:
         try:
             prob, cat, _ = apply_edits(self.problem, self.catalog, edits)
             lever.cost = self._solve(prob, cat)
-        except _Undetermined:
-            self.notes.append(f"{relax}: not determined within the time limit")
+        except _OutOfBudget:
+            lever.determined = False
+            self.notes.append(f"{relax}: not analysed, the run's time budget ran out (raise --max-seconds)")
+        except _Undetermined as exc:
+            lever.determined = False
+            self.notes.append(f"{relax}: not determined within the time limit ({exc})")
         except Exception as exc:  # noqa: BLE001 - an edit the model rejects is reported, not raised
             self.notes.append(f"{relax}: {exc}")
         if lever.cost is not None:
@@ -409,6 +437,10 @@ class _Ctx:
 
 class _Undetermined(Exception):
     """A solve stopped at its time limit without a plan or a proof."""
+
+
+class _OutOfBudget(_Undetermined):
+    """The run's --max-seconds is spent: no more solves are started."""
 
 
 def _stock_slack(milp: Milp) -> list[tuple]:

@@ -9,6 +9,7 @@ import typer
 
 from solver.commands.common import (
     Backend,
+    bounded,
     gap_option,
     plan_console,
     print_json,
@@ -28,7 +29,10 @@ def why_command(problem: Path = typer.Argument(..., help="problem YAML"),
                 as_json: bool = typer.Option(False, "--json", help="print one JSON object"),
                 backend: Backend = typer.Option(DEFAULT_BACKEND, help="MILP solver bundled with OR-Tools"),
                 time_limit: float | None = time_limit_option("seconds per solve"),
-                gap: float | None = gap_option(help="stop each solve at this relative gap")) -> None:
+                gap: float | None = gap_option(help="stop each solve at this relative gap"),
+                max_seconds: float | None = typer.Option(
+                    None, help="the whole run's budget: no solve starts after it, none runs past it (> 0)",
+                    callback=bounded(gt=0, example="--max-seconds 120"))) -> None:
     """Why this plan: per job the best K alternatives (GPU type × mode × site × vendor) the optimum did
     not use, each with the cost of the best plan forced onto it and the reason it lost (price, memory,
     power, lead_time, availability, residency, deadline, fabric); then what one more unit of each
@@ -40,7 +44,8 @@ def why_command(problem: Path = typer.Argument(..., help="problem YAML"),
     def action() -> None:
         prob, cat = load_problem(problem)
         with working("why: optimum, runners-up and binding limits"):
-            result = why(prob, cat, k=k, backend=backend.value, time_limit=time_limit, gap=gap)
+            result = why(prob, cat, k=k, backend=backend.value, time_limit=time_limit, gap=gap,
+                         max_seconds=max_seconds)
         if as_json:
             print_json(result.to_dict())
         else:

@@ -40,7 +40,7 @@ def render_why(result: Why, console: Console) -> None:
         table.add_column("cost then", justify="right", no_wrap=True)
         table.add_column("delta", justify="right", no_wrap=True)
         for b in result.binding:
-            cost = f"{b.cost:,.0f}" if b.cost is not None else "infeasible"
+            cost = f"{b.cost:,.0f}" if b.cost is not None else ("infeasible" if b.determined else "not determined")
             delta = f"{b.delta:+,.0f}" if b.delta is not None else "—"
             table.add_row(escape(b.text), f"{b.slack:,.4g} {b.unit}", escape(b.relax), cost, delta)
         console.print(table)
