@@ -79,16 +79,20 @@ def solve_milp(milp: Milp, *, backend: str = DEFAULT_BACKEND, time_limit: float 
     the time limit. The model grows by those rows and keeps them."""
     if backend not in BACKENDS:
         raise ValueError(f"unknown backend {backend!r}; choose one of {', '.join(BACKENDS)}")
-    start = time.perf_counter()
+    start, bound = time.perf_counter(), -math.inf
     while True:
         left = None if time_limit is None else time_limit - (time.perf_counter() - start)
         if left is not None and left <= 0:
             raise NoSolution(f"no plan whose single-node jobs fit their nodes found within {time_limit:g} s "
                              "(not proven infeasible)", proven=False)
         solution = _solve_once(milp, backend, left, gap, log, warm_start)
+        bound = max(bound, solution.bound)  # every round's model is a relaxation of the next
         cells = unpacked(milp, solution.value) if solution.integral else []
         if not cells:
             solution.seconds = time.perf_counter() - start
+            solution.bound = min(bound, solution.objective)
+            if solution.status != "optimal" and solution.gap <= OPTIMALITY_GAP and solution.integral:
+                solution.status = "optimal"
             return solution
         add_node_packing(milp, cells)  # exact where this plan failed, and wherever it could fail:
         add_node_packing(milp)         # so one more solve is usually the last
