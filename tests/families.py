@@ -22,7 +22,10 @@ from solver.model.catalog import Catalog, Datacenter, Gpu, Offer
 from solver.model.problem import Job, ModelSpec, Problem
 
 GPU_DAY = 100e12 * 0.5 * 86_400  # FLOPs one G80/G24 GPU does in a day at full rate = 4.32e18
-SLACK = 1 - 1e-9
+SLACK = 1 - 1e-12
+"""Just under: floating point may compute n GPU-days of work a hair below n·GPU_DAY. Not 1e-9:
+a requirement 1e-9 to 4e-8 (relative) under an exact multiple of a replica's work is where
+HiGHS 1.12's presolve calls a worse plan optimal (tests/test_milp_packing.py, the xfail)."""
 
 SMALL = ModelSpec(params=1e8, layers=4, hidden=512, heads=4, seq_len=512)
 """1e8 parameters: 1.6 GB of model states, fits one GPU of any size here."""

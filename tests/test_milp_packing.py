@@ -9,9 +9,9 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from families import SMALL, catalog, gpu, hourly, job, problem, solve
+from families import GPU_DAY, SMALL, catalog, gpu, hourly, job, problem, solve
 from solver.api import build
-from solver.model.problem import ModelSpec
+from solver.model.problem import Job, ModelSpec
 from solver.verify import verify_plan
 
 NODE_DAY = 1_152
@@ -39,13 +39,13 @@ def solve_both(prob, cat):
 def test_three_single_node_jobs_that_fit_by_count_need_a_third_node():
     # 4 + 6 + 6 = 16 GPUs fit two nodes by count, but no two of them share a node's 8:
     # the 4 would be split 2 + 2 over the leftovers. Three nodes (the 4-job may then run
-    # across nodes at 0.6: 7 GPUs do its 4 GPU-days).
+    # across nodes at 0.6: 7 GPUs do its 4 GPU-days; or a 6-job, with 10 GPUs).
     cat = catalog(ethernet())
     prob = problem(job("a", days=4, deadline=1), job("b", days=6, deadline=1), job("c", days=6, deadline=1),
                    horizon=1)
     plan = solve_both(prob, cat)
     assert plan.total_cost == pytest.approx(3 * NODE_DAY)
-    assert {a.job for a in plan.schedule.assignments if a.within_one_node} >= {"b", "c"}
+    assert len({a.job for a in plan.schedule.assignments if a.within_one_node}) >= 2
 
 
 def test_the_verifier_rejects_single_node_jobs_that_do_not_pack():
@@ -57,7 +57,7 @@ def test_the_verifier_rejects_single_node_jobs_that_do_not_pack():
     (rental,) = plan.schedule.rentals
     squeezed = plan.schedule.model_copy(update={
         "rentals": [rental.model_copy(update={"nodes": 2})],
-        "assignments": [a.model_copy(update={"replicas": 4 if a.job == "a" else a.replicas, "within_one_node": True})
+        "assignments": [a.model_copy(update={"replicas": {"a": 4, "b": 6, "c": 6}[a.job], "within_one_node": True})
                         for a in plan.schedule.assignments]})
     found = verify_plan(prob, cat, plan.model_copy(update={"schedule": squeezed}))
     assert any(v.startswith("packing: jobs ['a', 'b', 'c']") for v in found), found
@@ -204,11 +204,15 @@ def test_lazy_and_eager_slot_rows_agree_and_every_plan_packs(fractions, loose, g
 TWO_GPU = ModelSpec(params=5e8, layers=16, hidden=2048, heads=16, seq_len=2048)  # 2-GPU groups on 10 GB
 
 
-def known_highs_presolve_case():
+def known_highs_presolve_case(under: float = 1e-9):
     # A job of one 2-GPU group and one of 5 one-GPU groups, each inside one node: 2 + 5 fit
-    # one 8-GPU node (1 152 CNY), as SCIP, CP-SAT and HiGHS without presolve find.
+    # one 8-GPU node (1 152 CNY), as SCIP, CP-SAT and HiGHS without presolve find. Each job
+    # needs `under` (relative) less than its GPU-days: from 1e-9 to 4e-8 HiGHS 1.12 answers
+    # 2 304 (its window moves with mip_feasibility_tolerance); at 1e-12 or 1e-7 it is right.
     cat = catalog(ethernet(max_nodes=2, gpu="G10"), gpus=(gpu("G10", 10),))
-    return problem(job("j0", days=2, deadline=1, model=TWO_GPU), job("j1", days=5, deadline=1), horizon=1), cat
+    jobs = [Job(name=name, model=model, flops=days * GPU_DAY * (1 - under), deadline_days=1)
+            for name, model, days in (("j0", TWO_GPU, 2), ("j1", SMALL, 5))]
+    return problem(*jobs, horizon=1), cat
 
 
 @pytest.mark.parametrize("backend", ["scip", "cp_sat"])
@@ -225,4 +229,14 @@ def test_two_single_node_jobs_on_one_node_by_highs():
     from solver.api import solve_problem
 
     prob, cat = known_highs_presolve_case()
+    assert solve_problem(prob, cat, backend="highs").total_cost == pytest.approx(NODE_DAY)
+
+
+@pytest.mark.parametrize("under", [0.0, 1e-12, 1e-7, 1e-3])
+def test_highs_places_the_two_jobs_on_one_node_outside_its_tolerance_window(under):
+    # The xfail above is a tolerance corner, not the model: the same jobs needing exactly, or
+    # a floating-point hair, or clearly less than their GPU-days are solved right by HiGHS.
+    from solver.api import solve_problem
+
+    prob, cat = known_highs_presolve_case(under)
     assert solve_problem(prob, cat, backend="highs").total_cost == pytest.approx(NODE_DAY)
