@@ -57,6 +57,18 @@ def test_an_infeasible_scenario_is_reported_not_raised():
     result = what_if(prob, cat, ["offers.C.max_nodes=1", "datacenters.D1.power_quota_kw=0"])
     assert result.scenario.plan is None and result.scenario.infeasible
     assert result.delta is None and result.baseline.plan is not None
+    assert result.scenario.explanation is None                   # only when asked: it means solving again
+
+
+def test_an_infeasible_scenario_says_how_far_to_relax_each_limit():
+    # One node of C and no power for R: 10 kW more at D1 (one rack node) or one more node of
+    # C makes the edited problem feasible again, each checked by a verified re-solve.
+    prob, cat = power_case()
+    result = what_if(prob, cat, ["offers.C.max_nodes=1", "datacenters.D1.power_quota_kw=0"], explain=True)
+    alone = {(r["kind"], r["target"]): r for r in result.scenario.explanation["alone"]}
+    assert alone["power", "D1"]["amount"] == 10 and alone["power", "D1"]["verified"]
+    assert alone["availability", "C"]["amount"] == 1 and alone["availability", "C"]["verified"]
+    assert result.scenario.proven
 
 
 @pytest.mark.parametrize("edit, where, new", [
@@ -115,8 +127,27 @@ def test_cli_bad_edit_exits_2_and_infeasible_scenario_exits_1():
     bad = gpuplan("whatif", str(HYBRID), "--set", "offers[vendor=nobody].price*=0.9")
     assert bad.returncode == 2 and "matches no row" in bad.stderr and "Traceback" not in bad.stderr
     assert "offers[vendor=nobody].price*=0.9" in bad.stderr      # brackets are text, not rich markup
-    tight = gpuplan("whatif", str(HYBRID), "--set", "jobs[*].deadline_days=10")
-    assert tight.returncode == 1 and "infeasible" in tight.stdout
+    tight = gpuplan("whatif", str(HYBRID), "--set", "jobs[*].deadline_days=10", "--no-explain")
+    assert tight.returncode == 1 and "infeasible" in tight.stdout and "smallest relaxations" not in tight.stdout
+
+
+def test_cli_whatif_explains_an_infeasible_scenario(tmp_path):
+    from families import write_catalog
+
+    import yaml
+    prob, cat = power_case()
+    write_catalog(cat, tmp_path / "cat")
+    data = prob.model_dump(mode="json", exclude_defaults=True)
+    data["catalog"] = "cat"
+    (tmp_path / "p.yaml").write_text(yaml.safe_dump(data), encoding="utf-8")
+    edits = ["--set", "offers.C.max_nodes=1", "--set", "datacenters.D1.power_quota_kw=0"]
+    text = gpuplan("whatif", str(tmp_path / "p.yaml"), *edits)
+    assert text.returncode == 1, text.stderr
+    assert "smallest relaxations" in text.stdout and "10 kW more at D1" in text.stdout
+    as_json = gpuplan("whatif", str(tmp_path / "p.yaml"), *edits, "--json")
+    scenario = json.loads(as_json.stdout)["scenario"]
+    assert scenario["status"] == "infeasible" and scenario["proven"] is True
+    assert "1 more node of C" in " ".join(scenario["explanation"]["lines"])
 
 
 def test_edit_values_are_written_like_the_costs():

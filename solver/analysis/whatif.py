@@ -13,6 +13,7 @@ from dataclasses import dataclass, field
 from solver.analysis.edits import Change, apply_edits
 from solver.api import solve_problem
 from solver.errors import Infeasible
+from solver.milp.solve import DEFAULT_BACKEND
 from solver.model.catalog import Catalog
 from solver.model.plan import Plan
 from solver.model.problem import Problem
@@ -25,6 +26,8 @@ class Outcome:
     plan: Plan | None
     infeasible: str | None = None
     reasons: list[str] = field(default_factory=list)
+    proven: bool = True                 # infeasible: proven, or no plan found in the time limit
+    explanation: dict | None = None     # infeasible and asked for: solver.analysis.explain's payload
 
     @property
     def cost(self) -> float | None:
@@ -68,17 +71,29 @@ class WhatIf:
         }
 
 
-def what_if(problem: Problem, catalog: Catalog, edits: list[str], **solve_options) -> WhatIf:
-    """Solve the problem as written and with the edits (bad edits raise ProblemError before any solve)."""
+def what_if(problem: Problem, catalog: Catalog, edits: list[str], *, explain: bool = False,
+            **solve_options) -> WhatIf:
+    """Solve the problem as written and with the edits (bad edits raise ProblemError before any solve).
+
+    explain=True: when the edits make the problem proven infeasible, also find the smallest
+    relaxation of each limit that makes the edited problem feasible again (as `solve` does).
+    Why: "infeasible" alone leaves the user guessing how far the edit went; "a budget of at
+    least 1,234,567 CNY" is the answer to the what-if they were asking."""
     new_problem, new_catalog, changes = apply_edits(problem, catalog, edits)
-    return WhatIf(_solve(problem, catalog, solve_options), _solve(new_problem, new_catalog, solve_options), changes)
+    scenario = _solve(new_problem, new_catalog, solve_options)
+    if explain and scenario.plan is None and scenario.proven:
+        from solver.analysis.explain import explain_infeasible
+        scenario.explanation = explain_infeasible(
+            new_problem, new_catalog, backend=solve_options.get("backend", DEFAULT_BACKEND),
+            time_limit=solve_options.get("time_limit") or 60.0).to_dict()
+    return WhatIf(_solve(problem, catalog, solve_options), scenario, changes)
 
 
 def _solve(problem: Problem, catalog: Catalog, options: dict) -> Outcome:
     try:
         return Outcome(solve_problem(problem, catalog, **options))
     except Infeasible as exc:
-        return Outcome(None, str(exc), exc.reasons)
+        return Outcome(None, str(exc), exc.reasons, exc.proven)
 
 
 def gpu_days(plan: Plan | None) -> dict[str, float]:
@@ -95,7 +110,8 @@ def _binding(plan: Plan | None) -> dict[tuple[str, str], str]:
 
 def _outcome_dict(o: Outcome) -> dict:
     if o.plan is None:
-        return {"status": "infeasible", "message": o.infeasible, "reasons": o.reasons}
+        return {"status": "infeasible", "proven": o.proven, "message": o.infeasible, "reasons": o.reasons,
+                "explanation": o.explanation}
     p = o.plan
     return {"status": p.status, "total_cost": p.total_cost, "gap": p.gap,
             "finish_days": {j.name: j.finish_day for j in p.jobs},

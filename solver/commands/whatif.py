@@ -30,10 +30,14 @@ def whatif(problem: Path = typer.Argument(..., help="problem YAML"),
            as_json: bool = typer.Option(False, "--json", help="print one JSON object"),
            backend: Backend = typer.Option(DEFAULT_BACKEND, help="MILP solver bundled with OR-Tools"),
            time_limit: Optional[float] = time_limit_option("seconds per solve"),
-           gap: Optional[float] = gap_option(help="stop each solve at this relative gap")) -> None:
+           gap: Optional[float] = gap_option(help="stop each solve at this relative gap"),
+           explain: bool = typer.Option(True, "--explain/--no-explain",
+                                        help="when the edits make it infeasible, find the smallest relaxation "
+                                             "of each limit")) -> None:
     """Solve PROBLEM as written and with the edits; print cost delta, mix changes and what binds.
 
-    Exit 1 when the edited problem is infeasible (the baseline is still shown).
+    Exit 1 when the edited problem is infeasible (the baseline is still shown, and, unless
+    --no-explain, the smallest relaxation of each limit that makes the edited problem feasible).
     """
     from solver.analysis.whatif import what_if
     from solver.load import load_problem
@@ -42,7 +46,8 @@ def whatif(problem: Path = typer.Argument(..., help="problem YAML"),
     def action() -> None:
         prob, cat = load_problem(problem)
         with working("what-if: baseline and scenario"):
-            result = what_if(prob, cat, edits, backend=backend.value, time_limit=time_limit, gap=gap)
+            result = what_if(prob, cat, edits, explain=explain, backend=backend.value, time_limit=time_limit,
+                             gap=gap)
         if as_json:
             print_json(result.to_dict())
         else:

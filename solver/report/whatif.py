@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from rich.console import Console
+from rich.markup import escape
 from rich.table import Table
 
 from solver.analysis.whatif import Outcome, WhatIf
@@ -40,7 +41,10 @@ def render_whatif(result: WhatIf, console: Console) -> None:
 
 def _line(o: Outcome) -> str:
     if o.plan is None:
-        return f"[red]infeasible[/] — {o.infeasible}" + "".join(f"\n  - {r}" for r in o.reasons)
+        lines = (o.explanation or {}).get("lines", [])
+        relax = "\n[bold]smallest relaxations[/] (each re-solved to check it):" if lines else ""
+        return (f"[red]infeasible[/] — {escape(o.infeasible or '')}" + "".join(f"\n  - {escape(r)}" for r in o.reasons)
+                + relax + "".join(f"\n  * {escape(line)}" for line in lines))
     finish = ", ".join(f"{j.name} day {j.finish_day}" for j in o.plan.jobs)
     return f"{o.plan.total_cost:,.0f} CNY ({o.plan.status}); finishes {finish}"
 
