@@ -178,7 +178,7 @@ def estimate(params: float = typer.Option(..., help="parameters, e.g. 7e9 (total
         result = estimate_job(infer_shape(spec), tokens, kind=kind.value, gpu_memory_gb=row.memory_gb,
                               bf16_tflops=row.bf16_tflops, fp8_tflops=row.fp8_tflops,
                               mfu=mfu or row.default_mfu, precision=precision.value, days=days,
-                              redundancy=redundancy, gpus_per_node=gpus_per_node)
+                              redundancy=redundancy, gpus_per_node=gpus_per_node, nvlink=row.nvlink)
         data = {"gpu": gpu, "kind": kind.value, "mfu": mfu or row.default_mfu, **result.to_dict()}
         if as_json:
             print_json(data)

@@ -252,7 +252,8 @@ class _Verifier:
         return minimal_layout(infer_shape(job.model), kind, gpu.memory_gb,
                               gpus_per_node=offer.gpus_per_node,
                               max_gpus=offer.gpus_per_node * offer.max_nodes,
-                              micro_batch=job.micro_batch, lora_rank=job.lora_rank)
+                              micro_batch=job.micro_batch, lora_rank=job.lora_rank,
+                              nvlink=gpu.form != "pcie")
 
     def _work(self, job: Job, pieces: list, a) -> float:
         """FLOPs one assignment does in its period, at the efficiency of the job's size then.

@@ -294,7 +294,7 @@ class _Ctx:
         offer = self.catalog.offers[biggest]
         has = offer.gpus_per_node * offer.max_nodes
         try:
-            layout = job_layout(job, gpu.memory_gb, offer.gpus_per_node, 4096)
+            layout = job_layout(job, gpu, offer.gpus_per_node, 4096)
         except Exception:  # noqa: BLE001 - wording only; the code stands without the number
             layout = None
         need = f"needs {layout.gpus}" if layout is not None else "needs more than 4096"

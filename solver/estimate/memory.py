@@ -285,6 +285,7 @@ def minimal_layout(
     max_gpus: int = 4096,
     micro_batch: int = 1,
     lora_rank: int = 16,
+    nvlink: bool = True,
 ) -> Layout | None:
     """The cheapest-to-run group of GPUs that holds one replica of the job.
 
@@ -296,6 +297,15 @@ def minimal_layout(
     §3.3 Takeaway #1, use tensor parallelism up to the GPUs of one server before
     pipeline parallelism, whose bubble costs (p−1)/m of each step. None when
     nothing fits within ``max_gpus`` (offload is not modelled).
+
+    ``nvlink=False`` (PCIe cards: L40S, L20, RTX 4090) reverses the last two: the
+    least tensor parallelism for a given group. The takeaway rests on NVLink inside
+    the server: tensor parallelism all-reduces each layer's activations (b·s·h) twice
+    forward and twice backward (Narayanan et al. §3.3, Shoeybi et al. 2019 §3), which
+    over PCIe Gen4 x16 (~32 GB/s a direction, against 300 GB/s of NVLink 3) stalls the
+    step, while a pipeline sends b·s·h once per stage boundary, point to point.
+    Activations are not split by pipeline stages (1F1B keeps p micro-batches in flight
+    on the first stage), so the swap happens only where it fits the same GPUs.
     """
     if gpus_per_node < 1 or max_gpus < 1:
         raise ValueError("gpus_per_node and max_gpus must be ≥ 1")
@@ -304,7 +314,7 @@ def minimal_layout(
     best_key, best = None, None
     for tp, pp, dp, zero, rec in _candidate_layouts(shape, kind, gpus_per_node, max_gpus):
         gpus = tp * pp * dp
-        key = (gpus > gpus_per_node, rec, gpus, zero, pp, tp)
+        key = (gpus > gpus_per_node, rec, gpus, zero) + ((pp, tp) if nvlink else (tp, pp))
         if best_key is not None and key >= best_key:
             continue
         mem = memory_per_gpu(

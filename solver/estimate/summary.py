@@ -37,11 +37,11 @@ class JobEstimate:
 def estimate_job(shape: ModelShape, tokens: float, *, kind: str, gpu_memory_gb: float, bf16_tflops: float,
                  fp8_tflops: float | None, mfu: float, precision: str = "bf16", days: float = 30,
                  redundancy: float = 0.0, gpus_per_node: int = 8, max_gpus: int = 4096,
-                 micro_batch: int = 1, lora_rank: int = 16, trials: int = 1) -> JobEstimate:
+                 micro_batch: int = 1, lora_rank: int = 16, trials: int = 1, nvlink: bool = True) -> JobEstimate:
     """Size a job on one GPU type; recompute, when the layout needs it, slows the rate."""
     flops = training_flops(shape.params, tokens, kind, active_params=shape.active_params, trials=trials)
     layout = minimal_layout(shape, kind, gpu_memory_gb, gpus_per_node=gpus_per_node, max_gpus=max_gpus,
-                            micro_batch=micro_batch, lora_rank=lora_rank)
+                            micro_batch=micro_batch, lora_rank=lora_rank, nvlink=nvlink)
     eff = effective_tflops(peak_tflops(bf16_tflops, fp8_tflops, precision), mfu)
     if layout is not None and layout.recompute:
         eff /= flops_factor(kind, True) / flops_factor(kind, False)

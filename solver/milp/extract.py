@@ -24,7 +24,34 @@ def extract_plan(sol: Solution) -> Plan:
                 jobs=jobs, cost_breakdown=parts,
                 lower_bound=round(bound, 2), gap=round(max(gap, 0.0), 6),
                 solve_seconds=round(sol.seconds, 3), backend=sol.backend,
-                binding=binding_limits(sol, jobs), schedule=schedule)
+                binding=binding_limits(sol, jobs), warnings=_warnings(sol, schedule), schedule=schedule)
+
+
+def _warnings(sol: Solution, schedule: Schedule) -> list[str]:
+    """Tensor parallelism the plan puts on PCIe cards, once per job and GPU.
+
+    Why a warning and not a number: the layout search already prefers pipeline stages on
+    such cards (solver.estimate.memory.minimal_layout); where tensor parallelism is still
+    needed to fit, its per-layer all-reduces cross PCIe, and how much slower that runs than
+    the GPU's default MFU depends on the cards, the host and the framework. A measured MFU
+    (gpuplan calibrate, then the job's `mfu`) replaces the guess."""
+    inst = sol.milp.inst
+    options = {(o.job, o.config): o for o in inst.options}
+    out: dict[tuple[str, str], str] = {}
+    for a in schedule.assignments:
+        opt = options[a.job, f"{a.offer}:{a.interconnect}"]
+        gpu = inst.catalog.gpus[inst.catalog.offers[a.offer].gpu]
+        if opt.layout is not None and opt.layout.tp > 1 and not gpu.nvlink:
+            out.setdefault((a.job, gpu.gpu), (
+                f"job {a.job} runs tensor parallel TP{opt.layout.tp} on {gpu.gpu}, which has no NVLink: each "
+                f"layer's all-reduces cross PCIe, and the MFU it was planned with ({_mfu(inst, a.job, gpu):.0%}) "
+                "does not count that; measure it (gpuplan calibrate) and set the job's mfu"))
+    return list(out.values())
+
+
+def _mfu(inst, job_name: str, gpu) -> float:
+    job = next(j for j in inst.problem.jobs if j.name == job_name)
+    return job.mfu if job.mfu is not None else gpu.default_mfu
 
 
 def _schedule(sol: Solution) -> Schedule:

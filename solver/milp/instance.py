@@ -16,7 +16,7 @@ from solver.estimate.flops import flops_factor, training_flops
 from solver.estimate.memory import Layout, minimal_layout
 from solver.estimate.shape import infer_shape
 from solver.estimate.throughput import fabric_factor, peak_tflops, scale_factor, scale_tiers, spot_loss
-from solver.model.catalog import DEFAULT_WAN_GBPS, Catalog, Offer
+from solver.model.catalog import DEFAULT_WAN_GBPS, Catalog, Gpu, Offer
 from solver.model.problem import Job, Problem, Restrict
 
 UNGUARANTEED_PERF = 0.90
@@ -194,7 +194,7 @@ def _job_option(job: Job, config: Config, inst: Instance) -> JobOption | str:
         return f"datacenter {offer.datacenter} does not carry residency {job.residency}"
     gpu = inst.catalog.gpus[offer.gpu]
     max_gpus = offer.gpus_per_node * offer.max_nodes
-    layout = job_layout(job, gpu.memory_gb, offer.gpus_per_node, max_gpus)
+    layout = job_layout(job, gpu, offer.gpus_per_node, max_gpus)
     if layout is None:
         return f"memory: the model does not fit on {max_gpus} × {gpu.gpu}"
     if layout.multi_node and config.interconnect == "ethernet":
@@ -243,12 +243,13 @@ def transfer_days(job: Job, datacenter: str, catalog: Catalog) -> int:
     return math.ceil(job.data.dataset_tb * 8000 / gbps / 86_400 - 1e-9)
 
 
-def job_layout(job: Job, memory_gb: float, gpus_per_node: int, max_gpus: int) -> Layout | None:
-    """Smallest model-parallel group of this job on a GPU with `memory_gb`."""
+def job_layout(job: Job, gpu: Gpu, gpus_per_node: int, max_gpus: int) -> Layout | None:
+    """Smallest model-parallel group of this job on this GPU (pipeline before tensor parallel on PCIe cards)."""
     assert job.model is not None
     shape = infer_shape(job.model)
-    return minimal_layout(shape, memory_kind(job.kind), memory_gb, gpus_per_node=gpus_per_node, max_gpus=max_gpus,
-                          micro_batch=job.micro_batch, lora_rank=job.lora_rank)
+    return minimal_layout(shape, memory_kind(job.kind), gpu.memory_gb, gpus_per_node=gpus_per_node,
+                          max_gpus=max_gpus, micro_batch=job.micro_batch, lora_rank=job.lora_rank,
+                          nvlink=gpu.nvlink)
 
 
 def memory_kind(kind: str) -> str:

@@ -45,6 +45,12 @@ class Gpu(_Row):
     as_of: date | None = None
     source: str = Field(min_length=1)
 
+    @property
+    def nvlink(self) -> bool:
+        """GPUs of a node talk over NVLink (SXM, OAM boards), not only PCIe (form pcie: L40S,
+        RTX 4090, even where a bridge pairs two cards); the layout search reads it."""
+        return self.form != "pcie"
+
 
 class Datacenter(_Row):
     """A site with the IT power quota available to us and the data-residency tags it carries."""

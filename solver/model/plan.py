@@ -112,4 +112,5 @@ class Plan(_Out):
     solve_seconds: float
     backend: str
     binding: list[Binding] = []
+    warnings: list[str] = Field(default=[], description="what the plan assumes that the user should check")
     schedule: Schedule

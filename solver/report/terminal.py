@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from rich.console import Console
+from rich.markup import escape
 from rich.table import Table
 
 from solver.model.plan import Plan
@@ -21,6 +22,8 @@ def render_plan(plan: Plan, console: Console) -> None:
     console.print(_allocation_table(plan))
     console.print(_jobs_table(plan))
     console.print(_cost_table(plan))
+    for text in plan.warnings:
+        console.print(f"[yellow]warning:[/] {escape(text)}", highlight=False)
 
 
 def _allocation_table(plan: Plan) -> Table:
