@@ -75,3 +75,11 @@ def test_the_warning_reaches_the_terminal_and_json(tmp_path):
     assert "warning: job ft-7b runs tensor parallel TP4" in " ".join(text.stdout.split())
     data = json.loads(subprocess.run(run + ["--json"], capture_output=True, text=True, cwd=ROOT).stdout)
     assert len(data["warnings"]) == 1
+
+
+def test_the_warning_reaches_the_html_report(tmp_path):
+    from solver.report.html import render_html
+
+    prob, cat = load_problem(_problem(tmp_path, "RTX4090-24G"))
+    page = render_html(solve_problem(prob, cat), prob, cat)
+    assert "<h2>Warnings</h2>" in page and "runs tensor parallel TP4 on RTX4090-24G" in page

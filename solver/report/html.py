@@ -108,6 +108,8 @@ def render_html(plan: Plan, problem: Problem, catalog: Catalog, *, frontier=None
                          _frontier_table(points, x_label, y_label)]
     if why is not None:
         sections += ["<h2>Why this plan</h2>", _why_section(why)]
+    if plan.warnings:
+        sections += ["<h2>Warnings</h2>", "<ul>" + "".join(f"<li>{esc(w)}</li>" for w in plan.warnings) + "</ul>"]
     sections += ["<h2>Limits the plan runs into</h2>", _binding_table(plan),
                  "<h2>Assumptions</h2>", _assumptions(plan, problem, catalog, used),
                  "<h2>Contract checklist</h2>", _checklist(plan, problem, catalog, used)]
