@@ -154,6 +154,7 @@ def test_cli_writes_csv_and_parquet_and_refuses_to_overwrite(tmp_path):
     run = cli("sweep", HYBRID, "--grid", grid, "-o", out_csv, "-j", "1", "--quiet")
     assert run.exit_code == 0, run.output
     assert "3 scenarios: 2 optimal, 1 error" in run.stdout
+    assert max(len(line) for line in run.stdout.splitlines()) <= 100   # README: tables within 100 columns
     table = pd.read_csv(out_csv)
     assert list(table["scenario"]) == ["grid-1", "grid-2", "bad"]
     assert list(table["status"]) == ["optimal", "optimal", "error"]

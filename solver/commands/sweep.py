@@ -17,7 +17,7 @@ from rich.console import Console
 from rich.markup import escape
 from rich.table import Table
 
-from solver.commands.common import Backend, gap_option, print_json, run_action, time_limit_option
+from solver.commands.common import Backend, gap_option, plan_console, print_json, run_action, time_limit_option
 from solver.errors import ProblemError
 
 Executor = Enum("Executor", {e: e for e in ("process", "ray")}, type=str)
@@ -67,7 +67,7 @@ def sweep(problem: Path = typer.Argument(..., help="problem YAML"),
         if as_json:
             print_json([{k: _plain(v) for k, v in rec.items()} for rec in df.to_dict(orient="records")])
         else:
-            _summary(df, output, Console() if Console().is_terminal else Console(width=160))
+            _summary(df, output, plan_console())
     run_action(action)
 
 
