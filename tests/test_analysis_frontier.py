@@ -251,6 +251,24 @@ def test_cli_table_marks_the_knee():
     assert "knee" in result.stdout and "A100-80G monthly" in result.stdout
 
 
+def test_the_table_names_every_epsilon_it_tried():
+    # A budget frontier on three_tier: 10 ε values, 5 plans; the other 5 gave a plan already
+    # shown. Each ε tried is either a row or named below the table, as the column writes it.
+    import io
+
+    from rich.console import Console
+
+    from solver.commands.frontier import render_frontier
+    prob, cat = three_tier()
+    result = frontier(prob, cat, "budget", 10)
+    out = io.StringIO()
+    render_frontier(result, Console(file=out, width=100))
+    text = out.getvalue()
+    same = [e for e, outcome, _ in result.tried if outcome == "same plan"]
+    assert same and len(result.points) + len(same) == len(result.tried)
+    assert "the same plan as a point above: ε = " + "; ".join(f"{e:,.0f}" for e in same) in text
+
+
 def test_missing_matplotlib_says_how_to_install(monkeypatch, tmp_path):
     import sys
 
