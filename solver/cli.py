@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import math
+import time
 from enum import Enum
 from pathlib import Path
 from typing import Optional
@@ -62,7 +63,12 @@ def solve(problem: Path = typer.Argument(..., help="problem YAML"),
                                                         "and what one more unit of each binding limit is worth"),
           why_k: int = typer.Option(3, "--why-k", min=1, help="runners-up per job with --why"),
           explain: bool = typer.Option(True, "--explain/--no-explain",
-                                       help="when infeasible, find the smallest relaxation of each limit")) -> None:
+                                       help="when infeasible, find the smallest relaxation of each limit"),
+          max_seconds: Optional[float] = typer.Option(
+              None, "--max-seconds", callback=bounded(gt=0, example="--max-seconds 300"),
+              help="bound the whole command: the solve (each solve with --objective min_time), then "
+                   "--why, --baselines or the infeasible explanation in what is left; what gets no time "
+                   "is shown as not determined (> 0)")) -> None:
     """Cheapest feasible rental plan for PROBLEM, verified independently before it is shown.
 
     Infeasible (exit 1): the smallest relaxation of each limit that alone makes it feasible
@@ -84,7 +90,13 @@ def solve(problem: Path = typer.Argument(..., help="problem YAML"),
                 raise ProblemError("not written with --objective min_time, which solves a sequence of models",
                                    key="--export-mps", fix="leave out --export-mps, or export the min_cost model")
             check_new_file(export_mps, "--export-mps", force=force, example="model.mps")
-        options = {"backend": backend.value, "time_limit": time_limit, "gap": gap}
+        started = time.perf_counter()
+
+        def left() -> float | None:
+            return None if max_seconds is None else max(0.0, max_seconds - (time.perf_counter() - started))
+
+        first_limit = time_limit if max_seconds is None else min(time_limit or max_seconds, max_seconds)
+        options = {"backend": backend.value, "time_limit": first_limit, "gap": gap}
         try:
             with working(f"solving {problem.name} ({backend.value})"):
                 if objective.value == "min_time":
@@ -97,7 +109,8 @@ def solve(problem: Path = typer.Argument(..., help="problem YAML"),
                 from solver.analysis.explain import explain_infeasible
                 with working("infeasible: searching the smallest relaxations"):
                     exc.explanation = explain_infeasible(prob, cat, backend=backend.value,
-                                                         time_limit=time_limit or 60.0).to_dict()
+                                                         time_limit=time_limit or 60.0,
+                                                         max_seconds=left() if max_seconds else 600.0).to_dict()
             if as_json:  # the object on stdout for programs; the words still go to stderr (run_action)
                 print_json({"status": "infeasible", "proven": exc.proven, "message": str(exc),
                             "reasons": exc.reasons, "explanation": exc.explanation})
@@ -106,19 +119,20 @@ def solve(problem: Path = typer.Argument(..., help="problem YAML"),
         if why:
             from solver.analysis.why import why as why_plan
             with working("why: forcing the runners-up"):
-                explained = why_plan(prob, cat, k=why_k, plan=plan, **options)
+                explained = why_plan(prob, cat, k=why_k, plan=plan, max_seconds=left(),
+                                     **{**options, "time_limit": time_limit})
         written = files.write(plan, prob, cat, why=explained.to_dict() if explained else None)
         compared = []
         if baselines:
             from solver.analysis.baselines import all_baselines
-            compared = all_baselines(prob, cat, **options)
+            with working("baselines: best single offer, all hourly, all monthly"):
+                compared = all_baselines(prob, cat, max_seconds=left(), **{**options, "time_limit": time_limit})
         if as_json:
             data = plan.model_dump(mode="json")
             if explained is not None:
                 data["why"] = explained.to_dict()
             if baselines:
-                data["baselines"] = [{"name": b.name, "cost": b.cost, "saving": b.saving(plan.total_cost),
-                                      "detail": b.detail} for b in compared]
+                data["baselines"] = [b.to_dict(plan.total_cost) for b in compared]
             print_json(data)
         else:
             console = plan_console()

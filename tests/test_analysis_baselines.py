@@ -58,7 +58,7 @@ def test_narrowing_keeps_the_users_own_allow_list():
 def test_cli_prints_baselines_in_json(tmp_path: Path):
     root = Path(__file__).resolve().parent.parent
     out = subprocess.run([sys.executable, "-m", "solver.cli", "solve", str(root / "problems/seed-7b-200b-30d.yaml"),
-                          "--json", "--baselines"], capture_output=True, text=True, timeout=300)
+                          "--json", "--baselines", "--max-seconds", "600"], capture_output=True, text=True, timeout=300)
     assert out.returncode == 0, out.stderr
     data = json.loads(out.stdout)
     by_name = {b["name"]: b for b in data["baselines"]}
@@ -66,3 +66,54 @@ def test_cli_prints_baselines_in_json(tmp_path: Path):
     # the seed problem is restricted to monthly: the monthly baseline is the optimum itself
     assert by_name["all monthly"]["cost"] == pytest.approx(data["total_cost"])
     assert by_name["all hourly"]["cost"] is None
+    assert by_name["all monthly"]["status"] == "optimal" and by_name["all hourly"]["status"] == "infeasible"
+
+
+def test_baselines_with_no_time_left_are_not_determined_not_infeasible():
+    # Before: a time-limited solve that found nothing made an offer silently "unable to
+    # carry" and a mode baseline "infeasible". Now the run's budget is shared and what it
+    # does not reach says so.
+    prob, cat = debug_then_train(), catalog([HOURLY, MONTHLY])
+    baselines = all_baselines(prob, cat, backend="highs", max_seconds=1e-6)
+    assert [(b.status, b.cost, b.saving(100.0)) for b in baselines] == [("undetermined", None, None)] * 3
+    single = baselines[0]
+    assert single.detail.startswith("not determined: 2 offers not solved in the time given")
+
+
+def test_offers_that_cannot_carry_the_problem_alone_are_not_solved(monkeypatch):
+    # The bundled debug-then-train problem: 5 of the sample catalog's 50 offers can carry it
+    # alone (A100-80G only); the other 45 are ruled out by preprocessing, without a solve.
+    from solver.analysis import baselines
+    from solver.load import load_problem
+    prob, cat = load_problem(Path(__file__).resolve().parent.parent / "problems/debug-then-train.yaml")
+    solved = []
+    monkeypatch.setattr(baselines, "solve_problem", lambda p, c, **kw: solved.append(p.restrict.offers) or
+                        (_ for _ in ()).throw(baselines.Infeasible("stub", proven=True)))
+    assert best_single_offer(prob, cat).status == "infeasible"
+    assert len(solved) == 5 and all(cat.offers[o].gpu == "A100-80G" for (o,) in solved)
+
+
+def test_a_baseline_stopped_before_its_proof_says_the_saving_is_at_most(monkeypatch):
+    import io
+
+    from rich.console import Console
+
+    from solver.analysis import baselines
+    from solver.report.terminal import render_baselines
+    prob, cat = debug_then_train(), catalog([HOURLY, MONTHLY])
+    plan = solve_problem(prob, cat, backend="highs")
+    real = baselines.solve_problem
+    monkeypatch.setattr(baselines, "solve_problem", lambda p, c, **kw: real(p, c, **kw).model_copy(
+        update={"status": "feasible"}))
+    found = all_baselines(prob, cat, backend="highs")
+    assert {b.status for b in found} == {"feasible"}
+    out = io.StringIO()
+    render_baselines(plan, found, Console(file=out, width=100))
+    assert "≤ 54.7%" in out.getvalue() and "at most" in out.getvalue()   # 1 − 3,480 / 7,680
+
+
+def test_cli_max_seconds_must_be_positive():
+    root = Path(__file__).resolve().parent.parent
+    out = subprocess.run([sys.executable, "-m", "solver.cli", "solve", str(root / "problems/seed-7b-200b-30d.yaml"),
+                          "--baselines", "--max-seconds", "0"], capture_output=True, text=True, timeout=300)
+    assert out.returncode == 2 and "--max-seconds" in out.stderr and "Traceback" not in out.stderr

@@ -9,11 +9,14 @@ saving printed is exact for the catalog at hand.
 
 from __future__ import annotations
 
+import time
 from dataclasses import dataclass
 
 from solver.api import solve_problem
 from solver.errors import Infeasible
+from solver.milp.instance import build_instance
 from solver.model.catalog import Catalog
+from solver.model.plan import Plan
 from solver.model.problem import Problem, Restrict
 
 MODE_BASELINES = {"all hourly": ["hourly"], "all monthly": ["monthly"]}
@@ -22,14 +25,36 @@ MODE_BASELINES = {"all hourly": ["hourly"], "all monthly": ["monthly"]}
 @dataclass(frozen=True)
 class Baseline:
     name: str
-    cost: float | None          # None: no feasible plan this way
+    cost: float | None          # None: no plan this way (infeasible, or not determined)
     detail: str
+    status: str = "optimal"     # optimal | feasible (time limit: cost is an upper bound) | infeasible | undetermined
 
     def saving(self, optimum: float) -> float | None:
-        """Fraction of the baseline's cost the optimum saves."""
+        """Fraction of the baseline's cost the optimum saves (at most this much when the
+        baseline is only `feasible`: its own optimum may be cheaper)."""
         if self.cost is None or self.cost <= 0:
             return None
         return (self.cost - optimum) / self.cost
+
+    def to_dict(self, optimum: float) -> dict:
+        return {"name": self.name, "cost": self.cost, "status": self.status, "saving": self.saving(optimum),
+                "detail": self.detail}
+
+
+class _Clock:
+    """Each solve's time limit: the per-solve one, cut to what is left of the whole run."""
+
+    def __init__(self, time_limit: float | None, stop_at: float | None) -> None:
+        self.time_limit, self.stop_at = time_limit, stop_at
+
+    def limit(self) -> float | None | bool:
+        """Seconds for the next solve, None for no limit, False when the run's time is spent."""
+        if self.stop_at is None:
+            return self.time_limit
+        left = self.stop_at - time.perf_counter()
+        if left < 0.5:
+            return False
+        return left if self.time_limit is None else min(self.time_limit, left)
 
 
 def with_restrict(problem: Problem, **allow: list[str]) -> Problem:
@@ -42,32 +67,75 @@ def with_restrict(problem: Problem, **allow: list[str]) -> Problem:
     return problem.model_copy(update={"restrict": base.model_copy(update=update)})
 
 
-def best_single_offer(problem: Problem, catalog: Catalog, **solve_options) -> Baseline:
-    """The cheapest plan that uses one offer (any of its interconnect options) for every job."""
-    best: tuple[float, str] | None = None
+def _solve(problem: Problem, catalog: Catalog, clock: _Clock, options: dict) -> Plan | str:
+    """The plan, or why there is none: "infeasible" (proven) or "undetermined"."""
+    limit = clock.limit()
+    if limit is False:
+        return "undetermined"
+    try:
+        return solve_problem(problem, catalog, **{**options, "time_limit": limit})
+    except Infeasible as exc:
+        return "infeasible" if exc.proven else "undetermined"
+
+
+def best_single_offer(problem: Problem, catalog: Catalog, *, stop_at: float | None = None,
+                      **solve_options) -> Baseline:
+    """The cheapest plan that uses one offer (any of its interconnect options) for every job.
+
+    An offer whose solve stopped without a plan, or that the run had no time left for, is
+    named in the detail, and the baseline is then only `feasible`: that offer might have
+    been cheaper, so the saving against it is an upper bound."""
+    clock = _Clock(solve_options.pop("time_limit", None), stop_at)
+    best: tuple[float, str, str] | None = None
+    unknown = []
     for name in sorted(catalog.offers):
-        try:
-            plan = solve_problem(with_restrict(problem, offers=[name]), catalog, **solve_options)
-        except Infeasible:
+        alone = with_restrict(problem, offers=[name])
+        if not _carries(alone, catalog):  # no solve, no time: most offers fail on GPU, memory or capacity
             continue
-        if best is None or plan.total_cost < best[0]:
-            best = (plan.total_cost, name)
+        plan = _solve(alone, catalog, clock, solve_options)
+        if plan == "undetermined":
+            unknown.append(name)
+        elif isinstance(plan, Plan) and (best is None or plan.total_cost < best[0]):
+            best = (plan.total_cost, name, plan.status)
     if best is None:
-        return Baseline("best single offer", None, "no single offer can carry the problem alone")
-    return Baseline("best single offer", best[0], best[1])
+        if unknown:
+            return Baseline("best single offer", None, f"not determined: {_unsolved(unknown)}", "undetermined")
+        return Baseline("best single offer", None, "no single offer can carry the problem alone", "infeasible")
+    detail = best[1] + (f" ({_unsolved(unknown)})" if unknown else "")
+    return Baseline("best single offer", best[0], detail, "feasible" if unknown else best[2])
 
 
-def mode_baselines(problem: Problem, catalog: Catalog, **solve_options) -> list[Baseline]:
+def _carries(problem: Problem, catalog: Catalog) -> bool:
+    """Every job has some configuration left after preprocessing (what solve_problem checks first)."""
+    inst = build_instance(problem, catalog)
+    return all(any(o.job == job.name for o in inst.options) for job in problem.jobs)
+
+
+def _unsolved(offers: list[str]) -> str:
+    shown = ", ".join(offers[:3]) + (f" and {len(offers) - 3} more" if len(offers) > 3 else "")
+    return f"{len(offers)} offer{'s' if len(offers) != 1 else ''} not solved in the time given: {shown}"
+
+
+def mode_baselines(problem: Problem, catalog: Catalog, *, stop_at: float | None = None,
+                   **solve_options) -> list[Baseline]:
     """Everything on hourly, everything on monthly contracts."""
+    clock = _Clock(solve_options.pop("time_limit", None), stop_at)
     out = []
     for name, modes in MODE_BASELINES.items():
-        try:
-            plan = solve_problem(with_restrict(problem, modes=modes), catalog, **solve_options)
-            out.append(Baseline(name, plan.total_cost, ", ".join(sorted({a.offer for a in plan.allocations}))))
-        except Infeasible:
-            out.append(Baseline(name, None, f"infeasible with {'/'.join(modes)} only"))
+        plan = _solve(with_restrict(problem, modes=modes), catalog, clock, solve_options)
+        if isinstance(plan, Plan):
+            out.append(Baseline(name, plan.total_cost, ", ".join(sorted({a.offer for a in plan.allocations})),
+                                plan.status))
+        elif plan == "infeasible":
+            out.append(Baseline(name, None, f"infeasible with {'/'.join(modes)} only", "infeasible"))
+        else:
+            out.append(Baseline(name, None, "not determined: no plan found in the time given", "undetermined"))
     return out
 
 
-def all_baselines(problem: Problem, catalog: Catalog, **solve_options) -> list[Baseline]:
-    return [best_single_offer(problem, catalog, **solve_options), *mode_baselines(problem, catalog, **solve_options)]
+def all_baselines(problem: Problem, catalog: Catalog, *, max_seconds: float | None = None,
+                  **solve_options) -> list[Baseline]:
+    """The mode baselines first (two solves), then every single offer, all within max_seconds."""
+    stop_at = None if max_seconds is None else time.perf_counter() + max_seconds
+    modes = mode_baselines(problem, catalog, stop_at=stop_at, **solve_options)
+    return [best_single_offer(problem, catalog, stop_at=stop_at, **solve_options), *modes]

@@ -85,6 +85,10 @@ def render_baselines(plan: Plan, baselines: list, console: Console) -> None:
         table.add_column(col, justify="right" if col in ("cost", "optimum saves") else "left")
     for b in baselines:
         saving = b.saving(plan.total_cost)
-        table.add_row(b.name, "infeasible" if b.cost is None else _money(b.cost),
-                      "—" if saving is None else f"{saving:.1%}", b.detail)
+        upper = "≤ " if b.status == "feasible" else ""  # the baseline's own optimum may be cheaper
+        cost = {"infeasible": "infeasible", "undetermined": "not determined"}.get(b.status, _money(b.cost or 0))
+        table.add_row(b.name, cost, "—" if saving is None else f"{upper}{saving:.1%}", b.detail)
     console.print(table)
+    if any(b.status == "feasible" for b in baselines):
+        console.print("≤: that baseline was not solved to optimality in the time given, so the optimum saves "
+                      "at most this much against it", highlight=False)
