@@ -101,7 +101,7 @@ def solve(problem: Path = typer.Argument(..., help="problem YAML"),
             with working(f"solving {problem.name} ({backend.value})"):
                 if objective.value == "min_time":
                     from solver.analysis.min_time import min_time_plan
-                    plan = min_time_plan(prob, cat, **options)
+                    plan = min_time_plan(prob, cat, max_seconds=max_seconds, **options)
                 else:
                     plan = solve_problem(prob, cat, export_mps=export_mps, **options)
         except Infeasible as exc:

@@ -269,6 +269,39 @@ def test_the_table_names_every_epsilon_it_tried():
     assert "the same plan as a point above: ε = " + "; ".join(f"{e:,.0f}" for e in same) in text
 
 
+def test_max_seconds_keeps_the_points_found_before_it_ran_out(monkeypatch):
+    # The run's time runs out after the third solve (made so by moving the session's stop
+    # into the past): the frontier is the points found so far (the latest finishing days,
+    # tried first), with a note; without the cap the same problem gives more points.
+    from solver.analysis import min_time
+    prob, cat = three_tier()
+    full = frontier(prob, cat, "deadline", 10)
+    real, calls = min_time.Session.solve, []
+
+    def solve_then_spend(self):
+        calls.append(1)
+        if len(calls) == 3:
+            self.stop_at = 0.0
+        return real(self)
+    monkeypatch.setattr(min_time.Session, "solve", solve_then_spend)
+    cut = frontier(prob, cat, "deadline", 10, max_seconds=3600)
+    assert 1 <= len(cut.points) < len(full.points)
+    assert {(p.finish_day, p.cost) for p in cut.points} < {(p.finish_day, p.cost) for p in full.points}
+    assert any(n.startswith("stopped by --max-seconds 3600") for n in cut.notes)
+
+
+def test_max_seconds_with_no_point_found_is_not_proven_infeasible():
+    prob, cat = three_tier()
+    with pytest.raises(Infeasible) as caught:
+        frontier(prob, cat, "deadline", 10, max_seconds=1e-6)
+    assert not caught.value.proven and "--max-seconds" in str(caught.value)
+
+
+def test_cli_frontier_max_seconds_must_be_positive():
+    result = CliRunner().invoke(app, ["frontier", PROBLEM, "--max-seconds", "0"])
+    assert result.exit_code == 2 and "--max-seconds" in result.output
+
+
 def test_missing_matplotlib_says_how_to_install(monkeypatch, tmp_path):
     import sys
 

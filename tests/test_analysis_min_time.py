@@ -92,3 +92,12 @@ def test_session_reuses_a_plan_that_meets_a_tighter_cap():
     session.set_cap(None)  # loosening forgets what was learnt, and solves again
     session.solve()
     assert session.milp_solves == solves + 1
+
+
+def test_max_seconds_spent_gives_an_unproven_infeasible_not_a_wrong_plan():
+    prob = problem(job("j", days=4, deadline=4), horizon=4)
+    cat = catalog(hourly("h", 10.0, max_nodes=1))
+    assert min_time_plan(prob, cat, max_seconds=600) is not None
+    with pytest.raises(Infeasible) as caught:
+        min_time_plan(prob, cat, max_seconds=1e-6)
+    assert not caught.value.proven and "--max-seconds" in str(caught.value)

@@ -36,7 +36,7 @@ from collections import defaultdict
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from solver.analysis.min_time import Session, finish_day, plan_vendors
+from solver.analysis.min_time import OutOfTime, Session, finish_day, plan_vendors
 from solver.errors import Infeasible, ProblemError
 from solver.milp.solve import DEFAULT_BACKEND
 from solver.model.catalog import Catalog
@@ -108,11 +108,13 @@ class Frontier:
 
 def frontier(problem: Problem, catalog: Catalog, axis: str = "deadline", points: int = 10, *,
              backend: str = DEFAULT_BACKEND, time_limit: float | None = None, gap: float | None = None,
-             lp_bounds: bool = True) -> Frontier:
+             lp_bounds: bool = True, max_seconds: float | None = None) -> Frontier:
     """The non-dominated plans along `axis` from `points` ε values (see the module doc).
 
     `lp_bounds=False` bounds each fabric choice by its LP once instead of under every ε
-    (for the benchmark's comparison).
+    (for the benchmark's comparison). `max_seconds` bounds the whole run: each solve gets
+    at most what is left, and when it is spent the points found so far are the frontier,
+    with a note (Infeasible, not proven, when there are none).
 
     Raises Infeasible when the problem itself has no plan; ProblemError for a bad axis or count.
     """
@@ -122,10 +124,19 @@ def frontier(problem: Problem, catalog: Catalog, axis: str = "deadline", points:
         raise ProblemError("the number of points must be at least 1", key="--points", fix="e.g. --points 10")
     start = time.perf_counter()
     session = Session(problem, catalog, backend=backend, time_limit=time_limit, gap=gap,
-                      spot=axis == "spot_share", vendors=axis == "vendors", lp_bounds=lp_bounds)
+                      spot=axis == "spot_share", vendors=axis == "vendors", lp_bounds=lp_bounds,
+                      stop_at=None if max_seconds is None else start + max_seconds)
     sweep = {"deadline": _deadline, "budget": _budget, "spot_share": _spot, "vendors": _vendors}[axis]
     out = Frontier(problem.name, axis, [], [], points)
-    found = sweep(session, points, out)
+    try:
+        found = sweep(session, points, out)
+    except OutOfTime:
+        found = [p for _, outcome, p in out.tried if outcome == "ok"]
+        if not found:
+            raise Infeasible(f"no frontier point within --max-seconds {max_seconds:g}",
+                             reasons=["raise --max-seconds, or lower --points"], proven=False) from None
+        out.notes.append(f"stopped by --max-seconds {max_seconds:g}: the ε values after the last one "
+                         f"tried ({len(out.tried)} of up to {points}) were not tried")
     out.points = non_dominated(found)
     kept = {id(p) for p in out.points}
     out.tried = [(e, "dominated" if o == "ok" and id(p) not in kept else o, p.cost if p else None)

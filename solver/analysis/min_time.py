@@ -59,14 +59,21 @@ _INFEASIBLE = "infeasible"
 
 
 def min_time_plan(problem: Problem, catalog: Catalog, *, backend: str = DEFAULT_BACKEND,
-                  time_limit: float | None = None, gap: float | None = None) -> Plan:
+                  time_limit: float | None = None, gap: float | None = None,
+                  max_seconds: float | None = None) -> Plan:
     """The earliest-finishing verified plan within `problem.budget` (none: earliest possible);
     among plans finishing that day, the cheapest. Raises Infeasible when no plan meets the
-    deadlines within the budget. `time_limit` and `gap` apply to each solve."""
-    session = Session(problem, catalog, backend=backend, time_limit=time_limit, gap=gap)
-    day = session.earliest_cap()
-    session.set_cap(day)
-    return session.solve()
+    deadlines within the budget. `time_limit` and `gap` apply to each solve, `max_seconds`
+    to all of them (Infeasible, not proven, when it runs out)."""
+    stop_at = None if max_seconds is None else time.perf_counter() + max_seconds
+    session = Session(problem, catalog, backend=backend, time_limit=time_limit, gap=gap, stop_at=stop_at)
+    try:
+        day = session.earliest_cap()
+        session.set_cap(day)
+        return session.solve()
+    except OutOfTime:
+        raise Infeasible(f"no earliest plan settled within --max-seconds {max_seconds:g}",
+                         reasons=["raise --max-seconds or --time-limit"], proven=False) from None
 
 
 def constrain_to(cap: int | None = None, *, budget: float | None = None, spot: float | None = None,
@@ -160,6 +167,10 @@ class _Known:
     lp_done: bool = False      # bounded by an LP under the remembered limits
 
 
+class OutOfTime(Exception):
+    """The session's whole-run budget (`stop_at`) is spent: no new solve starts."""
+
+
 class Session:
     """One built model, re-bounded and re-solved: caps on finishing day, budget, spot work, vendors.
 
@@ -181,10 +192,12 @@ class Session:
 
     def __init__(self, problem: Problem, catalog: Catalog, *, backend: str = DEFAULT_BACKEND,
                  time_limit: float | None = None, gap: float | None = None,
-                 spot: bool = False, vendors: bool = False, lp_bounds: bool = True) -> None:
+                 spot: bool = False, vendors: bool = False, lp_bounds: bool = True,
+                 stop_at: float | None = None) -> None:
         self.problem, self.catalog = problem, catalog
         self.lp_bounds = lp_bounds  # False: each choice's LP bound once per tightening run
-        self.backend, self.time_limit, self.gap = backend, time_limit, gap
+        self.backend, self._time_limit, self.gap = backend, time_limit, gap
+        self.stop_at = stop_at      # time.perf_counter() past which no solve starts (OutOfTime)
         self.tolerance = gap if gap is not None else OPTIMALITY_GAP
         self.inst, self.milp = build(problem, catalog)
         stranded = [j.name for j in problem.jobs if not any(o.job == j.name for o in self.inst.options)]
@@ -210,6 +223,17 @@ class Session:
         self._memory_limits: Limits | None = None
         self.milp_solves = self.lp_solves = self.probes = self.reused = 0
         self.seconds = 0.0
+
+    @property
+    def time_limit(self) -> float | None:
+        """The next solve's limit: the per-solve one, cut to what is left of the whole run;
+        OutOfTime when less than half a second is left (a solve that short proves nothing)."""
+        if self.stop_at is None:
+            return self._time_limit
+        left = self.stop_at - time.perf_counter()
+        if left < 0.5:
+            raise OutOfTime("the run's time is spent")
+        return left if self._time_limit is None else min(self._time_limit, left)
 
     # ----- limits -----------------------------------------------------------------------------
     def _set(self, **change) -> None:
@@ -376,6 +400,7 @@ class Session:
         best: Solution | None = None
         open_bound = INF
         began = time.perf_counter()
+        budget = self.time_limit  # for all of this solve's choices
         while queue:
             lower, _, k = heapq.heappop(queue)
             if best is not None and lower >= best.objective * (1 - self.tolerance):
@@ -395,7 +420,7 @@ class Session:
                     heapq.heappush(queue, (known.bound, -1 if k is None else k, k))
                 continue
             else:
-                left = None if self.time_limit is None else self.time_limit - (time.perf_counter() - began)
+                left = None if budget is None else budget - (time.perf_counter() - began)
                 if left is not None and left <= 0:
                     open_bound = min(open_bound, lower)
                     break

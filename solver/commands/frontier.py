@@ -12,6 +12,7 @@ from rich.table import Table
 
 from solver.commands.common import (
     Backend,
+    bounded,
     gap_option,
     plan_console,
     print_json,
@@ -41,7 +42,10 @@ def frontier_command(
         as_json: bool = typer.Option(False, "--json", help="print one JSON object"),
         backend: Backend = typer.Option(DEFAULT_BACKEND, help="MILP solver bundled with OR-Tools"),
         time_limit: Optional[float] = time_limit_option("seconds per solve"),
-        gap: Optional[float] = gap_option(help="stop each solve at this relative gap")) -> None:
+        gap: Optional[float] = gap_option(help="stop each solve at this relative gap"),
+        max_seconds: Optional[float] = typer.Option(
+            None, "--max-seconds", callback=bounded(gt=0, example="--max-seconds 300"),
+            help="bound the whole run: the points found by then are the frontier, with a note (> 0)")) -> None:
     """Trade-off of PROBLEM along one axis: ε-constraint solves on one model, non-dominated plans only,
     each verified. Exit 1 when the problem itself has no plan."""
     from solver.analysis.frontier import existing_plan_files, frontier, write_plans
@@ -64,7 +68,8 @@ def frontier_command(
             check_xlsx_target(xlsx, force=force)
         prob, cat = load_problem(problem)
         with working(f"frontier along {x.value}: {points} points"):
-            result = frontier(prob, cat, x.value, points, backend=backend.value, time_limit=time_limit, gap=gap)
+            result = frontier(prob, cat, x.value, points, backend=backend.value, time_limit=time_limit, gap=gap,
+                              max_seconds=max_seconds)
         written: dict[str, list[str]] = {}
         if plans is not None:
             written["plans"] = [str(p) for p in write_plans(result, plans, force=force)]
