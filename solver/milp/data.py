@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import math
+
 from collections import defaultdict
 
 from ortools.linear_solver.python import model_builder as mb
@@ -83,8 +85,15 @@ def _running(milp: Milp, job: str, members: dict[int, list[tuple[mb.Variable, fl
     Row `Finish-<j>-<t>-run`: the job's work from t on ≤ most·r[t], so the LP relaxation
     keeps a job "running" in proportion to the work still to do. The work from t on is a
     variable, W_t ≥ work in t + W_{t+1} (row `Finish-<j>-<t>-tail`; an inequality, which is
-    all the run row needs, because CP-SAT found the equality infeasible): summing it out into each
-    row took the target instance's build from 4 to 14 s (nonzeros grow with periods²).
+    all the run row needs): summing it out into each row took the target instance's build
+    from 4 to 14 s (nonzeros grow with periods²).
+    Work is counted in whole units of the job's least work of one replica in one period
+    (a replica's work, rounded down, ≥ 1; `most` rounded down too: still a bound), so W
+    takes whole values: CP-SAT makes every variable an integer, and with W in EFLOP it
+    called four random tiny problems with storage infeasible or priced a plan 6× the
+    optimum as optimal (tests/test_backend_agreement.py). Replica counts alone would do
+    for CP-SAT but are weaker where replicas differ in speed: hybrid-burst took 2.5-2.8 s
+    with HiGHS against 2.0-2.1 s with units, 1.6-1.8 s in EFLOP.
     Every period gets a flag, though the job cannot have finished in its first few: leaving
     those out (paid on u) made seed-13b-100b slower, 1.9 → 2.8–3.6 s."""
     if not members:
@@ -92,13 +101,15 @@ def _running(milp: Milp, job: str, members: dict[int, list[tuple[mb.Variable, fl
     first, last = min(members), max(members)
     if (job, last) not in milp.running:
         model, later = milp.model, None
+        least = min(w for here in members.values() for _, w in here)
+        units = math.floor(most / least + 1e-9)
         for t in range(last, first - 1, -1):
             r = milp.running[job, t] = model.new_bool_var(f"r[{job},{t}]")
-            tail = model.new_num_var(0, most, f"W[{job},{t}]")
+            tail = model.new_num_var(0, units, f"W[{job},{t}]")
             here = members.get(t, [])
-            work = mb.LinearExpr.weighted_sum([v for v, _ in here], [w for _, w in here])
+            work = mb.LinearExpr.weighted_sum([v for v, _ in here], [math.floor(w / least + 1e-9) for _, w in here])
             milp.add_row(f"Finish-{job}-{t}-tail", tail >= work + (later if later is not None else 0))
-            milp.add_row(f"Finish-{job}-{t}-run", tail <= most * r)
+            milp.add_row(f"Finish-{job}-{t}-run", tail <= units * r)
             if t < last:
                 milp.add_row(f"Finish-{job}-{t}", r >= milp.running[job, t + 1])
             later = tail
