@@ -281,7 +281,7 @@ def test_max_seconds_keeps_the_points_found_before_it_ran_out(monkeypatch):
     def solve_then_spend(self):
         calls.append(1)
         if len(calls) == 3:
-            self.stop_at = 0.0
+            self.clock.stop_at = 0.0
         return real(self)
     monkeypatch.setattr(min_time.Session, "solve", solve_then_spend)
     cut = frontier(prob, cat, "deadline", 10, max_seconds=3600)

@@ -12,6 +12,7 @@ from __future__ import annotations
 import time
 from dataclasses import dataclass
 
+from solver.analysis.clock import OutOfTime, RunClock
 from solver.api import solve_problem
 from solver.errors import Infeasible
 from solver.milp.instance import build_instance
@@ -41,22 +42,6 @@ class Baseline:
                 "detail": self.detail}
 
 
-class _Clock:
-    """Each solve's time limit: the per-solve one, cut to what is left of the whole run."""
-
-    def __init__(self, time_limit: float | None, stop_at: float | None) -> None:
-        self.time_limit, self.stop_at = time_limit, stop_at
-
-    def limit(self) -> float | None | bool:
-        """Seconds for the next solve, None for no limit, False when the run's time is spent."""
-        if self.stop_at is None:
-            return self.time_limit
-        left = self.stop_at - time.perf_counter()
-        if left < 0.5:
-            return False
-        return left if self.time_limit is None else min(self.time_limit, left)
-
-
 def with_restrict(problem: Problem, **allow: list[str]) -> Problem:
     """The problem with allow-lists narrowed (intersected with any the user already has)."""
     base = problem.restrict or Restrict()
@@ -67,13 +52,12 @@ def with_restrict(problem: Problem, **allow: list[str]) -> Problem:
     return problem.model_copy(update={"restrict": base.model_copy(update=update)})
 
 
-def _solve(problem: Problem, catalog: Catalog, clock: _Clock, options: dict) -> Plan | str:
+def _solve(problem: Problem, catalog: Catalog, clock: RunClock, options: dict) -> Plan | str:
     """The plan, or why there is none: "infeasible" (proven) or "undetermined"."""
-    limit = clock.limit()
-    if limit is False:
-        return "undetermined"
     try:
-        return solve_problem(problem, catalog, **{**options, "time_limit": limit})
+        return solve_problem(problem, catalog, **{**options, "time_limit": clock.next_limit()})
+    except OutOfTime:
+        return "undetermined"
     except Infeasible as exc:
         return "infeasible" if exc.proven else "undetermined"
 
@@ -85,7 +69,7 @@ def best_single_offer(problem: Problem, catalog: Catalog, *, stop_at: float | No
     An offer whose solve stopped without a plan, or that the run had no time left for, is
     named in the detail, and the baseline is then only `feasible`: that offer might have
     been cheaper, so the saving against it is an upper bound."""
-    clock = _Clock(solve_options.pop("time_limit", None), stop_at)
+    clock = RunClock(solve_options.pop("time_limit", None), stop_at)
     best: tuple[float, str, str] | None = None
     unknown = []
     for name in sorted(catalog.offers):
@@ -119,7 +103,7 @@ def _unsolved(offers: list[str]) -> str:
 def mode_baselines(problem: Problem, catalog: Catalog, *, stop_at: float | None = None,
                    **solve_options) -> list[Baseline]:
     """Everything on hourly, everything on monthly contracts."""
-    clock = _Clock(solve_options.pop("time_limit", None), stop_at)
+    clock = RunClock(solve_options.pop("time_limit", None), stop_at)
     out = []
     for name, modes in MODE_BASELINES.items():
         plan = _solve(with_restrict(problem, modes=modes), catalog, clock, solve_options)

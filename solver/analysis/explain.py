@@ -54,6 +54,7 @@ from dataclasses import asdict, dataclass, field
 
 from ortools.linear_solver.python import model_builder as mb
 
+from solver.analysis.clock import OutOfTime, RunClock
 from solver.analysis.edits import apply_edits, row_path
 from solver.errors import Infeasible
 from solver.milp.build import build_milp
@@ -191,7 +192,7 @@ class _Context:
     def __init__(self, problem: Problem, catalog: Catalog, backend: str, time_limit: float | None,
                  stop_at: float | None) -> None:
         self.problem, self.catalog = problem, catalog
-        self.backend, self._time_limit, self.stop_at = backend, time_limit, stop_at
+        self.backend, self.clock = backend, RunClock(time_limit, stop_at)
         self.notes: list[str] = []
         self.resolved: dict[tuple[str, ...], float | None] = {}
         self.inst = build_instance(problem, catalog)
@@ -200,13 +201,11 @@ class _Context:
 
     @property
     def time_limit(self) -> float | None:
-        """The next solve's limit: the per-solve one, cut to what is left of the whole."""
-        if self.stop_at is None:
-            return self._time_limit
-        left = self.stop_at - time.perf_counter()
-        if left < 0.5:
-            raise _Undetermined("no time left for the explanation")
-        return left if self._time_limit is None else min(self._time_limit, left)
+        """The next solve's limit (solver.analysis.clock); _Undetermined when none is left."""
+        try:
+            return self.clock.next_limit()
+        except OutOfTime:
+            raise _Undetermined("no time left for the explanation") from None
 
     # --- verification through the full, verified solve -------------------------------------
 

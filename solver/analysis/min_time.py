@@ -34,6 +34,7 @@ from dataclasses import dataclass, replace
 
 from ortools.linear_solver.python import model_builder as mb
 
+from solver.analysis.clock import OutOfTime, RunClock
 from solver.api import build, explain_quick
 from solver.errors import Infeasible, PlanRejected
 from solver.milp.build import Milp, build_milp
@@ -167,10 +168,6 @@ class _Known:
     lp_done: bool = False      # bounded by an LP under the remembered limits
 
 
-class OutOfTime(Exception):
-    """The session's whole-run budget (`stop_at`) is spent: no new solve starts."""
-
-
 class Session:
     """One built model, re-bounded and re-solved: caps on finishing day, budget, spot work, vendors.
 
@@ -196,8 +193,8 @@ class Session:
                  stop_at: float | None = None) -> None:
         self.problem, self.catalog = problem, catalog
         self.lp_bounds = lp_bounds  # False: each choice's LP bound once per tightening run
-        self.backend, self._time_limit, self.gap = backend, time_limit, gap
-        self.stop_at = stop_at      # time.perf_counter() past which no solve starts (OutOfTime)
+        self.backend, self.gap = backend, gap
+        self.clock = RunClock(time_limit, stop_at)  # OutOfTime once stop_at has passed
         self.tolerance = gap if gap is not None else OPTIMALITY_GAP
         self.inst, self.milp = build(problem, catalog)
         stranded = [j.name for j in problem.jobs if not any(o.job == j.name for o in self.inst.options)]
@@ -226,14 +223,8 @@ class Session:
 
     @property
     def time_limit(self) -> float | None:
-        """The next solve's limit: the per-solve one, cut to what is left of the whole run;
-        OutOfTime when less than half a second is left (a solve that short proves nothing)."""
-        if self.stop_at is None:
-            return self._time_limit
-        left = self.stop_at - time.perf_counter()
-        if left < 0.5:
-            raise OutOfTime("the run's time is spent")
-        return left if self._time_limit is None else min(self._time_limit, left)
+        """The next solve's limit (solver.analysis.clock); OutOfTime when the run's is spent."""
+        return self.clock.next_limit()
 
     # ----- limits -----------------------------------------------------------------------------
     def _set(self, **change) -> None:

@@ -35,6 +35,7 @@ from dataclasses import asdict, dataclass, field
 
 from ortools.linear_solver.python import model_builder as mb
 
+from solver.analysis.clock import OutOfTime, RunClock
 from solver.analysis.edits import apply_edits, row_path
 from solver.errors import Infeasible
 from solver.milp.build import Milp
@@ -173,20 +174,18 @@ def force_job(job: str, keys: set[str]):
 class _Ctx:
     def __init__(self, problem, catalog, inst, plan, backend, time_limit, gap, deadline=None) -> None:
         self.problem, self.catalog, self.inst, self.plan = problem, catalog, inst, plan
-        self.backend, self._time_limit, self.gap, self.deadline = backend, time_limit, gap, deadline
+        self.backend, self.gap = backend, gap
+        self.clock = RunClock(time_limit, deadline, least=0.0)
         self.groups = groups(inst)
         self.notes: list[str] = []
 
     @property
     def time_limit(self) -> float | None:
-        """Seconds for the next solve: --time-limit, or what is left of the run's budget if less.
-        Raises _OutOfBudget when nothing is left."""
-        if self.deadline is None:
-            return self._time_limit
-        left = self.deadline - time.perf_counter()
-        if left <= 0:
-            raise _OutOfBudget()
-        return left if self._time_limit is None else min(left, self._time_limit)
+        """Seconds for the next solve (solver.analysis.clock); _OutOfBudget when none is left."""
+        try:
+            return self.clock.next_limit()
+        except OutOfTime:
+            raise _OutOfBudget() from None
 
     def _solve(self, problem: Problem, catalog: Catalog | None = None, constrain=None) -> float | None:
         """Cost of the verified plan; None when proven infeasible; raises _Undetermined when out of time."""

@@ -1,0 +1,36 @@
+"""One run's time: each solve's limit is the per-solve one, cut to what is left of the whole.
+
+Why one module: `why`, `frontier`, `solve --objective min_time`, `--baselines` and the
+infeasibility explanation each run many solves under `--time-limit` (each solve) and
+`--max-seconds` (all of them); a user's `why -k 2 --time-limit 20` ran 13 minutes before
+the whole run had a budget.
+"""
+
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass
+
+
+class OutOfTime(Exception):
+    """The run's whole budget is spent: no new solve starts."""
+
+
+@dataclass
+class RunClock:
+    time_limit: float | None            # seconds per solve; None: no limit
+    stop_at: float | None = None        # time.perf_counter() past which no solve starts
+    least: float = 0.5                  # a solve given less than this proves nothing: OutOfTime
+
+    @classmethod
+    def starting_now(cls, time_limit: float | None, max_seconds: float | None, least: float = 0.5) -> RunClock:
+        return cls(time_limit, None if max_seconds is None else time.perf_counter() + max_seconds, least)
+
+    def next_limit(self) -> float | None:
+        """Seconds for the next solve (None: no limit); OutOfTime when the run's budget is spent."""
+        if self.stop_at is None:
+            return self.time_limit
+        left = self.stop_at - time.perf_counter()
+        if left < self.least or left <= 0:
+            raise OutOfTime("the run's time is spent")
+        return left if self.time_limit is None else min(self.time_limit, left)
