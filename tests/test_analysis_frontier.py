@@ -325,3 +325,44 @@ def test_plot_with_many_points_numbers_them_and_keys_the_mixes(monkeypatch, tmp_
     with pytest.raises(ProblemError, match="--force"):
         frontier_plot.plot_frontier(result, tmp_path / "many")
     assert frontier_plot.plot_frontier(result, tmp_path / "many", force=True) == [png, svg]
+
+
+def test_every_epsilon_tried_is_a_row_or_named_when_a_row_is_tightened():
+    # A reviewer's case: the deadline frontier tries 7, 6 and 3; the plan of 7 also meets 6,
+    # so its row shows 6. Before, 7 was named nowhere and 6 twice (row and "same plan").
+    import io
+    from pathlib import Path
+
+    from rich.console import Console
+
+    from solver.commands.frontier import render_frontier
+    from solver.model.catalog import Catalog
+    from solver.model.problem import Problem
+    case = json.loads((Path(__file__).parent / "data" / "frontier_tightened_eps.json").read_text(encoding="utf-8"))
+    result = frontier(Problem.model_validate(case["problem"]), Catalog.model_validate(case["catalog"]), "deadline", 10)
+    tried = {e for e, _, _ in result.tried}
+    out = io.StringIO()
+    render_frontier(result, Console(file=out, width=100))
+    text = " ".join(out.getvalue().split())
+    rows = {p.eps for p in result.points}
+    named = {e for e, outcome, _ in result.tried if outcome != "ok"}
+    assert rows | named == tried and not rows & {e for e, o, _ in result.tried if o == "same plan"}
+    for e in named:
+        assert f"{e:g}" in text
+
+
+def test_max_seconds_right_after_the_first_solve_keeps_that_plan(monkeypatch):
+    # Out of time in the first earlier_at_same_cost: the cheapest plan was solved but not yet
+    # recorded as a point; before, the frontier was "infeasible".
+    from solver.analysis import min_time
+    prob, cat = three_tier()
+    real = min_time.Session.solve
+
+    def solve_then_spend(self):
+        plan = real(self)
+        self.clock.stop_at = 0.0
+        return plan
+    monkeypatch.setattr(min_time.Session, "solve", solve_then_spend)
+    cut = frontier(prob, cat, "deadline", 10, max_seconds=3600)
+    assert len(cut.points) == 1 and cut.points[0].cost == pytest.approx(solve_problem(prob, cat).total_cost)
+    assert any(n.startswith("stopped by --max-seconds") for n in cut.notes)

@@ -78,7 +78,7 @@ class Frontier:
     problem: str
     axis: str
     points: list[Point]                       # non-dominated, x ascending
-    tried: list[tuple]                        # (ε, "ok" | "same plan" | "dominated" | "infeasible", cost)
+    tried: list[tuple]                        # (ε, "ok" | "same plan" | "dominated" | "infeasible" | "not settled", cost)
     requested: int
     milp_solves: int = 0
     lp_solves: int = 0
@@ -132,6 +132,11 @@ def frontier(problem: Problem, catalog: Catalog, axis: str = "deadline", points:
         found = sweep(session, points, out)
     except OutOfTime:
         found = [p for _, outcome, p in out.tried if outcome == "ok"]
+        seen = [p.plan.schedule for p in found]
+        for plan in session.plans:  # solved before it was recorded (e.g. the cheapest, then out of time)
+            if plan.schedule not in seen:
+                seen.append(plan.schedule)
+                found.append(_point(out, session, _x(out.axis, plan, session), plan))
         if not found:
             raise Infeasible(f"no frontier point within --max-seconds {max_seconds:g}",
                              reasons=["raise --max-seconds, or lower --points"], proven=False) from None
@@ -221,9 +226,10 @@ def _spot(s: Session, n: int, out: Frontier) -> list[Point]:
         s.set_spot(share * s.required)
         try:
             plan = s.solve()
-        except Infeasible:
-            out.tried.append((round(share, 6), "infeasible", None))
-            out.notes.append(f"no plan with at most {share:.1%} of the work on spot nodes")
+        except Infeasible as exc:
+            out.tried.append((round(share, 6), "infeasible" if exc.proven else "not settled", None))
+            out.notes.append(f"no plan with at most {share:.1%} of the work on spot nodes" if exc.proven else
+                             f"at most {share:.1%} on spot: no plan found within the time limit, none ruled out")
             break
         _add(found, out, s, round(share, 6), plan)
     s.set_spot(None)
@@ -241,9 +247,11 @@ def _vendors(s: Session, n: int, out: Frontier) -> list[Point]:
         s.set_vendors(k)
         try:
             plan = s.solve()
-        except Infeasible:
-            out.tried.append((k, "infeasible", None))
-            out.notes.append(f"no plan with at most {k} vendor{'s' if k > 1 else ''}")
+        except Infeasible as exc:
+            out.tried.append((k, "infeasible" if exc.proven else "not settled", None))
+            out.notes.append(f"no plan with at most {k} vendor{'s' if k > 1 else ''}" if exc.proven else
+                             f"at most {k} vendor{'s' if k > 1 else ''}: no plan found within the time limit, "
+                             "none ruled out")
             break
         _add(found, out, s, k, plan)
     s.set_vendors(None)
@@ -253,17 +261,29 @@ def _vendors(s: Session, n: int, out: Frontier) -> list[Point]:
 def _add(found: list[Point], out: Frontier, s: Session, eps: float, plan: Plan) -> None:
     """Record the plan found under ε; the same plan as the previous point only tightens its ε."""
     if found and found[-1].plan.schedule == plan.schedule:
-        if out.axis != "budget":  # budgets rise, the other ε fall: keep the tightest
-            found[-1].eps = eps
-        out.tried.append((eps, "same plan", found[-1]))
+        same = eps
+        if out.axis != "budget":  # budgets rise, the other ε fall: the row shows the tightest
+            same, found[-1].eps = found[-1].eps, eps
+            out.tried = [(eps if p is found[-1] and o == "ok" else e, o, p) for e, o, p in out.tried]
+        out.tried.append((same, "same plan", found[-1]))
         return
+    point = _point(out, s, eps, plan)
+    found.append(point)
+    out.tried.append((eps, "ok", point))
+
+
+def _point(out: Frontier, s: Session, eps: float, plan: Plan) -> Point:
     cost, finish = plan.total_cost, finish_day(plan)
     share, vendors = s.plan_spot_share(plan), len(plan_vendors(plan))
     x, y = {"deadline": (finish, cost), "budget": (cost, finish), "spot_share": (share, cost),
             "vendors": (vendors, cost)}[out.axis]
-    point = Point(eps, plan, cost, finish, share, vendors, mix_label(plan), x, y)
-    found.append(point)
-    out.tried.append((eps, "ok", point))
+    return Point(eps, plan, cost, finish, share, vendors, mix_label(plan), x, y)
+
+
+def _x(axis: str, plan: Plan, s: Session) -> float:
+    """The ε a plan meets exactly: its finishing day, cost, spot share or vendor count."""
+    return {"deadline": lambda: finish_day(plan), "budget": lambda: plan.total_cost,
+            "spot_share": lambda: round(s.plan_spot_share(plan), 6), "vendors": lambda: len(plan_vendors(plan))}[axis]()
 
 
 # ----- pure helpers -----------------------------------------------------------------------------------------

@@ -219,6 +219,7 @@ class Session:
         self._memory: dict[int | None, _Known] = {}
         self._memory_limits: Limits | None = None
         self.milp_solves = self.lp_solves = self.probes = self.reused = 0
+        self.plans: list[Plan] = []
         self.seconds = 0.0
 
     @property
@@ -375,7 +376,9 @@ class Session:
         finally:
             self.last_seconds = time.perf_counter() - start
             self.seconds += self.last_seconds
-        return self._plan(sol)
+        plan = self._plan(sol)
+        self.plans.append(plan)  # every verified plan, for a frontier cut short (OutOfTime)
+        return plan
 
     def _solve(self) -> Solution:
         if self._memory_limits is None or not self.limits.within(self._memory_limits):

@@ -107,7 +107,8 @@ def render_frontier(result, console: Console, written: dict[str, list[str]] | No
     console.print(table)
     for outcome, words in (("dominated", "dominated (a point above is as good in both and better in one), dropped"),
                            ("same plan", "the same plan as a point above"),
-                           ("infeasible", "no plan")):
+                           ("infeasible", "no plan"),
+                           ("not settled", "no plan found within the time limit (none ruled out)")):
         values = [_eps(result.axis, e) for e, seen, _ in result.tried if seen == outcome]
         if values:
             console.print(f"{words}: ε = {'; '.join(values)}", highlight=False)
