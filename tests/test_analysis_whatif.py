@@ -163,3 +163,17 @@ def test_edit_values_are_written_like_the_costs():
     out = io.StringIO()
     render_whatif(what_if(prob, cat, ["budget=100000"]), Console(file=out, width=100))
     assert "100,000" in out.getvalue() and "not set" in out.getvalue()
+
+
+def test_job_names_with_brackets_are_text_not_markup():
+    # A reviewer's case: a job named "pre[/]train" crashed the what-if table with a MarkupError.
+    import io
+
+    from rich.console import Console
+
+    from solver.report.whatif import render_whatif
+    prob, cat = power_case()
+    prob = prob.model_copy(update={"jobs": [j.model_copy(update={"name": "pre[/]train"}) for j in prob.jobs]})
+    out = io.StringIO()
+    render_whatif(what_if(prob, cat, ["offers.C.price*=0.9"]), Console(file=out, width=100))
+    assert "pre[/]train day" in out.getvalue()

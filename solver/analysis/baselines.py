@@ -71,7 +71,7 @@ def best_single_offer(problem: Problem, catalog: Catalog, *, stop_at: float | No
     been cheaper, so the saving against it is an upper bound."""
     clock = RunClock(solve_options.pop("time_limit", None), stop_at)
     best: tuple[float, str, str] | None = None
-    unknown = []
+    unknown, bounds = [], []
     for name in sorted(catalog.offers):
         alone = with_restrict(problem, offers=[name])
         if not _carries(alone, catalog):  # no solve, no time: most offers fail on GPU, memory or capacity
@@ -79,12 +79,16 @@ def best_single_offer(problem: Problem, catalog: Catalog, *, stop_at: float | No
         plan = _solve(alone, catalog, clock, solve_options)
         if plan == "undetermined":
             unknown.append(name)
-        elif isinstance(plan, Plan) and (best is None or plan.total_cost < best[0]):
-            best = (plan.total_cost, name, plan.status)
+        elif isinstance(plan, Plan):
+            bounds.append((plan.lower_bound, name))
+            if best is None or plan.total_cost < best[0]:
+                best = (plan.total_cost, name, plan.status)
     if best is None:
         if unknown:
             return Baseline("best single offer", None, f"not determined: {_unsolved(unknown)}", "undetermined")
         return Baseline("best single offer", None, "no single offer can carry the problem alone", "infeasible")
+    # an offer stopped before its proof may still beat the best plan found: only an upper bound then
+    unknown += [name for bound, name in bounds if name != best[1] and bound < best[0] * (1 - 1e-4)]
     detail = best[1] + (f" ({_unsolved(unknown)})" if unknown else "")
     return Baseline("best single offer", best[0], detail, "feasible" if unknown else best[2])
 

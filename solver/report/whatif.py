@@ -32,11 +32,12 @@ def render_whatif(result: WhatIf, console: Console) -> None:
         console.print(table)
     new, gone = result.binding_changes()
     for text in new:
-        console.print(f"now binds: {text}")
+        console.print(f"now binds: {escape(text)}")
     for text in gone:
-        console.print(f"no longer binds: {text}")
+        console.print(f"no longer binds: {escape(text)}")
     if not new and not gone and result.scenario.plan:
-        console.print("binding limits unchanged: " + ("; ".join(b.text for b in result.scenario.plan.binding) or "none"))
+        console.print("binding limits unchanged: "
+                      + escape("; ".join(b.text for b in result.scenario.plan.binding) or "none"))
 
 
 def _line(o: Outcome) -> str:
@@ -45,7 +46,7 @@ def _line(o: Outcome) -> str:
         relax = "\n[bold]smallest relaxations[/] (each re-solved to check it):" if lines else ""
         return (f"[red]infeasible[/] — {escape(o.infeasible or '')}" + "".join(f"\n  - {escape(r)}" for r in o.reasons)
                 + relax + "".join(f"\n  * {escape(line)}" for line in lines))
-    finish = ", ".join(f"{j.name} day {j.finish_day}" for j in o.plan.jobs)
+    finish = escape(", ".join(f"{j.name} day {j.finish_day}" for j in o.plan.jobs))
     return f"{o.plan.total_cost:,.0f} CNY ({o.plan.status}); finishes {finish}"
 
 
