@@ -18,6 +18,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from pathlib import Path
 
+from solver.clock import OutOfTime, RunClock
 from solver.errors import Infeasible
 from solver.load import load_problem
 from solver.milp.build import Milp, build_milp
@@ -33,11 +34,13 @@ from solver.verify import check_plan
 
 def solve_problem(problem: Problem, catalog: Catalog, *, backend: str = DEFAULT_BACKEND,
                   time_limit: float | None = None, gap: float | None = None,
-                  export_mps: str | Path | None = None, constrain: Callable[[Milp], None] | None = None) -> Plan:
+                  export_mps: str | Path | None = None, constrain: Callable[[Milp], None] | None = None,
+                  max_seconds: float | None = None) -> Plan:
     """Cheapest plan for the problem, checked by the independent verifier before it is returned.
 
     A job's soft site preference (`prefer`) is honoured by re-solving with the job pinned to
-    its site; see solver.milp.prefer for the rule."""
+    its site; see solver.milp.prefer for the rule. `time_limit` bounds each solve,
+    `max_seconds` all of them (a re-solve with no time left is not started)."""
     inst = build_instance(problem, catalog)
     stranded = [job.name for job in problem.jobs if not any(o.job == job.name for o in inst.options)]
     if stranded:
@@ -47,11 +50,18 @@ def solve_problem(problem: Problem, catalog: Catalog, *, backend: str = DEFAULT_
         constrain(milp)
     if export_mps:
         write_mps(milp.model, export_mps)
-    plan = solve_built(inst, milp, backend=backend, time_limit=time_limit, gap=gap)
+    clock = RunClock.starting_now(time_limit, max_seconds, least=0.0)
+    plan = solve_built(inst, milp, backend=backend, time_limit=clock.next_limit(), gap=gap)
     if any(job.prefer for job in problem.jobs):  # soft site preferences: re-solve pinned (solver.milp.prefer)
         from solver.milp.prefer import keep_preferred, pinned_milp
-        plan = keep_preferred(inst, plan, lambda pins: solve_built(
-            inst, pinned_milp(inst, pins, constrain), backend=backend, time_limit=time_limit, gap=gap))
+
+        def pinned(pins: list[str]) -> Plan:
+            try:
+                limit = clock.next_limit()
+            except OutOfTime:
+                raise Infeasible("no time left for the pinned re-solve", proven=False) from None
+            return solve_built(inst, pinned_milp(inst, pins, constrain), backend=backend, time_limit=limit, gap=gap)
+        plan = keep_preferred(inst, plan, pinned)
     return plan
 
 

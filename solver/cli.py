@@ -103,7 +103,7 @@ def solve(problem: Path = typer.Argument(..., help="problem YAML"),
                     from solver.analysis.min_time import min_time_plan
                     plan = min_time_plan(prob, cat, max_seconds=max_seconds, **options)
                 else:
-                    plan = solve_problem(prob, cat, export_mps=export_mps, **options)
+                    plan = solve_problem(prob, cat, export_mps=export_mps, max_seconds=max_seconds, **options)
         except Infeasible as exc:
             if exc.proven and explain:
                 from solver.analysis.explain import explain_infeasible

@@ -163,3 +163,27 @@ def test_loader_checks_sites_and_the_egress_price(tmp_path):
     with pytest.raises(ProblemError, match="egress price"):
         load_problem(_write(tmp_path, split, "    data: {site: D1, dataset_tb: 3}\n"))
     load_problem(_write(tmp_path, split, "    data: {site: D1, dataset_tb: 3, egress_cny_per_tb: 400}\n"))
+
+
+def test_a_preference_the_run_had_no_time_to_weigh_is_a_warning(monkeypatch):
+    # --max-seconds spent by the first solve: the re-solve pinned to D1 is not started (it
+    # used to get the whole limit again, running the command past its budget) and the plan
+    # says the preference was not weighed, instead of dropping it in silence.
+    import solver.api as api
+    import solver.clock as clock
+    from solver.api import solve_problem
+    cat = two_sites(3.84)
+    prob = problem(job(days=40, deadline=15, prefer=Prefer(site="D1", up_to_pct=5)), horizon=15)
+    real, calls = api.solve_built, []
+
+    def first_solve_spends_the_run(*args, **kwargs):
+        calls.append(kwargs.get("time_limit"))
+        plan = real(*args, **kwargs)
+        monkeypatch.setattr(clock.time, "perf_counter", lambda: 1e12)
+        return plan
+    monkeypatch.setattr(api, "solve_built", first_solve_spends_the_run)
+    plan = solve_problem(prob, cat, max_seconds=600)
+    assert len(calls) == 1 and 0 < calls[0] <= 600
+    assert sites_of(plan, cat) == {"D2"}
+    (warning,) = plan.warnings
+    assert "j's preference for D1 was not weighed" in warning

@@ -12,7 +12,7 @@ from __future__ import annotations
 import time
 from dataclasses import dataclass
 
-from solver.analysis.clock import OutOfTime, RunClock
+from solver.clock import OutOfTime, RunClock
 from solver.api import solve_problem
 from solver.errors import Infeasible
 from solver.milp.instance import build_instance

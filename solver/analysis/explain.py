@@ -54,7 +54,7 @@ from dataclasses import asdict, dataclass, field
 
 from ortools.linear_solver.python import model_builder as mb
 
-from solver.analysis.clock import OutOfTime, RunClock
+from solver.clock import OutOfTime, RunClock
 from solver.analysis.edits import apply_edits, row_path
 from solver.errors import Infeasible
 from solver.milp.build import build_milp
@@ -201,7 +201,7 @@ class _Context:
 
     @property
     def time_limit(self) -> float | None:
-        """The next solve's limit (solver.analysis.clock); _Undetermined when none is left."""
+        """The next solve's limit (solver.clock); _Undetermined when none is left."""
         try:
             return self.clock.next_limit()
         except OutOfTime:

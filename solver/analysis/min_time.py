@@ -34,7 +34,7 @@ from dataclasses import dataclass, replace
 
 from ortools.linear_solver.python import model_builder as mb
 
-from solver.analysis.clock import OutOfTime, RunClock
+from solver.clock import OutOfTime, RunClock
 from solver.api import build, explain_quick
 from solver.errors import Infeasible, PlanRejected
 from solver.milp.build import Milp, build_milp
@@ -224,7 +224,7 @@ class Session:
 
     @property
     def time_limit(self) -> float | None:
-        """The next solve's limit (solver.analysis.clock); OutOfTime when the run's is spent."""
+        """The next solve's limit (solver.clock); OutOfTime when the run's is spent."""
         return self.clock.next_limit()
 
     # ----- limits -----------------------------------------------------------------------------

@@ -35,7 +35,7 @@ from dataclasses import asdict, dataclass, field
 
 from ortools.linear_solver.python import model_builder as mb
 
-from solver.analysis.clock import OutOfTime, RunClock
+from solver.clock import OutOfTime, RunClock
 from solver.analysis.edits import apply_edits, row_path
 from solver.errors import Infeasible
 from solver.milp.build import Milp
@@ -181,7 +181,7 @@ class _Ctx:
 
     @property
     def time_limit(self) -> float | None:
-        """Seconds for the next solve (solver.analysis.clock); _OutOfBudget when none is left."""
+        """Seconds for the next solve (solver.clock); _OutOfBudget when none is left."""
         try:
             return self.clock.next_limit()
         except OutOfTime:

@@ -54,6 +54,7 @@ def pinned_milp(inst: Instance, pins: list[str], constrain: Callable[[Milp], Non
 def keep_preferred(inst: Instance, plan: Plan, solve_pinned: Callable[[list[str]], Plan]) -> Plan:
     """The plan after honouring every job's preference in turn; solve_pinned(pins) solves with those pins."""
     pins: list[str] = []
+    unchecked: list[str] = []
     for job in inst.problem.jobs:
         if job.prefer is None:
             continue
@@ -63,9 +64,13 @@ def keep_preferred(inst: Instance, plan: Plan, solve_pinned: Callable[[list[str]
             continue
         try:
             candidate = solve_pinned([*pins, job.name])
-        except Infeasible:
+        except Infeasible as exc:
+            if not exc.proven:  # stopped by the time limit: the preference was not weighed, say so
+                unchecked.append(f"job {job.name}'s preference for {job.prefer.site} was not weighed: the "
+                                 "re-solve pinned there found no plan in the time given (raise --time-limit "
+                                 "or --max-seconds)")
             continue
         if plan.total_cost >= candidate.total_cost * (1 - job.prefer.up_to_pct / 100) * (1 - TOL_REL):
             plan = candidate
             pins.append(job.name)
-    return plan
+    return plan.model_copy(update={"warnings": [*plan.warnings, *unchecked]}) if unchecked else plan
