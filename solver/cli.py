@@ -3,13 +3,13 @@
 from __future__ import annotations
 
 import math
-import time
 from enum import Enum
 from pathlib import Path
 from typing import Optional
 
 import typer
 
+from solver.clock import RunClock
 from solver.commands import register_all
 from solver.commands.common import (
     OUTPUT,
@@ -90,13 +90,8 @@ def solve(problem: Path = typer.Argument(..., help="problem YAML"),
                 raise ProblemError("not written with --objective min_time, which solves a sequence of models",
                                    key="--export-mps", fix="leave out --export-mps, or export the min_cost model")
             check_new_file(export_mps, "--export-mps", force=force, example="model.mps")
-        started = time.perf_counter()
-
-        def left() -> float | None:
-            return None if max_seconds is None else max(0.0, max_seconds - (time.perf_counter() - started))
-
-        first_limit = time_limit if max_seconds is None else min(time_limit or max_seconds, max_seconds)
-        options = {"backend": backend.value, "time_limit": first_limit, "gap": gap}
+        run = RunClock.starting_now(time_limit, max_seconds)  # the solve's steps each cut to what is left
+        options = {"backend": backend.value, "time_limit": time_limit, "gap": gap}
         try:
             with working(f"solving {problem.name} ({backend.value})"):
                 if objective.value == "min_time":
@@ -110,7 +105,7 @@ def solve(problem: Path = typer.Argument(..., help="problem YAML"),
                 with working("infeasible: searching the smallest relaxations"):
                     exc.explanation = explain_infeasible(prob, cat, backend=backend.value,
                                                          time_limit=time_limit or 60.0,
-                                                         max_seconds=left() if max_seconds else 600.0).to_dict()
+                                                         max_seconds=run.left() if max_seconds else 600.0).to_dict()
             if as_json:  # the object on stdout for programs; the words still go to stderr (run_action)
                 print_json({"status": "infeasible", "proven": exc.proven, "message": str(exc),
                             "reasons": exc.reasons, "explanation": exc.explanation})
@@ -119,14 +114,13 @@ def solve(problem: Path = typer.Argument(..., help="problem YAML"),
         if why:
             from solver.analysis.why import why as why_plan
             with working("why: forcing the runners-up"):
-                explained = why_plan(prob, cat, k=why_k, plan=plan, max_seconds=left(),
-                                     **{**options, "time_limit": time_limit})
+                explained = why_plan(prob, cat, k=why_k, plan=plan, max_seconds=run.left(), **options)
         written = files.write(plan, prob, cat, why=explained.to_dict() if explained else None)
         compared = []
         if baselines:
             from solver.analysis.baselines import all_baselines
             with working("baselines: best single offer, all hourly, all monthly"):
-                compared = all_baselines(prob, cat, max_seconds=left(), **{**options, "time_limit": time_limit})
+                compared = all_baselines(prob, cat, max_seconds=run.left(), **options)
         if as_json:
             data = plan.model_dump(mode="json")
             if explained is not None:

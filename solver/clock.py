@@ -26,11 +26,15 @@ class RunClock:
     def starting_now(cls, time_limit: float | None, max_seconds: float | None, least: float = 0.5) -> RunClock:
         return cls(time_limit, None if max_seconds is None else time.perf_counter() + max_seconds, least)
 
+    def left(self) -> float | None:
+        """Seconds left of the whole run (None: no budget), never below 0."""
+        return None if self.stop_at is None else max(0.0, self.stop_at - time.perf_counter())
+
     def next_limit(self) -> float | None:
         """Seconds for the next solve (None: no limit); OutOfTime when the run's budget is spent."""
-        if self.stop_at is None:
+        left = self.left()
+        if left is None:
             return self.time_limit
-        left = self.stop_at - time.perf_counter()
         if left < self.least or left <= 0:
             raise OutOfTime("the run's time is spent")
         return left if self.time_limit is None else min(self.time_limit, left)

@@ -136,7 +136,9 @@ def frontier(problem: Problem, catalog: Catalog, axis: str = "deadline", points:
         for plan in session.plans:  # solved before it was recorded (e.g. the cheapest, then out of time)
             if plan.schedule not in seen:
                 seen.append(plan.schedule)
-                found.append(_point(out, session, _x(out.axis, plan, session), plan))
+                point = _point(out, session, 0.0, plan)
+                point.eps = point.x  # the ε it meets exactly: its finishing day, cost, share or vendors
+                found.append(point)
         if not found:
             raise Infeasible(f"no frontier point within --max-seconds {max_seconds:g}",
                              reasons=["raise --max-seconds, or lower --points"], proven=False) from None
@@ -279,11 +281,6 @@ def _point(out: Frontier, s: Session, eps: float, plan: Plan) -> Point:
             "vendors": (vendors, cost)}[out.axis]
     return Point(eps, plan, cost, finish, share, vendors, mix_label(plan), x, y)
 
-
-def _x(axis: str, plan: Plan, s: Session) -> float:
-    """The ε a plan meets exactly: its finishing day, cost, spot share or vendor count."""
-    return {"deadline": lambda: finish_day(plan), "budget": lambda: plan.total_cost,
-            "spot_share": lambda: round(s.plan_spot_share(plan), 6), "vendors": lambda: len(plan_vendors(plan))}[axis]()
 
 
 # ----- pure helpers -----------------------------------------------------------------------------------------
