@@ -270,3 +270,23 @@ def test_time_left_after_the_guided_plan_goes_to_the_whole_model(monkeypatch):
     assert guided and guided[0] is not None, "the guided plan was not made"
     assert sol.status == "optimal"
     assert sol.bound > lp_value(inst) * 1.01
+
+
+def test_the_child_runs_without_the_presolve_rule_the_milp_leaves_off(monkeypatch, tmp_path):
+    """The child's "infeasible" ends a big solve as proof, so its HiGHS runs with the same
+    presolve rules off as every MILP solve (solver.milp.highs_options)."""
+    from solver.milp import relaxation
+    from solver.milp.highs_options import HIGHS_PRESOLVE_RULES_OFF
+
+    seen: list[str] = []
+    original = mb.Solver.set_solver_specific_parameters
+    monkeypatch.setattr(mb.Solver, "set_solver_specific_parameters",
+                        lambda self, text: (seen.append(text), original(self, text))[1])
+    prob, cat = load_problem(BUNDLED / "seed-7b-200b-30d.yaml")
+    _, milp = build(prob, cat)
+    model_path = tmp_path / "model.pb"
+    model_path.write_bytes(milp.model.export_to_proto().SerializeToString())
+    import numpy as np
+    np.save(tmp_path / "discounts.npy", discount_table(milp))
+    assert relaxation.solve_relaxation(str(model_path), str(tmp_path / "out.npz"), 30) == 0
+    assert seen and f"presolve_rule_off={HIGHS_PRESOLVE_RULES_OFF}" in seen[-1].splitlines()
