@@ -137,7 +137,7 @@ def solve(problem: Path = typer.Argument(..., help="problem YAML"),
                 from solver.report.why import render_why
                 render_why(explained, console)
             for path in written:
-                console.print(f"wrote {path}", highlight=False)
+                console.print(f"wrote {path}", highlight=False, markup=False)
     run_action(action)
 
 

@@ -12,6 +12,8 @@ Paths (dots between parts; `[k=v,...]` selects rows by their columns, `[*]` all 
     offers[gpu=A100-80G,mode=monthly].max_nodes+=4
     datacenters.Yizhuang.power_quota_kw=300                      gpus.H800-80G.default_mfu=0.5
     restrict.gpus=[A100-80G,H800-80G]  (values are read as YAML: numbers, lists, null)
+A selector's value may be quoted, "..." or '...', when it holds a dot, bracket, comma or
+`=` (a backslash escapes the quote): jobs[name="run [v2]"].deadline_days=45.
 """
 
 from __future__ import annotations
@@ -28,7 +30,6 @@ from solver.model.catalog import Catalog
 from solver.model.problem import Problem
 
 CATALOG_TABLES = {"offers": "offer", "gpus": "gpu", "datacenters": "datacenter"}
-_PART = re.compile(r"([^.\[\]]+)|\[([^\]]*)\]")
 
 
 @dataclass(frozen=True)
@@ -54,10 +55,12 @@ class Change:
 def parse_edit(text: str) -> Edit:
     """`offers[vendor=x].price*=0.9` → Edit; ProblemError naming the edit when it does not parse."""
     path_text, op, raw = _split_operator(text)
+    if not path_text and list(_scan(text))[-1][2] != 0:
+        raise ProblemError("unbalanced [ ] or quotes", key=text, fix='quote a name that holds brackets: jobs[name="run [v2]"]')
     if not path_text:
         raise ProblemError("not an edit", key=text, fix="write PATH=VALUE, PATH*=FACTOR or PATH+=AMOUNT, "
                            "e.g. offers[vendor=aliyun].price*=0.9")
-    parts = tuple(m.group(1) if m.group(1) is not None else f"[{m.group(2)}]" for m in _PART.finditer(path_text))
+    parts = _path_parts(path_text, text)
     value = _read_value(raw)
     if op != "=" and not _is_number(value):
         raise ProblemError(f"{op} needs a number, got {raw!r}", key=text, fix="e.g. price*=0.9 or max_nodes+=4")
@@ -65,14 +68,64 @@ def parse_edit(text: str) -> Edit:
 
 
 def _split_operator(text: str) -> tuple[str, str, str]:
-    """(path, operator, value) at the first `=` outside brackets; ("", "", "") when there is none."""
-    depth = 0
-    for i, ch in enumerate(text):
-        depth += (ch == "[") - (ch == "]")
+    """(path, operator, value) at the first `=` outside brackets and quotes; ("", "", "") when there is none."""
+    for i, ch, depth in _scan(text):
         if ch == "=" and depth == 0:
             op = text[i - 1] + "=" if i and text[i - 1] in "*+" else "="
             return text[:i - len(op) + 1].strip(), op, text[i + 1:].strip()
     return "", "", ""
+
+
+def _scan(text: str):
+    """(index, character, bracket depth) of every character outside quotes. Inside brackets,
+    quoted text ("..." or '...', a backslash escapes) is skipped whole, so a selector's value
+    may hold [ ] . , =. Ends with (len(text), "", depth) or, for an open quote, depth -1."""
+    depth, quote, escaped = 0, None, False
+    for i, ch in enumerate(text):
+        if quote:
+            escaped, quote = (False, quote) if escaped else (ch == "\\", None if ch == quote else quote)
+            continue
+        if ch in "\"'" and depth > 0:
+            quote = ch
+            continue
+        depth += (ch == "[") - (ch == "]")
+        yield i, ch, depth
+    yield len(text), "", -1 if quote else depth
+
+
+def _path_parts(path_text: str, text: str) -> tuple[str, ...]:
+    """Names between dots and whole `[...]` selectors (quotes inside kept for _conditions)."""
+    parts: list[str] = []
+    start = 0
+    for i, ch, depth in _scan(path_text):
+        if depth < 0 or (not ch and depth):
+            raise ProblemError("unbalanced [ ] or quotes in the path", key=text,
+                               fix='quote a name that holds brackets: jobs[name="run [v2]"]')
+        if (ch == "[" and depth == 1) or (ch in (".", "") and depth == 0):
+            parts.append(path_text[start:i])
+            start = i + (ch == ".")
+        elif ch == "]" and depth == 0:
+            parts.append(path_text[start:i + 1])
+            start = i + 1
+    return tuple(p.strip() for p in parts if p.strip())
+
+
+def _conditions(inner: str) -> list[tuple[str, str | None]]:
+    """A selector's `column=value, ...`, split at commas outside quotes; quoted values unquoted
+    (None: no `=`)."""
+    cuts = [i - 1 for i, ch, depth in _scan(f"[{inner}") if ch == "," and depth == 1]
+    pieces = [inner[a + 1:b] for a, b in zip([-1, *cuts], [*cuts, len(inner)])]
+    out = []
+    for cond in filter(None, (p.strip() for p in pieces)):
+        column, eq, value = cond.partition("=")
+        out.append((column.strip(), _unquote(value.strip()) if eq else None))
+    return out
+
+
+def _unquote(value: str) -> str:
+    if len(value) >= 2 and value[0] == value[-1] and value[0] in "\"'":
+        return re.sub(r"\\(.)", r"\1", value[1:-1])
+    return value
 
 
 def _read_value(raw: str) -> Any:
@@ -143,11 +196,9 @@ def _select(table: dict[str, dict], selector: str, edit: Edit, name: str) -> lis
     if inner == "*":
         return list(table)
     tests = []
-    for cond in filter(None, (c.strip() for c in inner.split(","))):
-        column, _, value = cond.partition("=")
-        column, value = column.strip(), value.strip()
-        if not _ or not any(column in row for row in table.values()):
-            raise ProblemError(f"bad selector {cond!r}", key=edit.text,
+    for column, value in _conditions(inner):
+        if value is None or not any(column in row for row in table.values()):
+            raise ProblemError(f"bad selector {column!r}", key=edit.text,
                                fix=f"write [column=value], columns: {', '.join(sorted(next(iter(table.values()))))}")
         tests.append((column, value))
     chosen = [k for k, row in table.items() if all(_matches(row.get(c), v) for c, v in tests)]
@@ -215,8 +266,12 @@ def _pick_list(items: list, selector: str, edit: Edit, part: str) -> list[int]:
 
 
 def row_path(table: str, column: str, name: str) -> str:
-    """`offers.NAME` in this language, or `offers[offer=NAME]` when NAME holds a dot, bracket, = or comma."""
-    return f"{table}[{column}={name}]" if any(c in name for c in ".[]=,") else f"{table}.{name}"
+    """`offers.NAME` in this language, or `offers[offer="NAME"]` (quoted, escaped) when NAME
+    holds a dot, bracket, quote, =, comma or a leading/trailing space."""
+    if any(c in name for c in ".[]=,\"'\\") or name != name.strip():
+        quoted = name.replace("\\", "\\\\").replace('"', '\\"')
+        return f'{table}[{column}="{quoted}"]'
+    return f"{table}.{name}"
 
 
 def _combine(old: Any, edit: Edit) -> Any:

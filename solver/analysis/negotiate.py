@@ -58,7 +58,7 @@ from dataclasses import asdict, dataclass, field
 
 from ortools.linear_solver.python import model_builder as mb
 
-from solver.analysis.edits import apply_edits
+from solver.analysis.edits import apply_edits, row_path
 from solver.api import solve_problem
 from solver.errors import Infeasible, ProblemError
 from solver.milp.build import Milp
@@ -472,7 +472,7 @@ def _levers(session: Session, base: Plan, terms: list[OfferTerms], vendors: list
 
     out: list[Lever] = []
     for site in dict.fromkeys(b.name for b in base.binding if b.kind == "power"):
-        out.append(_lever(session, base, "power", site, None, f"datacenters.{site}.power_quota_kw+={kw:g}", kw, "kW"))
+        out.append(_lever(session, base, "power", site, None, f"{row_path('datacenters', 'datacenter', site)}.power_quota_kw+={kw:g}", kw, "kW"))
     if lead_days > 0:
         lead = [t.offer for t in terms if t.status == "in_plan"]
         lead += [t.offer for t in terms if t.status == "not_in_plan" and t.limit_price is not None
@@ -484,12 +484,12 @@ def _levers(session: Session, base: Plan, terms: list[OfferTerms], vendors: list
             if days > 0:
                 shorter = min(lead_days, days)
                 out.append(_lever(session, base, "lead_time", o, cat.offers[o].vendor,
-                                  f"offers.{o}.lead_time_days={days - shorter}", shorter, "days"))
+                                  f"{row_path('offers', 'offer', o)}.lead_time_days={days - shorter}", shorter, "days"))
     if nodes > 0:
         for o in dict.fromkeys(b.name for b in base.binding if b.kind == "availability"):
             if mine(o):
                 out.append(_lever(session, base, "availability", o, cat.offers[o].vendor,
-                                  f"offers.{o}.max_nodes+={nodes}", nodes, "nodes"))
+                                  f"{row_path('offers', 'offer', o)}.max_nodes+={nodes}", nodes, "nodes"))
     return out
 
 

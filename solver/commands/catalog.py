@@ -36,7 +36,8 @@ def catalog_validate(folder: Path = typer.Argument(...)) -> None:
     def action() -> None:
         cat = load_catalog(folder)
         Console().print(f"{folder}: ok — {len(cat.gpus)} GPUs, {len(cat.datacenters)} datacenters, "
-                        f"{len(cat.offers)} offers from {len({o.vendor for o in cat.offers.values()})} vendors")
+                        f"{len(cat.offers)} offers from {len({o.vendor for o in cat.offers.values()})} vendors",
+                        markup=False, highlight=False)
     run_action(action)
 
 
@@ -59,7 +60,7 @@ def catalog_template(file: Path = typer.Argument(..., help="the quote sheet to w
                                       + (", sheet columns (types, units, allowed values)"
                                          if path.suffix.lower() == ".xlsx" else "")
                                       + f". Fill it, then: gpuplan catalog import {path} --into CATALOG_DIR",
-                                      highlight=False)
+                                      highlight=False, markup=False)
     run_action(action)
 
 
@@ -85,17 +86,18 @@ def catalog_import(file: Path = typer.Argument(..., help="filled quote sheet, *.
         out, err = Console(soft_wrap=True), Console(stderr=True, soft_wrap=True)
         vendors = len({o.vendor for o in result.offers})
         out.print(f"wrote {result.target}: {_n(len(result.offers), 'offer')} from {_n(vendors, 'vendor')} "
-                  f"({len(cat.gpus)} GPUs, {len(cat.datacenters)} datacenters in the catalog)", highlight=False)
+                  f"({len(cat.gpus)} GPUs, {len(cat.datacenters)} datacenters in the catalog)", highlight=False,
+                  markup=False)
         if result.backup:
             out.print(f"replaced the old offers.csv ({_n(result.replaced_rows or 0, 'row')}); "
                       f"it is kept as {result.backup}",
-                      highlight=False)
+                      highlight=False, markup=False)
         for warning in result.quotes.warnings:
-            err.print(f"warning: {warning}", highlight=False)
+            err.print(f"warning: {warning}", highlight=False, markup=False)
         if result.skipped:
             rows = result.quotes.bad_rows
             err.print(f"skipped {_n(len(rows), 'row')} with bad cells ({'row' if len(rows) == 1 else 'rows'} "
-                      f"{', '.join(map(str, rows))}):", highlight=False)
+                      f"{', '.join(map(str, rows))}):", highlight=False, markup=False)
             for bad in result.skipped:
                 err.print(f"  - {bad.render()}", highlight=False, markup=False)
     run_action(action)

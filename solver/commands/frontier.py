@@ -8,6 +8,7 @@ from typing import Optional
 
 import typer
 from rich.console import Console
+from rich.markup import escape
 from rich.table import Table
 
 from solver.commands.common import (
@@ -93,7 +94,7 @@ def frontier_command(
 
 def render_frontier(result, console: Console, written: dict[str, list[str]] | None = None) -> None:
     x_label, y_label, eps_label = result.labels
-    table = Table(title=f"{result.problem}: {y_label} vs {x_label} — {len(result.points)} non-dominated "
+    table = Table(title=f"{escape(result.problem)}: {y_label} vs {x_label} — {len(result.points)} non-dominated "
                         f"plan{'s' if len(result.points) != 1 else ''} from {len(result.tried)} ε values")
     for col in ("#", eps_label, "cost (CNY)", "finish day", *(["spot share"] if result.axis == "spot_share" else []),
                 *(["vendors"] if result.axis == "vendors" else []), "mix (peak nodes × GPUs per node)", ""):
@@ -102,7 +103,7 @@ def render_frontier(result, console: Console, written: dict[str, list[str]] | No
         eps = _eps(result.axis, p.eps)
         extra = ([f"{p.spot_share:.1%}"] if result.axis == "spot_share" else []) + \
                 ([str(p.vendors)] if result.axis == "vendors" else [])
-        table.add_row(str(i), eps, f"{p.cost:,.0f}", str(p.finish_day), *extra, p.mix,
+        table.add_row(str(i), eps, f"{p.cost:,.0f}", str(p.finish_day), *extra, escape(p.mix),
                       "[bold red]◀ knee[/]" if p.knee else "")
     console.print(table)
     for outcome, words in (("dominated", "dominated (a point above is as good in both and better in one), dropped"),
@@ -113,11 +114,11 @@ def render_frontier(result, console: Console, written: dict[str, list[str]] | No
         if values:
             console.print(f"{words}: ε = {'; '.join(values)}", highlight=False)
     for note in result.notes:
-        console.print(f"note: {note}", highlight=False)
+        console.print(f"note: {escape(note)}", highlight=False)
     console.print(f"{result.milp_solves} MILP solves, {result.lp_solves} LP bounds, {result.probes} feasibility "
                   f"probes, {result.reused} plans reused; {result.seconds:.1f} s", highlight=False)
     for kind, paths in (written or {}).items():
-        console.print(f"wrote {kind}: {', '.join(paths)}", highlight=False)
+        console.print(escape(f"wrote {kind}: {', '.join(paths)}"), highlight=False)
 
 
 def _eps(axis: str, eps: float) -> str:

@@ -7,6 +7,7 @@ from typing import Optional
 
 import typer
 from rich.console import Console
+from rich.markup import escape
 from rich.table import Table
 
 from solver.analysis.negotiate import reason_kinds
@@ -84,7 +85,7 @@ def negotiate(problem: Path = typer.Argument(..., help="problem YAML"),
             console = plan_console()
             render_negotiation(result, console)
             if written:
-                console.print(f"wrote {written['rows']} offers of {sheet_vendor} to {sheet_path}")
+                console.print(escape(f"wrote {written['rows']} offers of {sheet_vendor} to {sheet_path}"))
     run_action(action)
 
 
@@ -104,9 +105,9 @@ def _pct(x: float | None) -> str:
 
 def render_negotiation(result, console: Console) -> None:
     cur = result.currency
-    console.print(f"{result.problem}: optimum {result.base_cost:,.0f} {cur} ({result.base_status}); "
+    console.print(f"{escape(result.problem)}: optimum {result.base_cost:,.0f} {cur} ({result.base_status}); "
                   f"{result.solves} solves in {result.seconds:.1f} s", highlight=False)
-    console.print(f"[dim]{result.price_note}; target = {result.margin:.0%} below the current price (in the plan) "
+    console.print(f"[dim]{escape(result.price_note)}; target = {result.margin:.0%} below the current price (in the plan) "
                   f"or below the break-even (not in it)[/]", highlight=False)
     if result.unproven:
         console.print(f"[yellow]warning:[/] {result.unproven} solves stopped before optimality was proven "
@@ -119,12 +120,12 @@ def render_negotiation(result, console: Console) -> None:
             limit = ("not analysed" if not t.analysed else
                      "none (no plan without it)" if t.limit_price is None and t.cost_without is None
                      else _price(t.limit_price) + ("" if t.converged else " ≥"))
-            table.add_row(t.offer, _price(t.price), limit, _pct(t.limit_change), _price(t.target_price),
+            table.add_row(escape(t.offer), _price(t.price), limit, _pct(t.limit_change), _price(t.target_price),
                           _money(t.saving_at_target))
         console.print(table)
         for t in inside:
             if t.replaced_by:
-                console.print(f"  above {_price(t.limit_price)}, {t.offer} is replaced by {', '.join(t.replaced_by)}",
+                console.print(escape(f"  above {_price(t.limit_price)}, {t.offer} is replaced by {', '.join(t.replaced_by)}"),
                               highlight=False)
     outside = [t for t in result.offers if t.status == "not_in_plan"]
     if outside:
@@ -133,17 +134,17 @@ def render_negotiation(result, console: Console) -> None:
         for t in outside:
             if t.limit_price is None:
                 limit = "never" if t.analysed else "not analysed"
-                table.add_row(t.offer, _price(t.price), limit, "", "—", "—", "—")
+                table.add_row(escape(t.offer), _price(t.price), limit, "", "—", "—", "—")
                 continue
-            table.add_row(t.offer, _price(t.price), _price(t.limit_price) + ("" if t.converged else " ≥"),
+            table.add_row(escape(t.offer), _price(t.price), _price(t.limit_price) + ("" if t.converged else " ≥"),
                           _pct(t.limit_change), _price(t.target_price), _money(t.saving_at_target),
                           f"{t.target_node_days:,.0f}")
         console.print(table)
         for t in outside:
             if t.limit_price is None or not t.converged:
-                console.print(f"  {t.offer}: {t.reason}", highlight=False)
+                console.print(escape(f"  {t.offer}: {t.reason}"), highlight=False)
             if t.displaces:
-                console.print(f"  at {_price(t.target_price)}, {t.offer} displaces {', '.join(t.displaces)}",
+                console.print(escape(f"  at {_price(t.target_price)}, {t.offer} displaces {', '.join(t.displaces)}"),
                               highlight=False)
     if result.levers:
         table = Table(title=f"What other concessions are worth ({cur}, re-solved; --json has the edits)")
@@ -152,13 +153,13 @@ def render_negotiation(result, console: Console) -> None:
             what = {"power": f"+{lv.amount:g} kW", "lead_time": f"lead time −{lv.amount:g} d",
                     "availability": f"+{lv.amount:g} nodes"}[lv.kind]
             per = "—" if lv.per_unit is None else f"{lv.per_unit:,.0f}/{lv.unit.rstrip('s')}"
-            table.add_row(what, lv.name, "infeasible" if lv.saving is None else _money(lv.saving), per)
+            table.add_row(what, escape(lv.name), "infeasible" if lv.saving is None else _money(lv.saving), per)
         console.print(table)
     unusable = [t for t in result.offers if t.status == "unusable"]
     if unusable and result.vendors:
         console.print("[bold]Offers no job can use[/] (they cannot enter at any price):")
         for t in unusable:
-            console.print(f"  {t.offer}: {t.reason}", highlight=False)
+            console.print(escape(f"  {t.offer}: {t.reason}"), highlight=False)
     elif unusable:
         kinds: dict[str, int] = {}
         for t in unusable:

@@ -55,6 +55,7 @@ def split_bill(
 
 def render(bill, csv_out: Optional[Path]) -> None:
     from rich.console import Console
+    from rich.markup import escape
     from rich.table import Table
 
     from solver.billing import money
@@ -68,13 +69,13 @@ def render(bill, csv_out: Optional[Path]) -> None:
     rows = bill.rows()
     for i, r in enumerate(rows):
         last = i == len(rows) - 1
-        table.add_row(r["tenant"], str(r["jobs"]), f"{r['gpu_hours']:,.2f}", f"{r['share_pct']:.2f}%",
+        table.add_row(escape(r["tenant"]), str(r["jobs"]), f"{r['gpu_hours']:,.2f}", f"{r['share_pct']:.2f}%",
                       r["rent"], r["power"], r["bandwidth"], r["total"], end_section=(i == len(rows) - 2),
                       style="bold" if last else None)
     console.print(table)
-    console.print(f"{len(bill.tenants)} tenants from {bill.source}; {bill.skipped_steps} job steps skipped "
+    console.print(f"{len(bill.tenants)} tenants from {escape(str(bill.source))}; {bill.skipped_steps} job steps skipped "
                   "(the allocation line holds the GPUs)", highlight=False)
     for note in bill.notes:
-        console.print(f"note: {note}", highlight=False)
+        console.print(f"note: {escape(note)}", highlight=False)
     if csv_out is not None:
-        console.print(f"wrote {csv_out}", highlight=False)
+        console.print(escape(f"wrote {csv_out}"), highlight=False)

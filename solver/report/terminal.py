@@ -15,7 +15,7 @@ def _money(value: float) -> str:
 
 def render_plan(plan: Plan, console: Console) -> None:
     """Allocation by site/vendor/mode/GPU, jobs with layout and finish day, cost breakdown, bound."""
-    headline = (f"[bold]{plan.problem}[/]: {plan.status}, total {_money(plan.total_cost)} {plan.currency}"
+    headline = (f"[bold]{escape(plan.problem)}[/]: {plan.status}, total {_money(plan.total_cost)} {plan.currency}"
                 f" (lower bound {_money(plan.lower_bound)}, gap {plan.gap:.2%}, {plan.solve_seconds:.2f} s, "
                 f"{plan.backend})")
     console.print(headline)
@@ -31,7 +31,7 @@ def _allocation_table(plan: Plan) -> Table:
     for col in ("site", "vendor", "mode", "GPU", "fabric", "nodes", "GPUs", "days", "cost"):
         table.add_column(col, justify="right" if col in ("nodes", "GPUs", "cost") else "left")
     for a in plan.allocations:
-        table.add_row(a.datacenter, a.vendor, a.mode, a.gpu, a.interconnect, str(a.nodes), str(a.gpus),
+        table.add_row(*map(escape, (a.datacenter, a.vendor, a.mode, a.gpu, a.interconnect)), str(a.nodes), str(a.gpus),
                       f"{a.start_day}–{a.end_day}", _money(a.cost))
     return table
 
@@ -41,8 +41,8 @@ def _jobs_table(plan: Plan) -> Table:
     for col in ("job", "GPUs", "on", "layout", "GB/GPU", "finish day", "work done / needed"):
         table.add_column(col)
     for j in plan.jobs:
-        table.add_row(j.name, str(j.gpus), ", ".join(j.gpu_types) + " @ " + ", ".join(j.sites),
-                      j.layout_text, f"{j.memory_per_gpu_gb:.1f}", str(j.finish_day),
+        table.add_row(escape(j.name), str(j.gpus), escape(", ".join(j.gpu_types) + " @ " + ", ".join(j.sites)),
+                      escape(j.layout_text), f"{j.memory_per_gpu_gb:.1f}", str(j.finish_day),
                       f"{j.done_eflop:,.0f} / {j.required_eflop:,.0f}")
     return table
 
@@ -60,7 +60,7 @@ def _cost_table(plan: Plan) -> Table:
 
 def render_estimate(data: dict, days: float, redundancy: float, console: Console) -> None:
     """The seed's back-of-envelope sizing, line by line."""
-    table = Table(title=f"Estimate: {data['kind']} on {data['gpu']} (MFU {data['mfu']:.0%})", show_header=False)
+    table = Table(title=f"Estimate: {data['kind']} on {escape(data['gpu'])} (MFU {data['mfu']:.0%})", show_header=False)
     table.add_column("what")
     table.add_column("value", justify="right")
     rows = [("compute", f"{data['flops']:.3g} FLOPs"),
@@ -87,7 +87,7 @@ def render_baselines(plan: Plan, baselines: list, console: Console) -> None:
         saving = b.saving(plan.total_cost)
         upper = "≤ " if b.status == "feasible" else ""  # the baseline's own optimum may be cheaper
         cost = {"infeasible": "infeasible", "undetermined": "not determined"}.get(b.status, _money(b.cost or 0))
-        table.add_row(b.name, cost, "—" if saving is None else f"{upper}{saving:.1%}", b.detail)
+        table.add_row(escape(b.name), cost, "—" if saving is None else f"{upper}{saving:.1%}", escape(b.detail))
     console.print(table)
     if any(b.status == "feasible" for b in baselines):
         console.print("≤: that baseline was not solved to optimality in the time given, so the optimum saves "

@@ -14,7 +14,7 @@ def render_whatif(result: WhatIf, console: Console) -> None:
     for col in ("field", "was", "now"):
         edits.add_column(col)
     for c in result.changes:
-        edits.add_row(c.where, _value(c.old), _value(c.new))
+        edits.add_row(escape(c.where), escape(_value(c.old)), escape(_value(c.new)))
     console.print(edits)
     console.print(f"baseline: {_line(result.baseline)}")
     console.print(f"scenario: {_line(result.scenario)}")
@@ -28,7 +28,7 @@ def render_whatif(result: WhatIf, console: Console) -> None:
         for col, justify in (("vendor/GPU/mode @ site", "left"), ("baseline", "right"), ("scenario", "right")):
             table.add_column(col, justify=justify)
         for line, before, after in moved:
-            table.add_row(line, f"{before:,.0f}", f"{after:,.0f}")
+            table.add_row(escape(line), f"{before:,.0f}", f"{after:,.0f}")
         console.print(table)
     new, gone = result.binding_changes()
     for text in new:
