@@ -51,7 +51,10 @@ def solve_problem(problem: Problem, catalog: Catalog, *, backend: str = DEFAULT_
     if export_mps:
         write_mps(milp.model, export_mps)
     clock = RunClock.starting_now(time_limit, max_seconds, least=0.0)
-    plan = solve_built(inst, milp, backend=backend, time_limit=clock.next_limit(), gap=gap)
+    limit = clock.next_limit()
+    cut = max_seconds is not None and (time_limit is None or limit < time_limit)
+    plan = solve_built(inst, milp, backend=backend, time_limit=limit, gap=gap,
+                       more_time="--max-seconds" if cut else "--time-limit")
     if any(job.prefer for job in problem.jobs):  # soft site preferences: re-solve pinned (solver.milp.prefer)
         from solver.milp.prefer import keep_preferred, pinned_milp
 
@@ -66,14 +69,15 @@ def solve_problem(problem: Problem, catalog: Catalog, *, backend: str = DEFAULT_
 
 
 def solve_built(inst: Instance, milp: Milp, *, backend: str = DEFAULT_BACKEND, time_limit: float | None = None,
-                gap: float | None = None) -> Plan:
-    """Solve an already built (and possibly re-bounded) model; verify the plan against inst's problem."""
+                gap: float | None = None, more_time: str = "--time-limit") -> Plan:
+    """Solve an already built (and possibly re-bounded) model; verify the plan against inst's problem.
+    `more_time`: the option that would have given the solve more time, named when it found no plan."""
     problem, catalog = inst.problem, inst.catalog
     try:
         solution = solve_milp(milp, backend=backend, time_limit=time_limit, gap=gap)
     except NoSolution as exc:
         if not exc.proven:
-            hint = "raise --time-limit, or try another --backend" if time_limit else "try another --backend"
+            hint = f"raise {more_time}, or try another --backend" if time_limit else "try another --backend"
             raise Infeasible(f"{exc}: {hint}", reasons=[], proven=False) from None
         raise Infeasible(str(exc), reasons=explain_quick(inst)) from None
     plan = extract_plan(solution)

@@ -148,3 +148,33 @@ def test_gpuplan_solve_with_a_gap_prints_a_true_lower_bound():
     assert plan["lower_bound"] <= 307_180 + 1e-6  # the proven optimum (README, seed 000)
     assert plan["status"] == ("optimal" if plan["total_cost"] - plan["lower_bound"] <= 1e-4 * plan["total_cost"]
                               else "feasible")
+
+
+def _no_plan_in_time(monkeypatch):
+    """Every solve stops out of time with no plan, the way a too-short limit ends."""
+    from solver import api
+    from solver.milp.solve import NoSolution
+
+    def out_of_time(milp, **options):
+        raise NoSolution(f"no plan found within {options['time_limit']:.3g} s (not proven infeasible)", proven=False)
+    monkeypatch.setattr(api, "solve_milp", out_of_time)
+
+
+@pytest.mark.parametrize("options, more", [(["--time-limit", "5"], "raise --time-limit"),
+                                           (["--time-limit", "30", "--max-seconds", "5"], "raise --max-seconds")])
+def test_out_of_time_without_a_plan_is_not_called_infeasible(monkeypatch, options, more):
+    """Exit 1 as for an infeasible problem, but the words say nothing was ruled out and which
+    option would have given the solve more time; --json keeps proven: false."""
+    from typer.testing import CliRunner
+
+    from solver.cli import app
+    _no_plan_in_time(monkeypatch)
+    seed = Path(__file__).resolve().parent.parent / "problems" / "seed-7b-200b-30d.yaml"
+    run = CliRunner().invoke(app, ["solve", str(seed), *options], env={"COLUMNS": "200"})
+    assert run.exit_code == 1
+    text = run.output.replace("\n", " ")
+    assert text.startswith("no plan:") and "infeasible:" not in text
+    assert more in text and "not proven infeasible" in text
+    data = CliRunner().invoke(app, ["solve", str(seed), *options, "--json"], env={"COLUMNS": "200"})
+    assert data.exit_code == 1
+    assert '"proven": false' in data.stdout

@@ -45,7 +45,8 @@ def run_action(action) -> None:
         err.print(f"[red]error:[/] {escape(exc.render())}", highlight=False)
         raise typer.Exit(2) from None
     except Infeasible as exc:
-        err.print(f"[red]infeasible:[/] {escape(str(exc))}", highlight=False)
+        word = "infeasible" if exc.proven else "no plan"  # out of time: nothing was ruled out
+        err.print(f"[red]{word}:[/] {escape(str(exc))}", highlight=False)
         for reason in exc.reasons:
             err.print(f"  - {escape(reason)}", highlight=False)
         lines = (exc.explanation or {}).get("lines", [])

@@ -84,7 +84,7 @@ def solve_milp(milp: Milp, *, backend: str = DEFAULT_BACKEND, time_limit: float 
     while True:
         left = None if time_limit is None else time_limit - (time.perf_counter() - start)
         if left is not None and left <= 0:
-            raise NoSolution(f"no plan whose single-node jobs fit their nodes found within {time_limit:g} s "
+            raise NoSolution(f"no plan whose single-node jobs fit their nodes found within {time_limit:.3g} s "
                              "(not proven infeasible)", proven=False)
         solution = _solve_once(milp, backend, left, gap, log, warm_start)
         bound = max(bound, solution.bound)  # every round's model is a relaxation of the next
@@ -110,7 +110,7 @@ def _solve_once(milp: Milp, backend: str, time_limit: float | None, gap: float |
     seconds = time.perf_counter() - start
     if run.values is None:
         why = "proven infeasible" if run.proven_infeasible else (
-            f"no plan found within {time_limit:g} s (not proven infeasible)" if time_limit
+            f"no plan found within {time_limit:.3g} s (not proven infeasible)" if time_limit
             else f"solver stopped with status {run.status_name}")
         raise NoSolution(f"{why}; {backend} ran {seconds:.1f} s", proven=run.proven_infeasible)
     values = run.values
