@@ -35,6 +35,7 @@ class Milp:
     data_members: dict[tuple[str, str, str], list[mb.Variable]] = field(default_factory=dict)
     running: dict[tuple[str, int], mb.Variable] = field(default_factory=dict)                  # (job, t)
     stored: dict[tuple[str, str, str, int], mb.Variable] = field(default_factory=dict)         # (job, vendor, dc, t)
+    cover: dict[str, list[str]] = field(default_factory=dict)                                   # job → its Cover rows
     cost: dict[str, list[tuple[mb.Variable, float]]] = field(default_factory=lambda: defaultdict(list))
     rows: dict[str, mb.LinearConstraint] = field(default_factory=dict)
 
@@ -50,7 +51,7 @@ class Milp:
 
 def build_milp(inst: Instance, *, relax: bool = False) -> Milp:
     """Create every variable and constraint family; relax=True gives the LP relaxation."""
-    from solver.milp import assignment, budget, capacity, data, power, site, symmetry, work
+    from solver.milp import assignment, budget, capacity, cover, data, power, site, symmetry, work
 
     milp = Milp(inst)
     milp.model.name = inst.problem.name
@@ -64,6 +65,7 @@ def build_milp(inst: Instance, *, relax: bool = False) -> Milp:
     power.add_power(milp)
     budget.add_budget(milp)
     symmetry.add_symmetry_breaking(milp)
+    cover.add_cover_cuts(milp)
     milp.model.minimize(milp.total_cost())
     if relax:
         for var in milp.model.get_variables():

@@ -47,10 +47,14 @@ def work_rows(milp: Milp, job: str) -> list[str]:
 def add_work_slack(milp: Milp, job: str, slack: mb.Variable) -> None:
     """Let `slack` EFLOP of job's work go undone: into every row that asks the work, on the
     side that loosens it. The model keeps a row with variables on both sides as
-    `need − work ≤ 0` (a need row), so the sign follows each row's finite bound."""
+    `need − work ≤ 0` (a need row), so the sign follows each row's finite bound.
+    The job's covering cuts (solver.milp.cover) round the full need, so they are dropped."""
     for name in work_rows(milp, job):
         row = milp.rows[name]
         row.add_term(slack, 1.0 if math.isfinite(row.lower_bound) else -1.0)
+    for name in milp.cover.get(job, []):  # either side: a row with variables on both is kept as ≤
+        row = milp.rows[name]
+        row.lower_bound, row.upper_bound = -math.inf, math.inf
 
 
 def replica_factor(milp: Milp, option_index: int) -> float:
