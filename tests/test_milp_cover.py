@@ -120,3 +120,13 @@ def test_mir_coefficients_round_up():
     assert cover._mir(2.1, f) == pytest.approx(2 + math.ceil(1000 / 3) / 1000)
     assert cover._mir(2.5, f) == 3.0
     assert cover._mir(0.01, f) >= 0.01 / f
+
+
+def test_big_models_get_no_cuts(monkeypatch):
+    """At WARM_START_VARIABLES or more the rows slowed the first plans; they are left out."""
+    prob, cat = load_problem(PROBLEMS / "seed-7b-200b-30d.yaml")
+    inst = build_instance(prob, cat)
+    assert build_milp(inst).cover
+    monkeypatch.setattr(cover, "WARM_START_VARIABLES", 100)
+    milp = build_milp(inst)
+    assert not milp.cover and not any(name.startswith("Cover-") for name in milp.rows)
