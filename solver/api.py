@@ -52,9 +52,7 @@ def solve_problem(problem: Problem, catalog: Catalog, *, backend: str = DEFAULT_
         write_mps(milp.model, export_mps)
     clock = RunClock.starting_now(time_limit, max_seconds, least=0.0)
     limit = clock.next_limit()
-    cut = max_seconds is not None and (time_limit is None or limit < time_limit)
-    plan = solve_built(inst, milp, backend=backend, time_limit=limit, gap=gap,
-                       more_time="--max-seconds" if cut else "--time-limit")
+    plan = solve_built(inst, milp, backend=backend, time_limit=limit, gap=gap, more_time=clock.more_time)
     if any(job.prefer for job in problem.jobs):  # soft site preferences: re-solve pinned (solver.milp.prefer)
         from solver.milp.prefer import keep_preferred, pinned_milp
 

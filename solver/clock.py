@@ -21,6 +21,7 @@ class RunClock:
     time_limit: float | None            # seconds per solve; None: no limit
     stop_at: float | None = None        # time.perf_counter() past which no solve starts
     least: float = 0.5                  # a solve given less than this proves nothing: OutOfTime
+    cut: bool = False                   # the last next_limit() was the run's budget, not time_limit
 
     @classmethod
     def starting_now(cls, time_limit: float | None, max_seconds: float | None, least: float = 0.5) -> RunClock:
@@ -34,7 +35,15 @@ class RunClock:
         """Seconds for the next solve (None: no limit); OutOfTime when the run's budget is spent."""
         left = self.left()
         if left is None:
+            self.cut = False
             return self.time_limit
         if left < self.least or left <= 0:
             raise OutOfTime("the run's time is spent")
-        return left if self.time_limit is None else min(self.time_limit, left)
+        self.cut = self.time_limit is None or left < self.time_limit
+        return left if self.cut else self.time_limit
+
+    @property
+    def more_time(self) -> str:
+        """The option that would have given the last solve more time: a solve that stopped
+        without an answer says which to raise."""
+        return "--max-seconds" if self.cut else "--time-limit"

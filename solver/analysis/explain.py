@@ -267,7 +267,7 @@ class _Context:
         return Relaxation(kind, target, None, UNITS[kind], text=text)
 
     def _undetermined(self, kind: str, target: str, what: str) -> Relaxation:
-        rel = self._cannot(kind, target, f"{what}: not determined within the time limit (raise --time-limit)")
+        rel = self._cannot(kind, target, f"{what}: not determined within the time limit (raise {self.clock.more_time})")
         rel.determined = False
         return rel
 

@@ -292,7 +292,8 @@ class Session:
         except NoSolution as exc:
             if not exc.proven:
                 raise Infeasible(f"cannot tell whether a plan exists {self.describe()}: {exc}",
-                                 reasons=["raise --time-limit, or try another --backend"], proven=False) from None
+                                 reasons=[f"raise {self.clock.more_time}, or try another --backend"],
+                                 proven=False) from None
             return None
         finally:
             self.milp.model.minimize(self.milp.total_cost())
@@ -431,7 +432,8 @@ class Session:
             proven = open_bound == INF
             why = "proven infeasible" if proven else "no plan found within the time limit"
             raise Infeasible(f"no plan {self.describe()} ({why})",
-                             reasons=explain_quick(self.inst) if proven else ["raise --time-limit"], proven=proven)
+                             reasons=explain_quick(self.inst) if proven else [f"raise {self.clock.more_time}"],
+                             proven=proven)
         out = replace(best, bound=min(best.objective, open_bound))
         out.status = "optimal" if out.gap <= self.tolerance + 1e-12 else "feasible"
         return out

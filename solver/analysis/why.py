@@ -313,7 +313,7 @@ class _Ctx:
             alt.text = "not analysed: the run's time budget ran out (raise --max-seconds)"
         except _Undetermined:
             alt.code, alt.determined = "price", False
-            alt.text = "not determined within the time limit (raise --time-limit)"
+            alt.text = f"not determined within the time limit (raise {self.clock.more_time})"
         return alt
 
     def _elastic(self, alt: Alternative, keys: set[str]) -> None:
