@@ -9,8 +9,8 @@ For job j and one of its choices c (or the job's only way to run), every node of
 configuration o in period t does at most a_ot = (groups per node) × (one group's work)
 of j's work, and a contract started at s does the sum of that over the periods it
 covers. So Σ a_i·x_i ≥ need_c when c is chosen, over integer x ≥ 0 (contracts, hourly
-nodes). Divided by a divisor W (the largest a_i: one whole contract, or the best node),
-its mixed-integer rounding (Marchand & Wolsey 2001) is
+nodes). Divided by a divisor W (each of the largest few distinct a_i: a whole contract,
+the best node), its mixed-integer rounding (Marchand & Wolsey 2001) is
 
     Σ_i (⌊α_i⌋ + min(1, frac(α_i)/f))·x_i ≥ ⌈β⌉·z_c,   α_i = a_i/W, β = need_c/W, f = frac(β),
 
@@ -32,11 +32,13 @@ from solver.milp.build import Milp
 from solver.milp.warmstart import WARM_START_VARIABLES
 from solver.milp.work import work_coefficients
 
-DIVISORS = 1
+DIVISORS = 10
 """How many distinct coefficients (largest first) serve as a divisor W, one cut each.
-Measured with HiGHS, six random seeds, median seconds to proven optimum (debug-then-train,
-hybrid-burst, seed-13b-100b): no cuts 14.3, 1.8, 2.2; one divisor 8.5, 1.3, 1.5; ten
-divisors 7.4, 1.2, 2.5; ten plus the unrounded row 5.3, 1.2, 2.2 (more rows, slower LPs)."""
+Measured with HiGHS, median seconds to the proven optimum over six random seeds
+(debug-then-train, seed-13b-100b; hybrid-burst over three), with presolve's doubleton
+rule and aggregator off (solver.milp.highs_options): one divisor 9.3, 2.3, 1.3 s; ten
+5.5, 1.9, 1.2 s. (With only the doubleton rule off one divisor had been better on
+seed-13b-100b, 1.5 against 2.5 s.)"""
 GRID = 1000
 """Coefficients are rounded up to multiples of 1/GRID."""
 
