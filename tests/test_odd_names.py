@@ -127,3 +127,14 @@ def test_unbalanced_paths_are_refused_with_the_fix(text):
     from solver.errors import ProblemError
     with pytest.raises(ProblemError, match="unbalanced|not an edit"):
         parse_edit(text)
+
+
+def test_catalog_validate_prints_a_folder_name_holding_brackets(odd):
+    """A path is user text too: `catalog validate` read `[bold]` in it as markup and dropped it."""
+    folder = odd.parent / "[bold]quotes"
+    folder.mkdir()
+    for table in ("gpus.csv", "datacenters.csv", "offers.csv"):
+        (folder / table).write_bytes((odd.parent / "cat" / table).read_bytes())
+    run = gpuplan("catalog", "validate", folder)
+    assert run.returncode == 0, run.stderr[-2000:]
+    assert "[bold]quotes: ok" in run.stdout

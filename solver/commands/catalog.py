@@ -35,9 +35,9 @@ def catalog_validate(folder: Path = typer.Argument(...)) -> None:
 
     def action() -> None:
         cat = load_catalog(folder)
-        Console().print(f"{folder}: ok — {len(cat.gpus)} GPUs, {len(cat.datacenters)} datacenters, "
-                        f"{len(cat.offers)} offers from {len({o.vendor for o in cat.offers.values()})} vendors",
-                        markup=False, highlight=False)
+        vendors = len({o.vendor for o in cat.offers.values()})
+        Console(markup=False).print(f"{folder}: ok — {len(cat.gpus)} GPUs, {len(cat.datacenters)} datacenters, "
+                                    f"{len(cat.offers)} offers from {vendors} vendors", highlight=False)
     run_action(action)
 
 
@@ -56,11 +56,11 @@ def catalog_template(file: Path = typer.Argument(..., help="the quote sheet to w
         cat = load_catalog(catalog)
         path = write_template(file, cat, prefill=prefill, force=force)
         rows = f"{len(cat.offers)} offers of {catalog}" if prefill else "one example row"
-        Console(soft_wrap=True).print(f"wrote {path}: sheet offers ({rows})"
+        Console(soft_wrap=True, markup=False).print(f"wrote {path}: sheet offers ({rows})"
                                       + (", sheet columns (types, units, allowed values)"
                                          if path.suffix.lower() == ".xlsx" else "")
                                       + f". Fill it, then: gpuplan catalog import {path} --into CATALOG_DIR",
-                                      highlight=False, markup=False)
+                                      highlight=False)
     run_action(action)
 
 
@@ -83,23 +83,24 @@ def catalog_import(file: Path = typer.Argument(..., help="filled quote sheet, *.
     def action() -> None:
         result = import_quotes(file, into, skip_bad=skip_bad, force=force, sheet=sheet)
         cat = load_catalog(into)               # what was written loads as a catalog
-        out, err = Console(soft_wrap=True), Console(stderr=True, soft_wrap=True)
+        # file names and quote-sheet cells are user text: printed as written, never as markup
+        out = Console(soft_wrap=True, markup=False)
+        err = Console(stderr=True, soft_wrap=True, markup=False)
         vendors = len({o.vendor for o in result.offers})
         out.print(f"wrote {result.target}: {_n(len(result.offers), 'offer')} from {_n(vendors, 'vendor')} "
-                  f"({len(cat.gpus)} GPUs, {len(cat.datacenters)} datacenters in the catalog)", highlight=False,
-                  markup=False)
+                  f"({len(cat.gpus)} GPUs, {len(cat.datacenters)} datacenters in the catalog)", highlight=False)
         if result.backup:
             out.print(f"replaced the old offers.csv ({_n(result.replaced_rows or 0, 'row')}); "
                       f"it is kept as {result.backup}",
-                      highlight=False, markup=False)
+                      highlight=False)
         for warning in result.quotes.warnings:
-            err.print(f"warning: {warning}", highlight=False, markup=False)
+            err.print(f"warning: {warning}", highlight=False)
         if result.skipped:
             rows = result.quotes.bad_rows
             err.print(f"skipped {_n(len(rows), 'row')} with bad cells ({'row' if len(rows) == 1 else 'rows'} "
-                      f"{', '.join(map(str, rows))}):", highlight=False, markup=False)
+                      f"{', '.join(map(str, rows))}):", highlight=False)
             for bad in result.skipped:
-                err.print(f"  - {bad.render()}", highlight=False, markup=False)
+                err.print(f"  - {bad.render()}", highlight=False)
     run_action(action)
 
 

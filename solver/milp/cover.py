@@ -49,7 +49,8 @@ def add_cover_cuts(milp: Milp) -> None:
     Only below WARM_START_VARIABLES: big models are not solved to a proof in a time limit,
     and there the rows slowed the first plans: the 300 × 60 × 20 synthetic instance (seed 1,
     60 s, twice each, identical) ended at 3,077,985 CNY with them, 2,755,072 without, with
-    the same bound; the medium one reached 1% in 9.0 s with them, 11.2 s without."""
+    the same bound; the medium one reached 1% in 9.0 s with them, 11.2 s without (one divisor,
+    doubleton rule off only)."""
     if milp.model.num_variables >= WARM_START_VARIABLES:
         return
     inst = milp.inst
