@@ -33,10 +33,10 @@ def tiny():
 def test_native_prints_go_to_stderr(path, capfd, monkeypatch):
     if path == "model_builder":
         monkeypatch.setattr(mb.Solver, "solve", noisy(mb.Solver.solve))
-        solution = solve_milp(tiny())
+        solution = solve_milp(tiny(), backend="scip")  # SCIP and CP-SAT go through the model builder
     else:
         monkeypatch.setattr(mathopt, "solve", noisy(mathopt.solve))
-        solution = solve_milp(tiny(), time_limit=10)   # a time limit sends HiGHS through MathOpt
+        solution = solve_milp(tiny())                   # HiGHS goes through MathOpt
     print("python output stays")
     out, err = capfd.readouterr()
     assert solution.status == "optimal"
