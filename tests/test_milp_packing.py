@@ -107,6 +107,58 @@ def test_slot_rows_are_added_only_where_a_plan_does_not_fit():
     assert "Pack-H:ethernet-0-slots" in milp.rows
 
 
+def _three_jobs_on_two_nodes_by_count():
+    cat = catalog(ethernet())
+    prob = problem(job("a", days=4, deadline=1), job("b", days=6, deadline=1), job("c", days=6, deadline=1),
+                   horizon=1)
+    return prob, cat
+
+
+def test_an_unpackable_plan_is_repaired_by_renting_what_its_jobs_need():
+    from solver.milp import solve as solve_module
+    from solver.milp.extract import extract_plan
+    from solver.milp.packing import add_node_packing, unpacked
+
+    prob, cat = _three_jobs_on_two_nodes_by_count()
+    _, milp = build(prob, cat)
+    first = solve_module._solve_once(milp, "highs", None, None, False, True)
+    cells = unpacked(milp, first.value)
+    assert cells and first.objective == pytest.approx(2 * NODE_DAY)   # 16 GPUs by count
+    add_node_packing(milp, cells)
+    repaired = solve_module._repaired(milp, first, "highs", first.bound, False)
+    assert repaired.objective == pytest.approx(3 * NODE_DAY) and not unpacked(milp, repaired.value)
+    assert {k: repaired.count(v) for k, v in milp.replicas.items()} == {k: first.count(v) for k, v in
+                                                                        milp.replicas.items()}
+    assert repaired.status == "feasible" and repaired.bound == pytest.approx(2 * NODE_DAY)
+    assert verify_plan(prob, cat, extract_plan(repaired)) == []
+
+
+def test_a_first_plan_that_does_not_pack_and_spends_the_time_limit_still_gives_a_plan(monkeypatch):
+    # Before: "no plan whose single-node jobs fit their nodes found within 300 s" on the large
+    # synthetic instance, whose first plan used the whole limit and did not pack.
+    import time
+
+    from solver.api import solve_built
+    from solver.milp import solve as solve_module
+
+    real, calls = solve_module._solve_once, []
+
+    def spends_the_limit(milp, backend, time_limit, *args, **kwargs):
+        solution = real(milp, backend, time_limit, *args, **kwargs)
+        calls.append(time_limit)
+        if len(calls) == 1:
+            time.sleep(time_limit + 0.05)
+        return solution
+
+    monkeypatch.setattr(solve_module, "_solve_once", spends_the_limit)
+    prob, cat = _three_jobs_on_two_nodes_by_count()
+    inst, milp = build(prob, cat)
+    plan = solve_built(inst, milp, time_limit=0.5)
+    assert plan.total_cost == pytest.approx(3 * NODE_DAY)
+    assert calls == [pytest.approx(0.5, abs=0.05), solve_module.REPAIR_SECONDS]  # first round, then only the repair
+    assert verify_plan(prob, cat, plan) == []
+
+
 def test_a_claim_of_one_node_is_checked():
     # One job on two offers, or on more GPUs than a node holds, is not inside one node;
     # and a synchronous job not placed in one node is paid the fabric's derating.
