@@ -41,6 +41,7 @@ def solve_problem(problem: Problem, catalog: Catalog, *, backend: str = DEFAULT_
     A job's soft site preference (`prefer`) is honoured by re-solving with the job pinned to
     its site; see solver.milp.prefer for the rule. `time_limit` bounds each solve,
     `max_seconds` all of them (a re-solve with no time left is not started)."""
+    clock = RunClock.starting_now(time_limit, max_seconds, least=0.0)  # building the model is part of the run
     inst = build_instance(problem, catalog)
     stranded = [job.name for job in problem.jobs if not any(o.job == job.name for o in inst.options)]
     if stranded:
@@ -50,8 +51,11 @@ def solve_problem(problem: Problem, catalog: Catalog, *, backend: str = DEFAULT_
         constrain(milp)
     if export_mps:
         write_mps(milp.model, export_mps)
-    clock = RunClock.starting_now(time_limit, max_seconds, least=0.0)
-    limit = clock.next_limit()
+    try:
+        limit = clock.next_limit()
+    except OutOfTime:
+        raise Infeasible("no time left to solve: the run's time (--max-seconds) ran out while the model was built",
+                         reasons=["raise --max-seconds"], proven=False) from None
     plan = solve_built(inst, milp, backend=backend, time_limit=limit, gap=gap, more_time=clock.more_time)
     if any(job.prefer for job in problem.jobs):  # soft site preferences: re-solve pinned (solver.milp.prefer)
         from solver.milp.prefer import keep_preferred, pinned_milp

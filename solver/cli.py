@@ -90,15 +90,15 @@ def solve(problem: Path = typer.Argument(..., help="problem YAML"),
                 raise ProblemError("not written with --objective min_time, which solves a sequence of models",
                                    key="--export-mps", fix="leave out --export-mps, or export the min_cost model")
             check_new_file(export_mps, "--export-mps", force=force, example="model.mps")
-        run = RunClock.starting_now(time_limit, max_seconds)  # the solve's steps each cut to what is left
+        run = RunClock.since_start(time_limit, max_seconds)  # the solve's steps each cut to what is left
         options = {"backend": backend.value, "time_limit": time_limit, "gap": gap}
         try:
             with working(f"solving {problem.name} ({backend.value})"):
                 if objective.value == "min_time":
                     from solver.analysis.min_time import min_time_plan
-                    plan = min_time_plan(prob, cat, max_seconds=max_seconds, **options)
+                    plan = min_time_plan(prob, cat, max_seconds=run.left(), **options)
                 else:
-                    plan = solve_problem(prob, cat, export_mps=export_mps, max_seconds=max_seconds, **options)
+                    plan = solve_problem(prob, cat, export_mps=export_mps, max_seconds=run.left(), **options)
         except Infeasible as exc:
             if exc.proven and explain:
                 from solver.analysis.explain import explain_infeasible

@@ -11,6 +11,8 @@ from __future__ import annotations
 import time
 from dataclasses import dataclass
 
+import solver
+
 
 class OutOfTime(Exception):
     """The run's whole budget is spent: no new solve starts."""
@@ -26,6 +28,12 @@ class RunClock:
     @classmethod
     def starting_now(cls, time_limit: float | None, max_seconds: float | None, least: float = 0.5) -> RunClock:
         return cls(time_limit, None if max_seconds is None else time.perf_counter() + max_seconds, least)
+
+    @classmethod
+    def since_start(cls, time_limit: float | None, max_seconds: float | None, least: float = 0.5) -> RunClock:
+        """A clock whose budget counts from the command's start (solver.STARTED), so that
+        loading libraries and files is inside `--max-seconds`, not on top of it."""
+        return cls(time_limit, None if max_seconds is None else solver.STARTED + max_seconds, least)
 
     def left(self) -> float | None:
         """Seconds left of the whole run (None: no budget), never below 0."""
@@ -47,3 +55,8 @@ class RunClock:
         """The option that would have given the last solve more time: a solve that stopped
         without an answer says which to raise."""
         return "--max-seconds" if self.cut else "--time-limit"
+
+
+def left_of(max_seconds: float | None) -> float | None:
+    """What is left of a command's `--max-seconds` now (None: no budget), counted from its start."""
+    return RunClock.since_start(None, max_seconds).left()

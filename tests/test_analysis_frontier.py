@@ -287,7 +287,7 @@ def test_max_seconds_keeps_the_points_found_before_it_ran_out(monkeypatch):
     cut = frontier(prob, cat, "deadline", 10, max_seconds=3600)
     assert 1 <= len(cut.points) < len(full.points)
     assert {(p.finish_day, p.cost) for p in cut.points} < {(p.finish_day, p.cost) for p in full.points}
-    assert any(n.startswith("stopped by --max-seconds 3600") for n in cut.notes)
+    assert any(n.startswith("stopped by the run's time (--max-seconds)") for n in cut.notes)
 
 
 def test_max_seconds_with_no_point_found_is_not_proven_infeasible():
@@ -365,4 +365,4 @@ def test_max_seconds_right_after_the_first_solve_keeps_that_plan(monkeypatch):
     monkeypatch.setattr(min_time.Session, "solve", solve_then_spend)
     cut = frontier(prob, cat, "deadline", 10, max_seconds=3600)
     assert len(cut.points) == 1 and cut.points[0].cost == pytest.approx(solve_problem(prob, cat).total_cost)
-    assert any(n.startswith("stopped by --max-seconds") for n in cut.notes)
+    assert any(n.startswith("stopped by the run's time (--max-seconds)") for n in cut.notes)

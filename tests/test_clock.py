@@ -32,3 +32,42 @@ def test_a_spent_budget_starts_no_solve():
     with pytest.raises(OutOfTime):
         clock.next_limit()
     assert RunClock(10.0, time.perf_counter() - 1, least=0.0).left() == 0.0
+
+
+# --- the command's budget counts from its start ---------------------------------------------
+
+def test_a_budget_since_start_counts_the_time_before_the_clock_was_made(monkeypatch):
+    import solver
+    from solver.clock import left_of
+
+    monkeypatch.setattr(solver, "STARTED", time.perf_counter() - 4.0)   # a start-up of 4 s
+    assert 5.0 < left_of(10.0) <= 6.0
+    assert left_of(None) is None and left_of(3.0) == 0.0
+    assert 5.0 < RunClock.since_start(60.0, 10.0).next_limit() <= 6.0
+
+
+@pytest.mark.parametrize("command", [
+    ["solve", "debug-then-train.yaml"],
+    ["solve", "debug-then-train.yaml", "--objective", "min_time"],
+    ["why", "debug-then-train.yaml"],
+    ["frontier", "debug-then-train.yaml", "--points", "3"],
+])
+def test_a_command_whose_start_up_spent_its_budget_starts_no_solve(monkeypatch, command):
+    # --max-seconds 50 after a (pretended) 100-s start-up: nothing is solved, and the
+    # message says which option to raise
+    from pathlib import Path
+
+    from typer.testing import CliRunner
+
+    import solver
+    from solver import api
+    from solver.cli import app
+
+    solves = []
+    monkeypatch.setattr(api, "solve_built", lambda *a, **k: solves.append(1))
+    monkeypatch.setattr(solver, "STARTED", time.perf_counter() - 100.0)
+    problems = Path(__file__).resolve().parent.parent / "problems"
+    result = CliRunner().invoke(app, [command[0], str(problems / command[1]), *command[2:], "--max-seconds", "50"])
+    assert solves == []
+    assert result.exit_code == 1, result.output
+    assert "--max-seconds" in result.output

@@ -140,9 +140,9 @@ def frontier(problem: Problem, catalog: Catalog, axis: str = "deadline", points:
                 point.eps = point.x  # the ε it meets exactly: its finishing day, cost, share or vendors
                 found.append(point)
         if not found:
-            raise Infeasible(f"no frontier point within --max-seconds {max_seconds:g}",
+            raise Infeasible("no frontier point within the run's time (--max-seconds)",
                              reasons=["raise --max-seconds, or lower --points"], proven=False) from None
-        out.notes.append(f"stopped by --max-seconds {max_seconds:g}: the ε values after the last one "
+        out.notes.append("stopped by the run's time (--max-seconds): the ε values after the last one "
                          f"tried ({len(out.tried)} of up to {points}) were not tried")
     out.points = non_dominated(found)
     kept = {id(p) for p in out.points}

@@ -73,7 +73,7 @@ def min_time_plan(problem: Problem, catalog: Catalog, *, backend: str = DEFAULT_
         session.set_cap(day)
         return session.solve()
     except OutOfTime:
-        raise Infeasible(f"no earliest plan settled within --max-seconds {max_seconds:g}",
+        raise Infeasible("no earliest plan settled within the run's time (--max-seconds)",
                          reasons=["raise --max-seconds or --time-limit"], proven=False) from None
 
 

@@ -359,7 +359,7 @@ def negotiate(problem: Problem, catalog: Catalog, *, vendors: list[str] | None =
             t.reason = why.get(offer.offer, "no job can use it")
         elif max_seconds is not None and time.perf_counter() - started > max_seconds:
             t.analysed = False
-            t.reason = f"not analysed: the {max_seconds:g} s time budget ran out"
+            t.reason = "not analysed: the run's time budget (--max-seconds) ran out"
         else:
             before = session.solves
             _price_limit(session, t, base, margin, max_solves, tolerance)

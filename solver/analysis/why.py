@@ -142,7 +142,8 @@ def why(problem: Problem, catalog: Catalog, *, k: int = 3, backend: str = DEFAUL
 
     start = time.perf_counter()
     if plan is None:
-        plan = solve_problem(problem, catalog, backend=backend, time_limit=time_limit, gap=gap)
+        plan = solve_problem(problem, catalog, backend=backend, time_limit=time_limit, gap=gap,
+                             max_seconds=max_seconds)  # the optimum's solve is part of the budget too
     inst, _ = build(problem, catalog)
     ctx = _Ctx(problem, catalog, inst, plan, backend, time_limit, gap,
                None if max_seconds is None else start + max_seconds)

@@ -11,6 +11,7 @@ from rich.console import Console
 from rich.markup import escape
 from rich.table import Table
 
+from solver.clock import left_of
 from solver.commands.common import (
     Backend,
     bounded,
@@ -70,7 +71,7 @@ def frontier_command(
         prob, cat = load_problem(problem)
         with working(f"frontier along {x.value}: {points} points"):
             result = frontier(prob, cat, x.value, points, backend=backend.value, time_limit=time_limit, gap=gap,
-                              max_seconds=max_seconds)
+                              max_seconds=left_of(max_seconds))
         written: dict[str, list[str]] = {}
         if plans is not None:
             written["plans"] = [str(p) for p in write_plans(result, plans, force=force)]

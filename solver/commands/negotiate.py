@@ -11,6 +11,7 @@ from rich.markup import escape
 from rich.table import Table
 
 from solver.analysis.negotiate import reason_kinds
+from solver.clock import left_of
 from solver.commands.common import (
     Backend,
     bounded,
@@ -71,7 +72,7 @@ def negotiate(problem: Path = typer.Argument(..., help="problem YAML"),
             vendors.append(sheet_vendor)
         with working("negotiate: walk-away and break-even prices"):
             result = analyse(prob, cat, vendors=vendors or None, kw=kw, lead_days=lead_days, nodes=nodes, margin=margin,
-                             max_solves=max_solves, max_seconds=max_seconds, backend=backend.value,
+                             max_solves=max_solves, max_seconds=left_of(max_seconds), backend=backend.value,
                              time_limit=time_limit, gap=gap)
         written = None
         if sheet_vendor:

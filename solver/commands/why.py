@@ -7,6 +7,7 @@ from pathlib import Path
 
 import typer
 
+from solver.clock import left_of
 from solver.commands.common import (
     Backend,
     bounded,
@@ -45,7 +46,7 @@ def why_command(problem: Path = typer.Argument(..., help="problem YAML"),
         prob, cat = load_problem(problem)
         with working("why: optimum, runners-up and binding limits"):
             result = why(prob, cat, k=k, backend=backend.value, time_limit=time_limit, gap=gap,
-                         max_seconds=max_seconds)
+                         max_seconds=left_of(max_seconds))
         if as_json:
             print_json(result.to_dict())
         else:
