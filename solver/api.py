@@ -54,7 +54,8 @@ def solve_problem(problem: Problem, catalog: Catalog, *, backend: str = DEFAULT_
     try:
         limit = clock.next_limit()
     except OutOfTime:
-        raise Infeasible("no time left to solve: the run's time (--max-seconds) ran out while the model was built",
+        raise Infeasible("no plan found (not proven infeasible): the run's time (--max-seconds) ran out "
+                         "before the solve could start",
                          reasons=["raise --max-seconds"], proven=False) from None
     plan = solve_built(inst, milp, backend=backend, time_limit=limit, gap=gap, more_time=clock.more_time)
     if any(job.prefer for job in problem.jobs):  # soft site preferences: re-solve pinned (solver.milp.prefer)

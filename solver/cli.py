@@ -9,7 +9,8 @@ from typing import Optional
 
 import typer
 
-from solver.clock import RunClock
+import solver
+from solver.clock import COMMAND, RunClock, start_command
 from solver.commands import register_all
 from solver.commands.common import (
     OUTPUT,
@@ -39,6 +40,7 @@ def _options(quiet: bool = typer.Option(False, "--quiet", "-q", help="no spinner
              no_color: bool = typer.Option(False, "--no-color", help="plain text, no colours")) -> None:
     """Plan which GPUs to rent, where, how many, on which contract and for how long."""
     OUTPUT.quiet, OUTPUT.color = quiet, not no_color
+    start_command()
 
 
 Objective = Enum("Objective", {o: o for o in ("min_cost", "min_time")}, type=str)
@@ -222,5 +224,12 @@ def _model_spec(params, active_params, layers, hidden, heads, seq_len, tokens):
 
 register_all(app)
 
-if __name__ == "__main__":
+
+def main() -> None:
+    """The console script: the command's `--max-seconds` counts from the process's start."""
+    COMMAND.process = solver.STARTED
     app()
+
+
+if __name__ == "__main__":
+    main()

@@ -11,8 +11,6 @@ from __future__ import annotations
 import time
 from dataclasses import dataclass
 
-import solver
-
 
 class OutOfTime(Exception):
     """The run's whole budget is spent: no new solve starts."""
@@ -31,9 +29,10 @@ class RunClock:
 
     @classmethod
     def since_start(cls, time_limit: float | None, max_seconds: float | None, least: float = 0.5) -> RunClock:
-        """A clock whose budget counts from the command's start (solver.STARTED), so that
+        """A clock whose budget counts from the running command's start (COMMAND), so that
         loading libraries and files is inside `--max-seconds`, not on top of it."""
-        return cls(time_limit, None if max_seconds is None else solver.STARTED + max_seconds, least)
+        began = COMMAND.at if COMMAND.at is not None else time.perf_counter()
+        return cls(time_limit, None if max_seconds is None else began + max_seconds, least)
 
     def left(self) -> float | None:
         """Seconds left of the whole run (None: no budget), never below 0."""
@@ -57,6 +56,24 @@ class RunClock:
         return "--max-seconds" if self.cut else "--time-limit"
 
 
+@dataclass
+class _CommandStart:
+    at: float | None = None        # when the running command began (time.perf_counter())
+    process: float | None = None   # the console script's own start, for its one command to claim
+
+
+COMMAND = _CommandStart()
+"""When the command line's current command began. Why not the package's import time alone:
+in a process that runs many commands (tests, a notebook calling the CLI) that is long past."""
+
+
+def start_command() -> None:
+    """Mark a command's start (the CLI's callback calls this for every command): the process's
+    start when the console script launched it (solver.cli.main), else now."""
+    COMMAND.at = COMMAND.process if COMMAND.process is not None else time.perf_counter()
+    COMMAND.process = None
+
+
 def left_of(max_seconds: float | None) -> float | None:
-    """What is left of a command's `--max-seconds` now (None: no budget), counted from its start."""
+    """What is left of the running command's `--max-seconds` now (None: no budget)."""
     return RunClock.since_start(None, max_seconds).left()

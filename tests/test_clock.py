@@ -37,13 +37,30 @@ def test_a_spent_budget_starts_no_solve():
 # --- the command's budget counts from its start ---------------------------------------------
 
 def test_a_budget_since_start_counts_the_time_before_the_clock_was_made(monkeypatch):
-    import solver
-    from solver.clock import left_of
+    from solver.clock import COMMAND, left_of, start_command
 
-    monkeypatch.setattr(solver, "STARTED", time.perf_counter() - 4.0)   # a start-up of 4 s
+    monkeypatch.setattr(COMMAND, "process", time.perf_counter() - 4.0)   # a start-up of 4 s
+    start_command()
     assert 5.0 < left_of(10.0) <= 6.0
     assert left_of(None) is None and left_of(3.0) == 0.0
     assert 5.0 < RunClock.since_start(60.0, 10.0).next_limit() <= 6.0
+    start_command()                       # the next command in this process starts now
+    assert 9.0 < left_of(10.0) <= 10.0
+
+
+def test_a_command_started_later_in_the_same_process_gets_its_whole_budget(monkeypatch):
+    # a long-lived process (tests, a notebook): the package's import time is long past
+    from pathlib import Path
+
+    from typer.testing import CliRunner
+
+    import solver
+    from solver.cli import app
+
+    monkeypatch.setattr(solver, "STARTED", time.perf_counter() - 100.0)
+    problems = Path(__file__).resolve().parent.parent / "problems"
+    result = CliRunner().invoke(app, ["solve", str(problems / "seed-7b-200b-30d.yaml"), "--max-seconds", "50"])
+    assert result.exit_code == 0, result.output
 
 
 @pytest.mark.parametrize("command", [
@@ -53,19 +70,19 @@ def test_a_budget_since_start_counts_the_time_before_the_clock_was_made(monkeypa
     ["frontier", "debug-then-train.yaml", "--points", "3"],
 ])
 def test_a_command_whose_start_up_spent_its_budget_starts_no_solve(monkeypatch, command):
-    # --max-seconds 50 after a (pretended) 100-s start-up: nothing is solved, and the
-    # message says which option to raise
+    # --max-seconds 50 after a (pretended) 100-s start-up of the console script: nothing is
+    # solved, and the message says which option to raise
     from pathlib import Path
 
     from typer.testing import CliRunner
 
-    import solver
-    from solver import api
     from solver.cli import app
+    from solver.clock import COMMAND
+    from solver.milp import solve as solve_module
 
     solves = []
-    monkeypatch.setattr(api, "solve_built", lambda *a, **k: solves.append(1))
-    monkeypatch.setattr(solver, "STARTED", time.perf_counter() - 100.0)
+    monkeypatch.setattr(solve_module, "_solve_once", lambda *a, **k: solves.append(1))
+    monkeypatch.setattr(COMMAND, "process", time.perf_counter() - 100.0)
     problems = Path(__file__).resolve().parent.parent / "problems"
     result = CliRunner().invoke(app, [command[0], str(problems / command[1]), *command[2:], "--max-seconds", "50"])
     assert solves == []

@@ -117,16 +117,16 @@ def _three_jobs_on_two_nodes_by_count():
 def test_an_unpackable_plan_is_repaired_by_renting_what_its_jobs_need():
     from solver.milp import solve as solve_module
     from solver.milp.extract import extract_plan
-    from solver.milp.packing import add_node_packing, unpacked
+    from solver.milp.packing import unpacked
 
     prob, cat = _three_jobs_on_two_nodes_by_count()
     _, milp = build(prob, cat)
     first = solve_module._solve_once(milp, "highs", None, None, False, True)
     cells = unpacked(milp, first.value)
     assert cells and first.objective == pytest.approx(2 * NODE_DAY)   # 16 GPUs by count
-    add_node_packing(milp, cells)
-    repaired = solve_module._repaired(milp, first, "highs", first.bound, False)
+    repaired = solve_module._repaired(milp, first, "highs", first.bound, False, None)
     assert repaired.objective == pytest.approx(3 * NODE_DAY) and not unpacked(milp, repaired.value)
+    assert "Pack-H:ethernet-0-slots" in milp.rows                    # rows where the plan's jobs run
     assert {k: repaired.count(v) for k, v in milp.replicas.items()} == {k: first.count(v) for k, v in
                                                                         milp.replicas.items()}
     assert repaired.status == "feasible" and repaired.bound == pytest.approx(2 * NODE_DAY)
@@ -155,7 +155,30 @@ def test_a_first_plan_that_does_not_pack_and_spends_the_time_limit_still_gives_a
     inst, milp = build(prob, cat)
     plan = solve_built(inst, milp, time_limit=0.5)
     assert plan.total_cost == pytest.approx(3 * NODE_DAY)
-    assert calls == [pytest.approx(0.5, abs=0.05), solve_module.REPAIR_SECONDS]  # first round, then only the repair
+    # the first round, then only the repair, with the floor's time (the limit is spent)
+    assert calls == [pytest.approx(0.5, abs=0.05), solve_module.REPAIR_FLOOR]
+    # the first round's bound stands (16 GPUs by count), not the repair's own
+    assert plan.lower_bound == pytest.approx(2 * NODE_DAY) and plan.status == "feasible"
+    assert verify_plan(prob, cat, plan) == []
+
+
+def test_a_repaired_plan_stands_when_the_next_round_finds_none(monkeypatch):
+    from solver.api import solve_built
+    from solver.milp import solve as solve_module
+
+    real, rounds = solve_module._solve_once, []
+
+    def no_second_plan(milp, backend, time_limit, *args, **kwargs):
+        rounds.append(kwargs.get("warm_start", True))
+        if len(rounds) == 3:    # first round, repair, then the round from the repaired plan
+            raise solve_module.NoSolution("no plan found within 30 s (not proven infeasible)", proven=False)
+        return real(milp, backend, time_limit, *args, **kwargs)
+
+    monkeypatch.setattr(solve_module, "_solve_once", no_second_plan)
+    prob, cat = _three_jobs_on_two_nodes_by_count()
+    inst, milp = build(prob, cat)
+    plan = solve_built(inst, milp, backend="scip", time_limit=30)
+    assert len(rounds) == 3 and plan.total_cost == pytest.approx(3 * NODE_DAY)
     assert verify_plan(prob, cat, plan) == []
 
 

@@ -68,6 +68,15 @@ def add_node_packing(milp: Milp, cells: Iterable[tuple[str, int]] | None = None)
             _pack(milp, key, t, bundles[key, t])
 
 
+def occupied(milp: Milp, value: Callable[[mb.Variable], float]) -> list[tuple[str, int]]:
+    """Cells where the plan runs some single-node job inside one node."""
+    return [cell for cell, bundles in _bundles(milp).items() if _chosen(bundles, value)]
+
+
+def _chosen(bundles: list[Bundle], value: Callable[[mb.Variable], float]) -> list[Bundle]:
+    return [b for b in bundles if (b.flag is None or value(b.flag) > 0.5) and round(value(b.replicas)) > 0]
+
+
 def unpacked(milp: Milp, value: Callable[[mb.Variable], float]) -> list[tuple[str, int]]:
     """Cells without slot rows where the plan's single-node jobs may not fit the rented nodes.
 
@@ -78,7 +87,7 @@ def unpacked(milp: Milp, value: Callable[[mb.Variable], float]) -> list[tuple[st
     for (key, t), bundles in _bundles(milp).items():
         if f"Pack-{key}-{t}-slots" in milp.rows:
             continue
-        chosen = [b for b in bundles if (b.flag is None or value(b.flag) > 0.5) and round(value(b.replicas)) > 0]
+        chosen = _chosen(bundles, value)
         if not chosen:
             continue
         gpn = milp.inst.configs[key].offer.gpus_per_node

@@ -41,7 +41,7 @@ def discounts(milp: Milp) -> list[Discount]:
     for key, w in milp.discounted.items():
         cfg = milp.inst.configs[key[0]]
         nodes = (milp.contracts if cfg.committed else milp.nodes)[key]
-        if discount_rows(*key)[0] in milp.rows:
+        if all(row in milp.rows for row in discount_rows(*key)):  # w ≤ x, w ≤ X̄·y, x ≥ N0·y
             out.append(Discount(nodes.index, w.index, milp.discount_flag[key].index, cfg.discount_nodes))
     return out
 
@@ -52,9 +52,23 @@ class Columns:
 
     objective: dict[int, float]   # nonzero cost coefficients
     offset: float
+    maximize: bool
     lower: dict[int, float]
     upper: dict[int, float]
     integer: set[int]
+
+
+COST_MARGIN = 1e-6
+"""Relative amount added to the known plan's cost before bounding: a solver's plan holds
+integers to a tolerance (1e-6), and a cost a hair low must not bound that plan, or the
+optimum, away."""
+
+
+def applicable(columns: Columns, found: list[Discount]) -> bool:
+    """Whether bounds from a plan's cost could switch a discount off: the objective has the
+    shape the argument needs and some discount's nodes cost something."""
+    net = _net_costs(columns, found)
+    return net is not None and any(net.get(d.nodes, 0.0) > 0 for d in found)
 
 
 def cheaper_plan_bounds(cost: float, columns: Columns, found: list[Discount]) -> dict[int, float]:
@@ -62,13 +76,10 @@ def cheaper_plan_bounds(cost: float, columns: Columns, found: list[Discount]) ->
 
     Empty when the objective is not of the shape the module docstring describes.
     """
-    net = dict(columns.objective)
-    for d in found:
-        if net.get(d.earned, 0.0) > 0:
-            return {}
-        net[d.nodes] = net.get(d.nodes, 0.0) + net.pop(d.earned, 0.0)
-    if any(c < 0 or columns.lower[k] < 0 for k, c in net.items()):
+    net = _net_costs(columns, found)
+    if net is None:
         return {}
+    cost += COST_MARGIN * max(abs(cost), 1.0)
     slack = cost - columns.offset - sum(c * columns.lower[k] for k, c in net.items())
     out = {}
     for k, c in net.items():
@@ -80,3 +91,18 @@ def cheaper_plan_bounds(cost: float, columns: Columns, found: list[Discount]) ->
         if out.get(d.nodes, columns.upper[d.nodes]) < d.least:
             out[d.earned], out[d.flag] = columns.lower[d.earned], columns.lower[d.flag]
     return out
+
+
+def _net_costs(columns: Columns, found: list[Discount]) -> dict[int, float] | None:
+    """Cost coefficients with each discount's w folded into its nodes' (w ≤ x), or None when the
+    objective is not a cost to minimise, non-negative once folded, over variables ≥ 0."""
+    if columns.maximize:
+        return None
+    net = dict(columns.objective)
+    for d in found:
+        if net.get(d.earned, 0.0) > 0:
+            return None
+        net[d.nodes] = net.get(d.nodes, 0.0) + net.pop(d.earned, 0.0)
+    if any(c < 0 or columns.lower[k] < 0 for k, c in net.items()):
+        return None
+    return net

@@ -18,7 +18,7 @@ from solver.milp import plan_bounds, warmstart
 from solver.milp.build import COST_PARTS, Milp
 from solver.milp.export import to_mathopt
 from solver.milp.highs_options import HIGHS_PRESOLVE_RULES_OFF
-from solver.milp.packing import add_node_packing, unpacked
+from solver.milp.packing import add_node_packing, occupied, unpacked
 from solver.milp.relaxation import BackgroundRelaxation, cores, discount_table
 
 BACKENDS = {"scip": "scip", "highs": "highs", "cp_sat": "sat"}
@@ -90,7 +90,12 @@ def solve_milp(milp: Milp, *, backend: str = DEFAULT_BACKEND, time_limit: float 
                                  "(not proven infeasible)", proven=False)
             solution = repaired
         else:
-            solution = _solve_once(milp, backend, left, gap, log, warm_start, repaired)
+            try:
+                solution = _solve_once(milp, backend, left, gap, log, warm_start, repaired)
+            except NoSolution:
+                if repaired is None:
+                    raise
+                solution = repaired  # a backend that takes no start, stopped with no plan of its own
             if repaired is not None and repaired.objective < solution.objective:
                 solution = repaired  # a backend that takes no start, stopped early
         bound = max(bound, solution.bound)  # every round's model is a relaxation of the next
@@ -103,29 +108,38 @@ def solve_milp(milp: Milp, *, backend: str = DEFAULT_BACKEND, time_limit: float 
             return solution
         add_node_packing(milp, cells)  # exact where this plan failed, and wherever it could fail:
         add_node_packing(milp)         # so one more solve is usually the last
-        repaired = _repaired(milp, solution, backend, bound, log)
+        repaired = _repaired(milp, solution, backend, bound, log, left) or repaired
 
 
 REPAIR_SECONDS = 10.0
-"""Time for `_repaired`'s solve, even when the time limit is spent: without it a solve whose
-first plan did not pack ended with no plan at all (large synthetic instance, 300 s)."""
+"""Most time for `_repaired`'s solve (stopped at REPAIR_GAP, usually well under a second)."""
+REPAIR_FLOOR = 2.0
+"""Time `_repaired` gets even when the time limit is spent (a solve overruns it by at most
+this): without it a solve whose first plan did not pack ended with no plan at all (large
+synthetic instance, 300 s)."""
+REPAIR_GAP = 0.01
 
 
-def _repaired(milp: Milp, solution: Solution, backend: str, bound: float, log: bool) -> Solution | None:
+def _repaired(milp: Milp, solution: Solution, backend: str, bound: float, log: bool,
+              left: float | None) -> Solution | None:
     """The plan with every job's replicas and fabric choice kept, and only its rentals (and
-    the new slot rows' placement) solved again: a plan that fits the slot rows, or None.
+    its single-node jobs' places) solved again: a plan whose jobs fit their nodes, or None.
+    Every cell where the plan runs a single-node job gets slot rows first, so the repaired
+    plan packs everywhere.
 
     Why: the next round of solve_milp starts from it (a MIP start for HiGHS) and falls back
     on it when time runs out; before, an unpackable first plan that used the time limit
     left no plan at all, and a second round from scratch found worse ones (a 60-s solve of
     40 single-node jobs: 107,194 CNY against an optimum of 103,738). Its own bound speaks of
     the jobs' placement held fixed, so it carries the whole model's bound instead."""
+    add_node_packing(milp, occupied(milp, solution.value))
     held = [*milp.replicas.values(), *milp.sites.values()]
     saved = [(v, v.lower_bound, v.upper_bound) for v in held]
     for v in held:
         v.lower_bound = v.upper_bound = float(solution.count(v))
+    seconds = REPAIR_SECONDS if left is None else min(REPAIR_SECONDS, max(left, REPAIR_FLOOR))
     try:
-        fixed = _solve_once(milp, backend, REPAIR_SECONDS, None, log, warm_start=False)
+        fixed = _solve_once(milp, backend, seconds, REPAIR_GAP, log, warm_start=False)
     except NoSolution:
         return None
     finally:
@@ -248,7 +262,7 @@ def _run_highs_mathopt(milp: Milp, time_limit: float | None, gap: float | None, 
             return _read(_mathopt_once(model, time_limit, gap, log, PROGRESS.listener, plan.values), plan)
         if warm_start and time_limit and milp.model.num_variables >= warmstart.WARM_START_VARIABLES:
             return _run_big(model, milp, start + time_limit, time_limit, gap, log)
-        if warm_start:
+        if warm_start and milp.model.num_variables < warmstart.WARM_START_VARIABLES:
             return _run_bounded(model, milp, time_limit, gap, log)
         return _read(_mathopt_once(model, time_limit, gap, log, PROGRESS.listener))
     finally:
@@ -277,44 +291,63 @@ class _BestHeard:
         self.listener(self.plan, self.bound)
 
 
-FIRST_PLANS = 2
-"""Improving plans HiGHS finds before `_run_bounded` bounds the model by the best of them.
-On debug-then-train the second came at 0.2 s and cost 213,780 CNY against an optimum of
-211,985 (the first, from feasibility jump, 733,300: too dear to bound anything)."""
+FIRST_GAP = 0.12
+"""`_run_bounded`'s first step stops at this relative gap, and the model is bounded by its plan.
+debug-then-train, seeds 1-12: the root's bound is about 189,000 CNY, so the first step
+stops at a plan of at most about 214,000 (optimum 211,985). Stopping at the second plan
+instead gave a plan of 277,380 on one seed, too dear to switch the discounts off (5.9 s
+to the proof against 2.4 s); over the twelve seeds, mean 2.99 s against 2.52 (0.15: 2.56)."""
+
+
+GATE_SHARE = 0.1
+"""Share of a time limit `_run_bounded` gives the LP relaxation that decides whether to take two steps."""
 
 
 def _run_bounded(model, milp: Milp, time_limit: float | None, gap: float | None, log: bool) -> _Run:
-    """Solve until FIRST_PLANS plans are found, then bound the model by the best one's cost
-    (solver.milp.plan_bounds) and solve it from that plan; or solve it whole, when not even
-    a plan as cheap as the LP relaxation's bound would switch a volume discount off.
+    """Solve to a plan within FIRST_GAP of HiGHS' bound, then bound the model by that plan's
+    cost (solver.milp.plan_bounds) and solve it from the plan; or solve it whole, when not
+    even a plan as cheap as the LP relaxation's bound would switch a volume discount off.
 
     Why: the bounds take away the volume discounts the LP relaxation gives to rentals too
     small to earn them. The second step repeats HiGHS' presolve and root, which only pays
-    when a discount goes (hybrid-burst: none goes, and two steps took 1.6 s against 1.2 s).
+    when a discount goes (hybrid-burst: none goes, and two steps took 1.6 s against 1.2 s),
+    and not always then. Seeds 1-12, median (mean) seconds to the proven optimum, whole
+    against two steps: debug-then-train 3.47 (3.40) against 2.66 (2.54); seed-13b-100b
+    1.22 (1.45) against 1.81 (1.64), whose first step already holds the optimum. Bounding
+    the model up front by a guess (the LP bound + 25%, checked afterwards) was the other
+    way round: 3.59 and 1.17 s.
     The bounded model holds every plan no dearer than the first step's, so its optimum and
-    its proven bound are the whole model's. A first step that proves its plan optimal, or
-    runs out of time, is the answer.
+    its proven bound are the whole model's. A first step that ends within the gap asked
+    for, or runs out of time, is the answer.
     """
     from ortools.math_opt.python import mathopt
 
     start = time.perf_counter()
     columns, found = _columns(model), plan_bounds.discounts(milp)
-    relaxed = _mathopt_once(model, time_limit, None, False, None, relaxation=True)
-    if not (relaxed.has_primal_feasible_solution() and found
+    if not plan_bounds.applicable(columns, found):
+        return _read(_mathopt_once(model, time_limit, gap, log, PROGRESS.listener))
+    relaxed = _mathopt_once(model, None if time_limit is None else GATE_SHARE * time_limit, None, False, None,
+                            relaxation=True)
+    if not (relaxed.termination.reason == mathopt.TerminationReason.OPTIMAL
             and _switches_discounts_off(plan_bounds.cheaper_plan_bounds(relaxed.objective_value(), columns, found),
                                         found)):
         return _read(_mathopt_once(model, _left(time_limit, start), gap, log, PROGRESS.listener))
-    first = _mathopt_once(model, _left(time_limit, start), gap, log, PROGRESS.listener, plans=FIRST_PLANS)
+    wanted = OPTIMALITY_GAP if gap is None else gap
+    first = _mathopt_once(model, _left(time_limit, start), max(wanted, FIRST_GAP), log, PROGRESS.listener)
     left = _left(time_limit, start)
-    # HiGHS' solution limit reaches MathOpt as an undetermined limit (it cannot tell it from a node limit)
-    stopped_by_plans = (first.termination.reason == mathopt.TerminationReason.FEASIBLE
-                        and first.termination.limit in (mathopt.Limit.SOLUTION, mathopt.Limit.UNDETERMINED))
-    if not stopped_by_plans or not first.has_primal_feasible_solution() or (left is not None and left <= 0):
+    if (first.termination.reason != mathopt.TerminationReason.OPTIMAL or _reached(first, wanted)
+            or (left is not None and left <= 0)):
         return _read(first)
     plan = _Plan(_values(first), first.objective_value())
     for index, upper in plan_bounds.cheaper_plan_bounds(plan.cost, columns, found).items():
         model.get_variable(index).upper_bound = upper
     return _read(_mathopt_once(model, left, gap, log, PROGRESS.listener, plan.values), plan)
+
+
+def _reached(result, gap: float) -> bool:
+    """A MathOpt result within this relative gap of its own bound."""
+    bounds = result.termination.objective_bounds
+    return bounds.primal_bound - bounds.dual_bound <= gap * max(abs(bounds.primal_bound), 1e-9)
 
 
 def _left(time_limit: float | None, start: float) -> float | None:
@@ -331,6 +364,7 @@ def _columns(model) -> plan_bounds.Columns:
     return plan_bounds.Columns(
         objective={t.variable.id: t.coefficient for t in model.objective.linear_terms() if t.coefficient},
         offset=model.objective.offset,
+        maximize=model.objective.is_maximize,
         lower={v.id: v.lower_bound for v in variables},
         upper={v.id: v.upper_bound for v in variables},
         integer={v.id for v in variables if v.integer})
@@ -395,6 +429,8 @@ def _read(result, hint: _Plan | None = None) -> _Run:
 
     reason = result.termination.reason
     bound = result.termination.objective_bounds.dual_bound
+    if reason in (mathopt.TerminationReason.UNBOUNDED, mathopt.TerminationReason.INFEASIBLE_OR_UNBOUNDED):
+        return _Run(None, status_name=reason.name)  # no plan to read; a cost model is never unbounded
     if not result.has_primal_feasible_solution():
         if hint is not None:
             return _Run(hint.values, hint.cost, bound if math.isfinite(bound) else -math.inf)
@@ -409,17 +445,15 @@ def _values(result) -> dict[int, float]:
 
 def _mathopt_once(model, time_limit: float | None, gap: float | None, log: bool,
                   listener: Callable[[float | None, float | None], None] | None,
-                  hint: dict[int, float] | None = None, plans: int | None = None, relaxation: bool = False):
-    """One HiGHS solve of a MathOpt model, optionally from a MIP start (values by variable id),
-    stopped after `plans` improving plans if given; relaxation=True solves its LP relaxation."""
+                  hint: dict[int, float] | None = None, relaxation: bool = False):
+    """One HiGHS solve of a MathOpt model, optionally from a MIP start (values by variable id);
+    relaxation=True solves its LP relaxation."""
     from ortools.math_opt.python import mathopt
 
     params = mathopt.SolveParameters(time_limit=timedelta(seconds=max(time_limit, 0.1)) if time_limit else None,
                                      enable_output=log,
                                      relative_gap_tolerance=gap if gap is not None else OPTIMALITY_GAP)
     params.highs.int_options["presolve_rule_off"] = HIGHS_PRESOLVE_RULES_OFF
-    if plans is not None:
-        params.highs.int_options["mip_max_improving_sols"] = plans
     if relaxation:
         params.highs.bool_options["solve_relaxation"] = True
     model_params = None if hint is None else mathopt.ModelSolveParameters(solution_hints=[mip_start(model, hint)])
