@@ -14,7 +14,7 @@ from datetime import timedelta
 
 from ortools.linear_solver.python import model_builder as mb
 
-from solver.milp import plan_bounds, warmstart
+from solver.milp import warmstart
 from solver.milp.build import COST_PARTS, Milp
 from solver.milp.export import to_mathopt
 from solver.milp.highs_options import HIGHS_PRESOLVE_RULES_OFF
@@ -249,8 +249,7 @@ def _run_highs_mathopt(milp: Milp, time_limit: float | None, gap: float | None, 
     The model goes over as an exact MathOpt proto (solver.milp.export; variable k keeps
     id k).
     A model too big to solve whole in the time limit is planned in steps first
-    (`_run_big`); a small one may be solved in two (`_run_bounded`); given a plan, the
-    model is solved whole from it.
+    (`_run_big`); given a plan, the model is solved whole from it.
     """
     start = time.perf_counter()
     model = to_mathopt(milp.model)
@@ -262,8 +261,6 @@ def _run_highs_mathopt(milp: Milp, time_limit: float | None, gap: float | None, 
             return _read(_mathopt_once(model, time_limit, gap, log, PROGRESS.listener, plan.values), plan)
         if warm_start and time_limit and milp.model.num_variables >= warmstart.WARM_START_VARIABLES:
             return _run_big(model, milp, start + time_limit, time_limit, gap, log)
-        if warm_start and milp.model.num_variables < warmstart.WARM_START_VARIABLES:
-            return _run_bounded(model, milp, time_limit, gap, log)
         return _read(_mathopt_once(model, time_limit, gap, log, PROGRESS.listener))
     finally:
         PROGRESS.listener = listener
@@ -289,85 +286,6 @@ class _BestHeard:
         if bound is not None:
             self.bound = bound if self.bound is None else max(self.bound, bound)
         self.listener(self.plan, self.bound)
-
-
-FIRST_GAP = 0.12
-"""`_run_bounded`'s first step stops at this relative gap, and the model is bounded by its plan.
-debug-then-train, seeds 1-12: the root's bound is about 189,000 CNY, so the first step
-stops at a plan of at most about 214,000 (optimum 211,985). Stopping at the second plan
-instead gave a plan of 277,380 on one seed, too dear to switch the discounts off (5.9 s
-to the proof against 2.4 s); over the twelve seeds, mean 2.99 s against 2.52 (0.15: 2.56)."""
-
-
-GATE_SHARE = 0.1
-"""Share of a time limit `_run_bounded` gives the LP relaxation that decides whether to take two steps."""
-
-
-def _run_bounded(model, milp: Milp, time_limit: float | None, gap: float | None, log: bool) -> _Run:
-    """Solve to a plan within FIRST_GAP of HiGHS' bound, then bound the model by that plan's
-    cost (solver.milp.plan_bounds) and solve it from the plan; or solve it whole, when not
-    even a plan as cheap as the LP relaxation's bound would switch a volume discount off.
-
-    Why: the bounds take away the volume discounts the LP relaxation gives to rentals too
-    small to earn them. The second step repeats HiGHS' presolve and root, which only pays
-    when a discount goes (hybrid-burst: none goes, and two steps took 1.6 s against 1.2 s),
-    and not always then. Seeds 1-12, median (mean) seconds to the proven optimum, whole
-    against two steps: debug-then-train 3.47 (3.40) against 2.66 (2.54); seed-13b-100b
-    1.22 (1.45) against 1.81 (1.64), whose first step already holds the optimum. Bounding
-    the model up front by a guess (the LP bound + 25%, checked afterwards) was the other
-    way round: 3.59 and 1.17 s.
-    The bounded model holds every plan no dearer than the first step's, so its optimum and
-    its proven bound are the whole model's. A first step that ends within the gap asked
-    for, or runs out of time, is the answer.
-    """
-    from ortools.math_opt.python import mathopt
-
-    start = time.perf_counter()
-    columns, found = _columns(model), plan_bounds.discounts(milp)
-    if not plan_bounds.applicable(columns, found):
-        return _read(_mathopt_once(model, time_limit, gap, log, PROGRESS.listener))
-    relaxed = _mathopt_once(model, None if time_limit is None else GATE_SHARE * time_limit, None, False, None,
-                            relaxation=True)
-    if not (relaxed.termination.reason == mathopt.TerminationReason.OPTIMAL
-            and _switches_discounts_off(plan_bounds.cheaper_plan_bounds(relaxed.objective_value(), columns, found),
-                                        found)):
-        return _read(_mathopt_once(model, _left(time_limit, start), gap, log, PROGRESS.listener))
-    wanted = OPTIMALITY_GAP if gap is None else gap
-    first = _mathopt_once(model, _left(time_limit, start), max(wanted, FIRST_GAP), log, PROGRESS.listener)
-    left = _left(time_limit, start)
-    if (first.termination.reason != mathopt.TerminationReason.OPTIMAL or _reached(first, wanted)
-            or (left is not None and left <= 0)):
-        return _read(first)
-    plan = _Plan(_values(first), first.objective_value())
-    for index, upper in plan_bounds.cheaper_plan_bounds(plan.cost, columns, found).items():
-        model.get_variable(index).upper_bound = upper
-    return _read(_mathopt_once(model, left, gap, log, PROGRESS.listener, plan.values), plan)
-
-
-def _reached(result, gap: float) -> bool:
-    """A MathOpt result within this relative gap of its own bound."""
-    bounds = result.termination.objective_bounds
-    return bounds.primal_bound - bounds.dual_bound <= gap * max(abs(bounds.primal_bound), 1e-9)
-
-
-def _left(time_limit: float | None, start: float) -> float | None:
-    return None if time_limit is None else time_limit - (time.perf_counter() - start)
-
-
-def _switches_discounts_off(bounds: dict[int, float], found: list[plan_bounds.Discount]) -> bool:
-    return any(d.flag in bounds for d in found)
-
-
-def _columns(model) -> plan_bounds.Columns:
-    """A MathOpt model's objective and bounds, by variable id (= the model builder's index)."""
-    variables = list(model.variables())
-    return plan_bounds.Columns(
-        objective={t.variable.id: t.coefficient for t in model.objective.linear_terms() if t.coefficient},
-        offset=model.objective.offset,
-        maximize=model.objective.is_maximize,
-        lower={v.id: v.lower_bound for v in variables},
-        upper={v.id: v.upper_bound for v in variables},
-        integer={v.id for v in variables if v.integer})
 
 
 def _run_big(model, milp: Milp, deadline: float, time_limit: float, gap: float | None, log: bool) -> _Run:
@@ -445,17 +363,14 @@ def _values(result) -> dict[int, float]:
 
 def _mathopt_once(model, time_limit: float | None, gap: float | None, log: bool,
                   listener: Callable[[float | None, float | None], None] | None,
-                  hint: dict[int, float] | None = None, relaxation: bool = False):
-    """One HiGHS solve of a MathOpt model, optionally from a MIP start (values by variable id);
-    relaxation=True solves its LP relaxation."""
+                  hint: dict[int, float] | None = None):
+    """One HiGHS solve of a MathOpt model, optionally from a MIP start (values by variable id)."""
     from ortools.math_opt.python import mathopt
 
     params = mathopt.SolveParameters(time_limit=timedelta(seconds=max(time_limit, 0.1)) if time_limit else None,
                                      enable_output=log,
                                      relative_gap_tolerance=gap if gap is not None else OPTIMALITY_GAP)
     params.highs.int_options["presolve_rule_off"] = HIGHS_PRESOLVE_RULES_OFF
-    if relaxation:
-        params.highs.bool_options["solve_relaxation"] = True
     model_params = None if hint is None else mathopt.ModelSolveParameters(solution_hints=[mip_start(model, hint)])
     callback = (lambda lines: _report_progress(lines, listener)) if listener is not None else None
     with native_stdout_to_stderr():
