@@ -6,7 +6,7 @@ job here wants; each job needs its GPU-days within one day.
 """
 
 import pytest
-from hypothesis import HealthCheck, given, settings
+from hypothesis import HealthCheck, event, given, settings
 from hypothesis import strategies as st
 
 from families import GPU_DAY, SMALL, catalog, gpu, hourly, job, problem, solve
@@ -275,6 +275,48 @@ def test_lazy_and_eager_slot_rows_agree_and_every_plan_packs(fractions, loose, g
         jobs.append(job("free", days=loose, deadline=1, single_site=False))
     cat = catalog(ethernet(max_nodes=8, gpus_per_node=gpn))
     solve_both(problem(*jobs, horizon=1), cat)
+
+
+@settings(max_examples=200, deadline=None, derandomize=True, suppress_health_check=[HealthCheck.too_slow])
+@given(fractions=st.lists(st.integers(1, 7), min_size=3, max_size=5), loose=st.integers(0, 6),
+       gpn=st.sampled_from([4, 8]), backend=st.sampled_from(["highs", "scip"]))
+def test_a_repaired_plan_packs_and_costs_no_less_than_the_optimum(fractions, loose, gpn, backend):
+    # The same instances, but whenever the first plan does not pack the time is spent (the
+    # solve's clock jumps an hour after the first round): the repaired plan is the answer.
+    # It must pass the verifier (solve_built runs it), and the optimum must lie between the
+    # first round's bound and its cost.
+    import time
+    from types import SimpleNamespace
+
+    from solver.api import solve_built
+    from solver.milp import solve as solve_module
+
+    sizes = [gpn // 4 + 1 + f % (gpn - gpn // 4 - 1) for f in fractions]
+    jobs = [job(f"j{i}", days=s, deadline=1) for i, s in enumerate(sizes)]
+    if loose:
+        jobs.append(job("free", days=loose, deadline=1, single_site=False))
+    prob, cat = problem(*jobs, horizon=1), catalog(ethernet(max_nodes=8, gpus_per_node=gpn))
+    optimum = solve(prob, cat).total_cost
+    real, calls, jump = solve_module._solve_once, [], [0.0]
+
+    def spends_the_limit(milp, backend, time_limit, *args, **kwargs):
+        solution = real(milp, backend, time_limit, *args, **kwargs)
+        calls.append(time_limit)
+        jump[0] = 3600.0
+        return solution
+
+    inst, milp = build(prob, cat)
+    saved = solve_module._solve_once, solve_module.time
+    solve_module._solve_once = spends_the_limit
+    solve_module.time = SimpleNamespace(perf_counter=lambda: time.perf_counter() + jump[0])
+    try:
+        plan = solve_built(inst, milp, backend=backend, time_limit=60)
+    finally:
+        solve_module._solve_once, solve_module.time = saved
+    assert plan.total_cost >= optimum - 1e-6
+    assert plan.lower_bound <= optimum + 1e-6
+    assert len(calls) <= 2                  # the first round, and the repair if it did not pack
+    event("repaired" if len(calls) == 2 else "packed at once")
 
 
 TWO_GPU = ModelSpec(params=5e8, layers=16, hidden=2048, heads=16, seq_len=2048)  # 2-GPU groups on 10 GB
