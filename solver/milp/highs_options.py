@@ -13,7 +13,10 @@ multiple of the work):
   exists: right with either rule off (standalone HiGHS 1.16 is right, 1.13-1.15 are not);
 - a 17,544 CNY plan called optimal where 16,512 exists (one synchronous 8B job, four
   offers): right with the aggregator off or presolve off, still wrong with only the
-  doubleton rule off. The covering cuts (solver.milp.cover) happen to hide it.
+  doubleton rule off. The covering cuts (solver.milp.cover) happen to hide it. Standalone
+  HiGHS 1.16.0 (highspy) is right on it with its default presolve (its model written by
+  --export-mps, checked 2026-12-03), so an OR-Tools that ships HiGHS 1.16 could turn both
+  rules back on once the three cases pass without them.
 Cost, HiGHS median of three random seeds (debug-then-train, hybrid-burst, seed-13b-100b):
 doubleton rule off 6.1, 1.1, 1.4 s; both off 8.3, 1.2, 2.8 s. The target synthetic
 instance did better with both off (60 s, seed 1: 2,564,450 CNY at 11.99% against
