@@ -138,3 +138,26 @@ def test_catalog_validate_prints_a_folder_name_holding_brackets(odd):
     run = gpuplan("catalog", "validate", folder)
     assert run.returncode == 0, run.stderr[-2000:]
     assert "[bold]quotes: ok" in run.stdout
+
+
+def test_split_bill_prints_odd_tenant_names_as_written(tmp_path):
+    sacct = tmp_path / "[bold]sacct.txt"
+    text = (ROOT / "tests" / "data" / "sacct-shared-rack.txt").read_text(encoding="utf-8")
+    sacct.write_text(text.replace("qingyun", "qing[/y]yun").replace("mobai", "[bold]mobai"), encoding="utf-8")
+    run = gpuplan("split-bill", "--sacct", sacct, "--rack-cost", "48000")
+    assert run.returncode == 0, run.stderr[-2000:]
+    assert "qing[/y]yun" in run.stdout and "[bold]mobai" in run.stdout and "[bold]sacct.txt" in run.stdout
+
+
+def test_catalog_template_and_import_print_odd_paths_as_written(tmp_path):
+    sheet = tmp_path / "[red]quotes.csv"
+    target = tmp_path / "[bold]my-catalog"
+    target.mkdir()
+    for table in ("gpus.csv", "datacenters.csv"):
+        (target / table).write_bytes((SAMPLE / table).read_bytes())
+    written = gpuplan("catalog", "template", sheet)
+    assert written.returncode == 0, written.stderr[-2000:]
+    assert "[red]quotes.csv" in written.stdout
+    imported = gpuplan("catalog", "import", sheet, "--into", target)
+    assert imported.returncode == 0, imported.stderr[-2000:]
+    assert "[bold]my-catalog" in imported.stdout + imported.stderr
