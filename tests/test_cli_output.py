@@ -49,3 +49,21 @@ def test_readme_example_is_what_solve_prints():
     printed = [line.rstrip() for line in run.stdout.splitlines()]
     timeless = [re.sub(r"\d+\.\d+ s, highs", "T s, highs", line) for line in printed]
     assert timeless == [re.sub(r"\d+\.\d+ s, highs", "T s, highs", line) for line in shown]
+
+
+def test_a_long_job_name_wraps_whole_in_the_jobs_table(tmp_path):
+    """The jobs table cut a long job name with … (the table is at most 100 columns wide)."""
+    name = "pretrain-7b-on-the-full-two-hundred-billion-token-corpus-v2"
+    text = (ROOT / "problems" / "seed-7b-200b-30d.yaml").read_text(encoding="utf-8")
+    text = text.replace("- name: pretrain-7b", f"- name: {name}").replace(
+        "catalog: ../catalogs", f"catalog: {(ROOT / 'catalogs').as_posix()}")
+    problem = tmp_path / "long.yaml"
+    problem.write_text(text, encoding="utf-8")
+    run = gpuplan("--no-color", "solve", str(problem), COLUMNS="200")
+    assert run.returncode == 0, run.stderr
+    lines = run.stdout.splitlines()
+    start = next(i for i, line in enumerate(lines) if line.strip().startswith("Jobs"))
+    end = next(i for i in range(start, len(lines)) if lines[i].startswith("└"))
+    first_cells = [line.split("│")[1].strip() for line in lines[start:end] if line.startswith("│")]
+    assert "".join(first_cells) == name
+    assert max(len(line) for line in lines) <= 100

@@ -29,7 +29,7 @@ def render_plan(plan: Plan, console: Console) -> None:
 def _allocation_table(plan: Plan) -> Table:
     table = Table(title="Rentals (days from the plan's start; cost in CNY incl. fee, after discount)")
     for col in ("site", "vendor", "mode", "GPU", "fabric", "nodes", "GPUs", "days", "cost"):
-        table.add_column(col, justify="right" if col in ("nodes", "GPUs", "cost") else "left")
+        table.add_column(col, justify="right" if col in ("nodes", "GPUs", "cost") else "left", overflow="fold")
     for a in plan.allocations:
         table.add_row(*map(escape, (a.datacenter, a.vendor, a.mode, a.gpu, a.interconnect)), str(a.nodes), str(a.gpus),
                       f"{a.start_day}–{a.end_day}", _money(a.cost))
@@ -39,7 +39,7 @@ def _allocation_table(plan: Plan) -> Table:
 def _jobs_table(plan: Plan) -> Table:
     table = Table(title="Jobs (work in EFLOP = 1e18 FLOPs, redundancy included)")
     for col in ("job", "GPUs", "on", "layout", "GB/GPU", "finish day", "work done / needed"):
-        table.add_column(col)
+        table.add_column(col, overflow="fold")  # a long name wraps whole, never cut with …
     for j in plan.jobs:
         table.add_row(escape(j.name), str(j.gpus), escape(", ".join(j.gpu_types) + " @ " + ", ".join(j.sites)),
                       escape(j.layout_text), f"{j.memory_per_gpu_gb:.1f}", str(j.finish_day),
