@@ -118,6 +118,7 @@ REPAIR_FLOOR = 2.0
 this): without it a solve whose first plan did not pack ended with no plan at all (large
 synthetic instance, 300 s)."""
 REPAIR_GAP = 0.01
+"""The repair stops within 1% of its own optimum: any plan that packs will do, a cheap one is better."""
 
 
 def _repaired(milp: Milp, solution: Solution, backend: str, bound: float, log: bool,
