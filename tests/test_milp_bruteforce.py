@@ -266,6 +266,14 @@ def test_volume_discount_matches_brute_force(inst):
     check(*inst)
 
 
+@FAST
+@given(instances(Knobs(discount=True, extras=True)))
+def test_the_default_backend_matches_brute_force(inst):
+    # the random instances above are solved with SCIP; HiGHS (the default, through MathOpt)
+    # gets the same oracle, discounts and extras together
+    check(*inst, backend="highs")
+
+
 def _fixed_instances():
     """Hand-made cases: each exercises one rule, with a known optimum."""
     day = TFLOPS * 1e12 * GPU_MFU * 0.90 * 86400        # one unguaranteed GPU-day
