@@ -5,6 +5,8 @@ Across ethernet nodes a synchronous job runs at 0.6, so inside one node is what 
 job here wants; each job needs its GPU-days within one day.
 """
 
+from contextlib import contextmanager
+
 import pytest
 from hypothesis import HealthCheck, event, given, settings
 from hypothesis import strategies as st
@@ -114,6 +116,31 @@ def _three_jobs_on_two_nodes_by_count():
     return prob, cat
 
 
+@contextmanager
+def first_round_spends_the_limit():
+    """The solve's clock jumps an hour once its first round is solved, so that round has spent
+    any time limit; yields the time limit each round (and repair) was given."""
+    import time
+    from types import SimpleNamespace
+
+    from solver.milp import solve as solve_module
+
+    real, saved_clock, calls, jump = solve_module._solve_once, solve_module.time, [], [0.0]
+
+    def once(milp, backend, time_limit, *args, **kwargs):
+        solution = real(milp, backend, time_limit, *args, **kwargs)
+        calls.append(time_limit)
+        jump[0] = 3600.0
+        return solution
+
+    solve_module._solve_once = once
+    solve_module.time = SimpleNamespace(perf_counter=lambda: time.perf_counter() + jump[0])
+    try:
+        yield calls
+    finally:
+        solve_module._solve_once, solve_module.time = real, saved_clock
+
+
 def test_an_unpackable_plan_is_repaired_by_renting_what_its_jobs_need():
     from solver.milp import solve as solve_module
     from solver.milp.extract import extract_plan
@@ -133,27 +160,16 @@ def test_an_unpackable_plan_is_repaired_by_renting_what_its_jobs_need():
     assert verify_plan(prob, cat, extract_plan(repaired)) == []
 
 
-def test_a_first_plan_that_does_not_pack_and_spends_the_time_limit_still_gives_a_plan(monkeypatch):
+def test_a_first_plan_that_does_not_pack_and_spends_the_time_limit_still_gives_a_plan():
     # Before: "no plan whose single-node jobs fit their nodes found within 300 s" on the large
     # synthetic instance, whose first plan used the whole limit and did not pack.
-    import time
-
     from solver.api import solve_built
     from solver.milp import solve as solve_module
 
-    real, calls = solve_module._solve_once, []
-
-    def spends_the_limit(milp, backend, time_limit, *args, **kwargs):
-        solution = real(milp, backend, time_limit, *args, **kwargs)
-        calls.append(time_limit)
-        if len(calls) == 1:
-            time.sleep(time_limit + 0.05)
-        return solution
-
-    monkeypatch.setattr(solve_module, "_solve_once", spends_the_limit)
     prob, cat = _three_jobs_on_two_nodes_by_count()
     inst, milp = build(prob, cat)
-    plan = solve_built(inst, milp, time_limit=0.5)
+    with first_round_spends_the_limit() as calls:
+        plan = solve_built(inst, milp, time_limit=0.5)
     assert plan.total_cost == pytest.approx(3 * NODE_DAY)
     # the first round, then only the repair, with the floor's time (the limit is spent)
     assert calls == [pytest.approx(0.5, abs=0.05), solve_module.REPAIR_FLOOR]
@@ -285,11 +301,7 @@ def test_a_repaired_plan_packs_and_costs_no_less_than_the_optimum(fractions, loo
     # solve's clock jumps an hour after the first round): the repaired plan is the answer.
     # It must pass the verifier (solve_built runs it), and the optimum must lie between the
     # first round's bound and its cost.
-    import time
-    from types import SimpleNamespace
-
     from solver.api import solve_built
-    from solver.milp import solve as solve_module
 
     sizes = [gpn // 4 + 1 + f % (gpn - gpn // 4 - 1) for f in fractions]
     jobs = [job(f"j{i}", days=s, deadline=1) for i, s in enumerate(sizes)]
@@ -297,22 +309,9 @@ def test_a_repaired_plan_packs_and_costs_no_less_than_the_optimum(fractions, loo
         jobs.append(job("free", days=loose, deadline=1, single_site=False))
     prob, cat = problem(*jobs, horizon=1), catalog(ethernet(max_nodes=8, gpus_per_node=gpn))
     optimum = solve(prob, cat).total_cost
-    real, calls, jump = solve_module._solve_once, [], [0.0]
-
-    def spends_the_limit(milp, backend, time_limit, *args, **kwargs):
-        solution = real(milp, backend, time_limit, *args, **kwargs)
-        calls.append(time_limit)
-        jump[0] = 3600.0
-        return solution
-
     inst, milp = build(prob, cat)
-    saved = solve_module._solve_once, solve_module.time
-    solve_module._solve_once = spends_the_limit
-    solve_module.time = SimpleNamespace(perf_counter=lambda: time.perf_counter() + jump[0])
-    try:
+    with first_round_spends_the_limit() as calls:
         plan = solve_built(inst, milp, backend=backend, time_limit=60)
-    finally:
-        solve_module._solve_once, solve_module.time = saved
     assert plan.total_cost >= optimum - 1e-6
     assert plan.lower_bound <= optimum + 1e-6
     assert len(calls) <= 2                  # the first round, and the repair if it did not pack
