@@ -26,7 +26,7 @@ def register(app: typer.Typer) -> None:
 def whatif(problem: Path = typer.Argument(..., help="problem YAML"),
            edits: list[str] = typer.Option(..., "--set", "-s",
                                            help="PATH=VALUE, PATH*=FACTOR or PATH+=AMOUNT; repeat for more, "
-                                                "e.g. --set 'offers[vendor=sinnet].price*=0.9'"),
+                                                "e.g. --set 'offers\\[vendor=sinnet].price*=0.9'"),
            as_json: bool = typer.Option(False, "--json", help="print one JSON object"),
            backend: Backend = typer.Option(DEFAULT_BACKEND, help="MILP solver bundled with OR-Tools"),
            time_limit: Optional[float] = time_limit_option("seconds per solve"),
