@@ -102,3 +102,30 @@ def test_work_slack_reaches_every_row_asking_the_work():
     add_work_slack(milp, "j", slack)
     milp.model.minimize(milp.total_cost() + mb.LinearExpr.weighted_sum([slack], [1e-9]))
     assert solve_milp(milp, backend="highs").objective == pytest.approx(0.0, abs=1e-3)
+
+
+@pytest.mark.parametrize("backend", ["highs", "scip", "cp_sat"])
+@pytest.mark.parametrize("offers", [
+    lambda: catalog(hourly("H", 4)),                                               # one way to run
+    lambda: catalog(hourly("A", 4, vendor="vA"), hourly("B", 6, vendor="vB")),     # choosing a domain
+], ids=["one domain", "two domains"])
+def test_a_job_asking_less_than_the_solver_tolerance_still_gets_its_work(backend, offers):
+    """1e10 FLOPs is 1e-8 EFLOP, under the solvers' feasibility tolerance: HiGHS read zero
+    work as enough and the verifier withheld the plan (exit 3 on `tokens: 1`). Its cheapest
+    plan costs what a job of a tenth of a GPU-day costs: one replica for one day."""
+    from solver.api import solve_problem
+
+    tiny = Job(name="j", model=SMALL, flops=1e10, deadline_days=5)
+    plan = solve_problem(problem(tiny, horizon=5), offers(), backend=backend, time_limit=30)
+    assert plan.jobs[0].done_eflop > 0
+    assert plan.total_cost == pytest.approx(solve(problem(job(days=0.1, deadline=5), horizon=5), offers()).total_cost)
+
+
+def test_asked_work_is_the_requirement_for_a_job_of_any_size():
+    """asked_work raises only what no replica-period could do less than: a job of 80 GPU-days
+    is asked exactly its work."""
+    from solver.milp.work import asked_work
+
+    inst, milp = build(problem(job(days=80, deadline=10), horizon=10), one_gpu_nodes())
+    assert asked_work(milp, "j") == inst.required["j"]
+    assert milp.rows["Work-j"].lower_bound == pytest.approx(inst.required["j"])

@@ -41,7 +41,7 @@ from solver.errors import Infeasible
 from solver.milp.build import Milp
 from solver.milp.elastic import budget_slack, power_sites, power_slack, stock_slack
 from solver.milp.solve import DEFAULT_BACKEND, NoSolution, solve_milp
-from solver.milp.work import add_work_slack
+from solver.milp.work import add_work_slack, asked_work
 from solver.model.catalog import Catalog, Offer
 from solver.model.plan import Plan
 from solver.model.problem import Problem
@@ -337,7 +337,7 @@ class _Ctx:
         for job in self.problem.jobs:
             s = model.new_num_var(0, math.inf, f"slack[work,{job.name}]")
             add_work_slack(milp, job.name, s)
-            need = milp.inst.required[job.name]
+            need = asked_work(milp, job.name)
             slacks.append(("work", job.name, s, WORK_WEIGHT / max(need, TOL), need))
         model.minimize(mb.LinearExpr.weighted_sum([s[2] for s in slacks], [s[3] for s in slacks]))
         try:

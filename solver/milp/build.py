@@ -31,6 +31,7 @@ class Milp:
     sites: dict[tuple[str, str], mb.Variable] = field(default_factory=dict)            # (job, choice name)
     choices: dict[str, list] = field(default_factory=dict)                             # job → [site.Choice]
     work_coef: dict[tuple[int, int], float] = field(default_factory=dict)              # (option, t) → EFLOP
+    least_work: dict[str, float] = field(default_factory=dict)                         # job → least work_coef
     data_sites: dict[tuple[str, str, str], mb.Variable] = field(default_factory=dict)  # (job, vendor, dc)
     data_members: dict[tuple[str, str, str], list[mb.Variable]] = field(default_factory=dict)
     running: dict[tuple[str, int], mb.Variable] = field(default_factory=dict)                  # (job, t)

@@ -24,7 +24,7 @@ from dataclasses import dataclass
 from ortools.linear_solver.python import model_builder as mb
 
 from solver.milp.build import Milp
-from solver.milp.work import replica_work, surplus
+from solver.milp.work import asked_work, replica_work, surplus
 
 
 @dataclass(frozen=True)
@@ -130,7 +130,7 @@ def _domain_rows(milp: Milp, job: str, choices: list[Choice], flags: dict, extra
 
 
 def _domain_work(milp: Milp, job: str, options: list[int], mine: list[Choice], flags: dict, extra: float) -> None:
-    required = milp.inst.required[job]
+    required = asked_work(milp, job)
     terms = [(milp.replicas[i, t], replica_work(milp, i, t)) for i in options for t in milp.inst.options[i].periods]
     lhs = mb.LinearExpr.weighted_sum([v for v, _ in terms], [w for _, w in terms])
     rhs = mb.LinearExpr.weighted_sum([flags[c.name] for c in mine], [required / c.factor + extra for c in mine])

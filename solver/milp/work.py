@@ -26,13 +26,34 @@ def add_work(milp: Milp) -> None:
     for (i, t), var in milp.replicas.items():
         terms[inst.options[i].job].append((var, replica_work(milp, i, t)))
     for job in inst.problem.jobs:
-        required = inst.required[job.name]
+        required = asked_work(milp, job.name)
         pairs = terms.get(job.name, [])
         choices = milp.choices.get(job.name, [])
         if len(choices) > 1:
             pairs = pairs + [(milp.sites[job.name, c.name], -required * (1 / c.factor - 1)) for c in choices]
         lhs = mb.LinearExpr.weighted_sum([v for v, _ in pairs], [c for _, c in pairs])
         milp.add_row(f"Work-{job.name}", lhs >= required)
+
+
+def asked_work(milp: Milp, job: str) -> float:
+    """The job's required work (EFLOP) as the MILP's work and need rows ask it.
+
+    Why not the requirement itself: a job far below one replica's work in one period
+    (`tokens: 1` on a 7B model: 5.5e-8 EFLOP) asks less than the solvers' feasibility
+    tolerance (1e-6), so HiGHS read "no work at all" as done and the verifier withheld the
+    plan. Raising such a requirement to what the job's least productive replica does in one
+    period (at its slowest tier) asks exactly the same of an integer plan: any replica run
+    for any period does at least that much, and none does nothing. Jobs above it are
+    asked their requirement unchanged. Reports and the verifier use the real requirement."""
+    required = milp.inst.required[job]
+    if not milp.least_work:
+        for (i, _t), w in work_coefficients(milp).items():
+            name = milp.inst.options[i].job
+            milp.least_work[name] = min(w, milp.least_work.get(name, w))
+    least = milp.least_work.get(job, 0.0)
+    choices = milp.choices.get(job, [])
+    slowest = min(c.factor for c in choices) if len(choices) > 1 else 1.0  # raw work when the flags carry the factor
+    return max(required, least * slowest)
 
 
 def work_rows(milp: Milp, job: str) -> list[str]:
