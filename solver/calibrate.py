@@ -448,12 +448,13 @@ def write_problem_mfu(path: str | Path, job: str, mfu: float, *, in_place: bool 
     import yaml
     from pydantic import ValidationError
 
+    from solver.load import read_text
     from solver.model.problem import Problem
 
     path = Path(path)
     if not path.is_file():
         raise ProblemError("problem file not found", file=str(path), key="--write-problem", fix="check the path")
-    text = path.read_text(encoding="utf-8")
+    text = read_text(path)
     try:
         new = set_job_mfu(text, job, mfu, note)
     except ValueError as exc:

@@ -6,6 +6,8 @@ CSV) and what is allowed, so the CLI can print it without a traceback.
 
 from __future__ import annotations
 
+import codecs
+
 from pathlib import Path
 from typing import Any
 
@@ -136,8 +138,9 @@ def read_yaml(path: Path, what: str, fix: str = "check indentation and quoting")
                                                                   if examples else ""))
     if not path.is_file():
         raise ProblemError(f"{what} not found", file=str(path), fix="check the path")
+    text = read_text(path)
     try:
-        return yaml.load(path.read_text(encoding="utf-8"), Loader=_UniqueKeyLoader)  # noqa: S506 (a SafeLoader)
+        return yaml.load(text, Loader=_UniqueKeyLoader)  # noqa: S506 (a SafeLoader)
     except _DuplicateKey as dup:
         also = "on the same line" if dup.first_line == dup.line else f"also on line {dup.first_line}"
         raise ProblemError(f"key written twice in one mapping ({also}); only the last value would count",
@@ -147,6 +150,26 @@ def read_yaml(path: Path, what: str, fix: str = "check indentation and quoting")
         mark = getattr(exc, "problem_mark", None)
         raise ProblemError(f"not valid YAML ({getattr(exc, 'problem', exc)})", file=str(path),
                            key=f"line {mark.line + 1}" if mark else None, fix=fix) from None
+
+
+def read_text(path: Path) -> str:
+    """A text file the user wrote: UTF-8 (with or without a byte-order mark), or UTF-16 with one
+    (what Windows Notepad saves as "Unicode"). Anything else is a ProblemError naming the file.
+
+    Why: Chinese Windows editors save GBK by default; reading it as UTF-8 raised
+    UnicodeDecodeError, a traceback instead of a message."""
+    data = path.read_bytes()
+    if data.startswith((codecs.BOM_UTF16_LE, codecs.BOM_UTF16_BE)):
+        try:
+            return data.decode("utf-16")
+        except UnicodeDecodeError:
+            pass  # a BOM on something else: reported below as not UTF-8
+    try:
+        return data.decode("utf-8-sig")
+    except UnicodeDecodeError as exc:
+        raise ProblemError(f"not UTF-8 text (byte 0x{data[exc.start]:02x} at offset {exc.start}; "
+                           "GBK or another local encoding?)", file=str(path),
+                           fix="save the file as UTF-8 (e.g. Notepad: Save As, Encoding: UTF-8)") from None
 
 
 def check_problem_against_catalog(problem: Problem, catalog: Catalog, file: str) -> None:
@@ -215,6 +238,8 @@ def _fix_for(err: dict) -> str | None:
     if err["type"] in ("float_parsing", "float_type", "int_parsing", "int_type", "int_from_float"):
         return "write a plain number without units, e.g. 20e9 for 20 billion" + (
             " (a whole number here)" if err["type"].startswith("int") else "")
+    if err["type"] == "finite_number":
+        return "write a finite number (.inf and .nan are not values here)"
     if err["type"] in ("bool_parsing", "bool_type"):
         return "write true or false"
     return None

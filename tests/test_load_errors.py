@@ -144,6 +144,33 @@ def _problem_is_a_folder(tmp: Path):
     return ["solve", tmp, "--json"], [str(tmp), "is a folder", "problem file (YAML) is expected", "plan-a.yaml"]
 
 
+def _seed_text() -> str:
+    return SEED.read_text(encoding="utf-8").replace("catalog: ../catalogs/beijing-sample", f"catalog: {CATALOG}")
+
+
+def _seed_with(tmp: Path, old: str, new: str, *needles: str):
+    """The seed problem with one value changed (pydantic would have read `true` as 1.0 and let
+    `.inf` through to the estimator's traceback)."""
+    text = _seed_text()
+    assert old in text, old
+    path = tmp / "edited.yaml"
+    path.write_text(text.replace(old, new), encoding="utf-8")
+    return ["solve", path, "--json"], [str(path), *needles]
+
+
+def _encoded(tmp: Path, encoding: str, *needles: str):
+    """The seed problem with a Chinese comment, saved as a Chinese Windows editor would."""
+    path = tmp / "gbk.yaml"
+    path.write_bytes(("# 训练计划（北京）\n" + _seed_text()).encode(encoding))
+    return ["solve", path, "--json"], [str(path), *needles]
+
+
+def _grid_in_gbk(tmp: Path):
+    path = tmp / "grid.yaml"
+    path.write_bytes("# 截止日期\njobs[*].deadline_days: [20, 30]\n".encode("gbk"))
+    return ["sweep", SEED, "--grid", path], [str(path), "not UTF-8 text"]
+
+
 def _solve_with_broken_catalog(tmp: Path):
     """The problem is fine, its catalog is not: `solve` names the catalog's offers.csv."""
     folder = copy_catalog(tmp)
@@ -195,6 +222,16 @@ CASES: dict[str, Callable] = {
     "datacenters-file-missing": validate_case(lambda f: (f / "datacenters.csv").unlink(), "datacenters.csv",
                                               "not found"),
     "solve-with-broken-catalog": _solve_with_broken_catalog,
+    "offer-interconnect-twice": validate_case(
+        lambda f: (edit_cell(f / "offers.csv", OFFER, "interconnect", "roce|roce"),
+                   edit_cell(f / "offers.csv", OFFER, "interconnect_price", "6|1")),
+        "offers.csv", f"row 4 ({OFFER})", "interconnect names roce more than once"),
+    "problem-in-gbk": lambda tmp: _encoded(tmp, "gbk", "not UTF-8 text", "save the file as UTF-8"),
+    "grid-in-gbk": _grid_in_gbk,
+    "tokens-infinite": lambda tmp: _seed_with(tmp, "tokens: 200e9", "tokens: .inf", ": jobs[0].tokens:",
+                                              "finite number"),
+    "redundancy-a-boolean": lambda tmp: _seed_with(tmp, "redundancy: 0.30", "redundancy: true",
+                                                   "redundancy: true is not a number"),
 }
 
 
@@ -269,3 +306,15 @@ def test_long_path_is_not_broken_when_stderr_is_a_pipe(runs):
     assert run.returncode == 2, run.stderr
     assert extra["path"] in run.stderr
     assert len(run.stderr.strip().splitlines()) == 1, run.stderr
+
+
+@pytest.mark.parametrize("encoding", ["utf-16", "utf-8-sig"])
+def test_a_problem_saved_as_unicode_with_a_byte_order_mark_loads(tmp_path, encoding):
+    """What Windows Notepad saves as "Unicode" (UTF-16 with a BOM) or "UTF-8 with BOM" is read,
+    Chinese comment and all, as the same problem."""
+    from solver.load import load_problem
+
+    path = tmp_path / "plan.yaml"
+    path.write_bytes(("# 训练计划（北京）\n" + _seed_text()).encode(encoding))
+    mine, seed = (load_problem(p)[0].model_dump(exclude={"catalog"}) for p in (path, SEED))
+    assert mine == seed

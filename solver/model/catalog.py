@@ -26,7 +26,7 @@ dataset is taken as immediate; between groups the slower end's wan_gbps applies.
 
 
 class _Row(BaseModel):
-    model_config = ConfigDict(extra="forbid", frozen=True, populate_by_name=True)
+    model_config = ConfigDict(extra="forbid", frozen=True, populate_by_name=True, allow_inf_nan=False)
 
 
 class Gpu(_Row):
@@ -112,6 +112,11 @@ class Offer(_Row):
         if unit != MODE_UNITS[self.mode]:
             raise ValueError(f"price_unit {self.price_unit} does not fit mode {self.mode}: "
                              f"{self.mode} offers are priced per {MODE_UNITS[self.mode]}")
+        repeated = sorted({i for i in self.interconnect if self.interconnect.count(i) > 1})
+        if repeated:
+            raise ValueError(f"interconnect names {', '.join(repeated)} more than once: list each option once "
+                             "(one price each in interconnect_price); a second price for the same fabric "
+                             "is a second offer row")
         if not self.interconnect_price:
             object.__setattr__(self, "interconnect_price", (0.0,) * len(self.interconnect))
         if len(self.interconnect_price) != len(self.interconnect):

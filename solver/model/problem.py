@@ -12,7 +12,29 @@ Kind = Literal["pretrain", "full_finetune", "lora", "qlora", "sweep", "preproces
 
 
 class _Strict(BaseModel):
-    model_config = ConfigDict(extra="forbid", frozen=True)
+    """Unknown keys, infinities and NaN are refused, and so is true/false where a number is asked.
+
+    Why the last: pydantic reads `redundancy: true` as 1.0 (twice the FLOPs, no warning)
+    and `trials: true` as 1; YAML's `true`/`yes` for a number is a typo, not a value."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True, allow_inf_nan=False)
+
+    @model_validator(mode="before")
+    @classmethod
+    def _no_booleans_for_numbers(cls, data: object) -> object:
+        if isinstance(data, dict):
+            for key, value in data.items():
+                field = cls.model_fields.get(key) if isinstance(key, str) else None
+                if isinstance(value, bool) and field is not None and _numeric(field.annotation):
+                    raise ValueError(f"{key}: {str(value).lower()} is not a number; write a number "
+                                     f"(YAML reads true/false/yes/no/on/off as booleans)")
+        return data
+
+
+def _numeric(annotation: object) -> bool:
+    """float or int (or an optional one), not bool."""
+    args = getattr(annotation, "__args__", None) or (annotation,)
+    return bool(set(args) & {float, int}) and bool not in args
 
 
 class ModelSpec(_Strict):
