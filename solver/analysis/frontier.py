@@ -14,10 +14,12 @@ Axes (x = the capped measure of the plan, y = the minimised one; both are minimi
                 x = cost, y = finishing day.
     spot_share  cost vs how much of the work runs on spot nodes. ε: work on spot nodes ≤
                 s × the work the jobs need (EFLOP, redundancy included), for N shares from
-                the cheapest plan's share down to 0. Work, not GPU-hours, because its
-                denominator is fixed: a share of rented GPU-hours could be lowered by
-                renting idle non-spot nodes or placing surplus replicas on them.
-                x = spot share, y = cost.
+                the cheapest plan's (at most 1: no cap) down to 0. Work, not GPU-hours, and
+                the need, not the work done, because that denominator is fixed: a share of
+                rented GPU-hours or of work done could be lowered by renting idle non-spot
+                nodes or placing surplus replicas on them. x = the plan's spot share, of
+                the work it does (≤ ε, since it does at least the need; at most 100%).
+                y = cost.
     vendors     cost vs the number of vendors rented from. ε: a 0/1 flag per vendor that
                 every node and contract there needs, Σ flags ≤ k, for k from the cheapest
                 plan's count down to 1. x = vendors, y = cost.
@@ -217,7 +219,7 @@ def _budget(s: Session, n: int, out: Frontier) -> list[Point]:
 
 def _spot(s: Session, n: int, out: Frontier) -> list[Point]:
     cheapest = s.solve()
-    top = s.plan_spot_share(cheapest)
+    top = min(1.0, s.plan_spot_work(cheapest) / s.required) if s.required > 0 else 0.0  # 1: no cap at all
     found: list[Point] = []
     _add(found, out, s, round(top, 6), cheapest)
     if top <= 1e-9:
