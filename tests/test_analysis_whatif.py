@@ -58,6 +58,8 @@ def test_an_infeasible_scenario_is_reported_not_raised():
     assert result.scenario.plan is None and result.scenario.infeasible
     assert result.delta is None and result.baseline.plan is not None
     assert result.scenario.explanation is None                   # only when asked: it means solving again
+    assert result.mix_changes() == [] and result.binding_changes() == ([], [])  # nothing to compare with
+    assert result.to_dict()["mix_changes"] == [] and result.to_dict()["binding_no_longer"] == []
 
 
 def test_an_infeasible_scenario_says_how_far_to_relax_each_limit():

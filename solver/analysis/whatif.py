@@ -48,14 +48,20 @@ class WhatIf:
         return self.scenario.cost - self.baseline.cost
 
     def mix_changes(self) -> list[tuple[str, float, float]]:
-        """(vendor/gpu/mode @ datacenter, GPU-days before, after) for every line that moved."""
+        """(vendor/gpu/mode @ datacenter, GPU-days before, after) for every line that moved;
+        none when either side has no plan (an infeasible side rents nothing to compare)."""
+        if self.baseline.plan is None or self.scenario.plan is None:
+            return []
         before, after = gpu_days(self.baseline.plan), gpu_days(self.scenario.plan)
         keys = sorted(set(before) | set(after))
         return [(k, before.get(k, 0.0), after.get(k, 0.0)) for k in keys
                 if abs(before.get(k, 0.0) - after.get(k, 0.0)) > 1e-9]
 
     def binding_changes(self) -> tuple[list[str], list[str]]:
-        """(limits that bind now and did not, limits that no longer bind), by kind and name."""
+        """(limits that bind now and did not, limits that no longer bind), by kind and name;
+        none when either side has no plan (its limits did not "stop binding", it has none)."""
+        if self.baseline.plan is None or self.scenario.plan is None:
+            return [], []
         before, after = _binding(self.baseline.plan), _binding(self.scenario.plan)
         return [after[k] for k in after if k not in before], [before[k] for k in before if k not in after]
 
