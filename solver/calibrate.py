@@ -332,9 +332,11 @@ def calibrate(gpu: Gpu, *, params: float, active_params: float | None = None, ki
     achieved = per_token * tps / 1e12
     mfu = achieved / peak
     if mfu > 1:
+        inputs = ("--gpus, --global-batch-tokens" if step_log is not None else "--tokens-per-sec-per-gpu (per GPU, "
+                  "not per node or job)")
         raise ProblemError(f"measured MFU {mfu:.0%} exceeds 100% of the {precision} peak {peak:g} TFLOPS",
-                           key="--gpus", fix="check --gpus, --global-batch-tokens, --params and --gpu "
-                                             "(tokens/s must be per GPU)")
+                           key="--gpus" if step_log is not None else "--tokens-per-sec-per-gpu",
+                           fix=f"check {inputs}, --params and --gpu")
     warnings: list[str] = []
     if mfu > 0.75:
         warnings.append(f"MFU {mfu:.0%} is above what large dense training usually reaches (~60%): check the inputs")

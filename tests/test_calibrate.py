@@ -130,6 +130,7 @@ def test_bad_inputs_are_problem_errors(tmp_path):
     assert res.exit_code == 2 and "empty.log" in res.output and "no step times" in res.output
     res = run("--gpu", "A100-80G", "--catalog", CATALOG, "--tokens-per-sec-per-gpu", 1e6, "--params", 7e9)
     assert res.exit_code == 2 and "exceeds 100%" in res.output
+    assert "--tokens-per-sec-per-gpu:" in res.output and "--gpus" not in res.output  # the option given, not one absent
     res = run("--gpu", "A100-80G", "--catalog", CATALOG, "--tokens-per-sec-per-gpu", 3000, "--params", 7e9,
               "--precision", "fp8")
     assert res.exit_code == 2 and "FP8" in res.output
