@@ -127,6 +127,9 @@ def test_a_spent_time_budget_leaves_offers_unanalysed_and_says_so():
     prob, cat = choice()
     result = negotiate(prob, cat, max_seconds=0)
     assert result.solves == 1 and result.levers == []
+    assert "--max-seconds" in result.levers_note  # not an empty table that reads "nothing else is worth asking"
+    assert "--max-seconds" in result.to_dict()["levers_note"]
+    assert negotiate(prob, cat).levers_note == ""
     for t in result.offers:
         assert t.analysed == (t.status == "unusable")
         assert t.limit_price is None
@@ -246,3 +249,14 @@ def _is_number(text: str) -> bool:
     except ValueError:
         return False
     return True
+
+
+def test_cli_says_the_levers_were_not_analysed_when_time_ran_out():
+    from typer.testing import CliRunner
+
+    from solver.cli import app
+
+    res = CliRunner().invoke(app, ["negotiate", str(ROOT / "problems" / "seed-7b-200b-30d.yaml"), "--max-seconds", "0.01"],
+                             env={"COLUMNS": "200"})
+    assert res.exit_code == 0, res.output
+    assert "What other concessions are worth: not analysed" in res.output and "--max-seconds" in res.output

@@ -148,6 +148,7 @@ class Negotiation:
     seconds: float
     unproven: int = 0           # solves not proven optimal (time limit): prices are then approximate
     price_note: str = PRICE_NOTE
+    levers_note: str = ""       # why `levers` is empty though they were asked for ("" when analysed)
 
     def to_dict(self) -> dict:
         out = asdict(self)
@@ -368,9 +369,10 @@ def negotiate(problem: Problem, catalog: Catalog, *, vendors: list[str] | None =
 
     out_of_time = max_seconds is not None and time.perf_counter() - started > max_seconds
     lever_list = _levers(session, base, terms, vendors, kw, lead_days, nodes) if levers and not out_of_time else []
+    levers_note = "not analysed: the run's time budget (--max-seconds) ran out" if levers and out_of_time else ""
     return Negotiation(problem.name, base.currency, base.total_cost, base.status, margin, options["gap"],
                        vendors, terms, lever_list, session.solves, round(time.perf_counter() - started, 3),
-                       session.unproven)
+                       session.unproven, levers_note=levers_note)
 
 
 def _price_limit(session: Session, t: OfferTerms, base: Plan, margin: float, max_solves: int,

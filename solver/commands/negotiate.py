@@ -156,6 +156,8 @@ def render_negotiation(result, console: Console) -> None:
             per = "—" if lv.per_unit is None else f"{lv.per_unit:,.0f}/{lv.unit.rstrip('s')}"
             table.add_row(what, escape(lv.name), "infeasible" if lv.saving is None else _money(lv.saving), per)
         console.print(table)
+    elif result.levers_note:
+        console.print(escape(f"What other concessions are worth: {result.levers_note}"), highlight=False)
     unusable = [t for t in result.offers if t.status == "unusable"]
     if unusable and result.vendors:
         console.print("[bold]Offers no job can use[/] (they cannot enter at any price):")
