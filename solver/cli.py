@@ -213,11 +213,14 @@ def _model_spec(params, active_params, layers, hidden, heads, seq_len, tokens):
                          heads=heads, seq_len=seq_len)
     except ValidationError as exc:
         e = exc.errors()[0]
-        if not e["loc"]:  # the model's cross-check: active parameters are a part of the total
+        if not e["loc"] and active_params is not None and active_params > params:  # the model's cross-checks
             raise ProblemError(f"more than --params ({active_params:g} > {params:g})",
                                key="--active-params",
                                fix="give at most --params (the parameters active per token are part of the total)"
                                ) from None
+        if not e["loc"]:  # hidden ÷ heads
+            raise ProblemError(str(e["msg"]).removeprefix("Value error, "), key="--hidden/--heads",
+                               fix="give a --hidden that --heads divides") from None
         raise ProblemError(f"{e['msg']}", key="--" + str(e["loc"][0]).replace("_", "-"),
                            fix="give a number > 0") from None
 

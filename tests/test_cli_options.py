@@ -57,6 +57,11 @@ def test_estimate_active_params_above_params_says_so():
     assert "positive" not in result.stderr                     # the old, wrong fix
 
 
+def test_estimate_hidden_not_a_multiple_of_heads_is_bad_input():
+    """The model's second cross-check: it used to be read as the first (a traceback formatting None)."""
+    assert_bad(run(*ESTIMATE, "--hidden", "4095", "--heads", "32"), "--hidden/--heads", "not a multiple of heads 32")
+
+
 def test_estimate_fp8_on_a_gpu_that_has_it():
     result = run(*ESTIMATE, "--gpu", "H800-80G", "--precision", "fp8", "--json")
     assert result.exit_code == 0, result.stderr

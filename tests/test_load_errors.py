@@ -230,6 +230,10 @@ CASES: dict[str, Callable] = {
     "grid-in-gbk": _grid_in_gbk,
     "tokens-infinite": lambda tmp: _seed_with(tmp, "tokens: 200e9", "tokens: .inf", ": jobs[0].tokens:",
                                               "finite number"),
+    "hidden-not-a-multiple-of-heads": lambda tmp: _seed_with(tmp, "hidden: 4096", "hidden: 4095", ": jobs[0].model:",
+                                                             "hidden 4095 is not a multiple of heads 32"),
+    "period-longer-than-horizon": lambda tmp: _seed_with(tmp, "horizon_days: 30", "horizon_days: 30\nperiod_days: 31",
+                                                         "period_days 31 is longer than horizon_days 30"),
     "redundancy-a-boolean": lambda tmp: _seed_with(tmp, "redundancy: 0.30", "redundancy: true",
                                                    "redundancy: true is not a number"),
 }

@@ -52,6 +52,9 @@ class ModelSpec(_Strict):
     def _active_le_total(self) -> "ModelSpec":
         if self.active_params is not None and self.active_params > self.params:
             raise ValueError("active_params cannot exceed params")
+        if self.hidden is not None and self.heads is not None and self.hidden % self.heads:
+            raise ValueError(f"hidden {self.hidden} is not a multiple of heads {self.heads}: each attention head "
+                             "gets hidden ÷ heads dimensions (e.g. 4096 and 32); check both numbers")
         return self
 
 
@@ -143,6 +146,9 @@ class Problem(_Strict):
         if dupes:
             raise ValueError(f"job names must be unique; repeated: {', '.join(dupes)} "
                              "(rename one: plans, what-if edits and reports name jobs by it)")
+        if self.period_days is not None and self.period_days > self.horizon_days:
+            raise ValueError(f"period_days {self.period_days} is longer than horizon_days {self.horizon_days}: "
+                             "a plan needs at least one whole period; use a period_days of at most the horizon")
         for i, job in enumerate(self.jobs):
             if job.deadline_days > self.horizon_days:
                 raise ValueError(f"jobs[{i}].deadline_days: job {job.name!r} has deadline_days {job.deadline_days}, "
