@@ -160,6 +160,8 @@ def test_edit_values_are_written_like_the_costs():
     from solver.report.whatif import _value
     assert (_value(150000), _value(None), _value(True), _value(0.3), _value("A100-80G")) == \
         ("150,000", "not set", "true", "0.3", "A100-80G")
+    # large floats keep every digit (a budget of 1,411,000 × 0.9 read 1.2699e+06)
+    assert (_value(1_411_000 * 0.9), _value(14_050_000.0), _value(123_456.75)) == ("1,269,900", "14,050,000", "123,456.75")
     from solver.report.whatif import render_whatif
     prob, cat = power_case()
     out = io.StringIO()

@@ -55,6 +55,8 @@ def _value(v) -> str:
     if isinstance(v, bool) or v is None:
         return "not set" if v is None else str(v).lower()
     if isinstance(v, float):
+        if abs(v) >= 1e5:  # money and kW: every digit, no exponent (1,269,900, not 1.2699e+06)
+            return f"{v:,.2f}".rstrip("0").rstrip(".")
         return f"{v:,.6g}"
     if isinstance(v, int):
         return f"{v:,}"
