@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import itertools
 import json
+from pathlib import Path
 
 import pytest
 from families import catalog, hourly, job, monthly, problem
@@ -201,7 +202,7 @@ def test_spread():
 def test_mix_label_counts_peak_nodes_at_once():
     prob, cat = three_tier()
     plan = solve_problem(prob, cat, constrain=constrain_to(2))
-    assert mix_label(plan) == "3×8 G80 hourly @D1"  # cheap + mid + one dear node on day 1
+    assert mix_label(plan) == "3×8 G80 hourly ib_hdr @D1"  # cheap + mid + one dear node on day 1
     assert mix_label(plan, most=0).startswith("+1 more")
 
 
@@ -322,7 +323,7 @@ def test_plot_with_many_points_numbers_them_and_keys_the_mixes(monkeypatch, tmp_
     png, svg = frontier_plot.plot_frontier(result, tmp_path / "many")
     assert png.read_bytes()[:4] == b"\x89PNG"
     text = svg.read_text()
-    assert "knee" in text and "G80 hourly @D1" in text  # matplotlib keeps each text as an SVG comment
+    assert "knee" in text and "G80 hourly ib_hdr @D1" in text  # matplotlib keeps each text as an SVG comment
     with pytest.raises(ProblemError, match="--force"):
         frontier_plot.plot_frontier(result, tmp_path / "many")
     assert frontier_plot.plot_frontier(result, tmp_path / "many", force=True) == [png, svg]
@@ -380,3 +381,13 @@ def test_an_all_spot_plan_has_a_spot_share_of_exactly_one():
     assert cheapest.plan.jobs[0].done_eflop > cheapest.plan.jobs[0].required_eflop * 1.001  # it overshoots
     assert cheapest.spot_share == pytest.approx(1.0)
     assert all(0 <= p.spot_share <= 1 + 1e-12 for p in result.points)
+
+
+def test_mix_label_tells_apart_plans_that_differ_only_in_fabric():
+    """Seed 000's deadline frontier has IB and RoCE points of the same GPUs, mode and site."""
+    from solver.load import load_problem
+
+    prob, cat = load_problem(Path(__file__).resolve().parent.parent / "problems" / "seed-7b-200b-30d.yaml")
+    result = frontier(prob, cat, "deadline", 4)
+    assert len({p.mix for p in result.points}) == len(result.points)
+    assert {p.mix.split()[3] for p in result.points} == {"ib_hdr", "roce"}

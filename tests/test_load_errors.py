@@ -167,7 +167,7 @@ def _encoded(tmp: Path, encoding: str, *needles: str):
 
 def _grid_in_gbk(tmp: Path):
     path = tmp / "grid.yaml"
-    path.write_bytes("# 截止日期\njobs[*].deadline_days: [20, 30]\n".encode("gbk"))
+    path.write_bytes("# 截止日期\ngrid:\n  jobs[*].deadline_days: [20, 30]\n".encode("gbk"))
     return ["sweep", SEED, "--grid", path], [str(path), "not UTF-8 text"]
 
 

@@ -334,16 +334,17 @@ def mark_knee(points: list[Point]) -> Point | None:
 
 
 def mix_label(plan: Plan, most: int | None = None) -> str:
-    """'5×8 A100-80G monthly @Shunyi + …': peak nodes held at once per (GPU, mode, site, node size),
-    largest first; `most` keeps only that many terms."""
+    """'5×8 A100-80G monthly ib_hdr @Shunyi + …': peak nodes held at once per (GPU, mode, fabric,
+    site, node size), largest first; `most` keeps only that many terms. The fabric is named
+    because two points can differ in it alone (seed 000: IB and RoCE, 497,280 and 473,280 CNY)."""
     spans: dict[tuple, list] = defaultdict(list)
     for a in plan.allocations:
-        spans[a.gpu, a.mode, a.datacenter, a.gpus // max(a.nodes, 1)].append(a)
+        spans[a.gpu, a.mode, a.interconnect, a.datacenter, a.gpus // max(a.nodes, 1)].append(a)
     terms = []
-    for (gpu, mode, site, per_node), rows in spans.items():
+    for (gpu, mode, fabric, site, per_node), rows in spans.items():
         days = sorted({d for a in rows for d in (a.start_day, a.end_day)})
         peak = max(sum(a.nodes for a in rows if a.start_day <= d < a.end_day) for d in days[:-1] or days)
-        terms.append((peak * per_node, f"{peak}×{per_node} {gpu} {mode} @{site}"))
+        terms.append((peak * per_node, f"{peak}×{per_node} {gpu} {mode} {fabric} @{site}"))
     terms.sort(key=lambda t: (-t[0], t[1]))
     labels = [t for _, t in terms]
     if most is not None and len(labels) > most:
