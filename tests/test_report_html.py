@@ -103,6 +103,10 @@ def test_plan_without_frontier_and_another_problem():
     plan = solve_problem(problem, catalog)
     page = render_html(plan, problem, catalog)
     assert 'id="gantt"' in page and 'id="costs"' in page and 'id="frontier"' not in page
+    # the job's own MFU (0.40) cites the problem file, not the A100 datasheet the GPU row cites
+    mfu_table = page.split('class="mfu"', 1)[1].split("</table>", 1)[0]
+    assert "40%" in mfu_table and "the problem file" in mfu_table
+    assert catalog.gpus["A100-80G"].source not in mfu_table
 
 
 def test_write_refuses_to_overwrite(tmp_path, hybrid):

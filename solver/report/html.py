@@ -498,14 +498,13 @@ def _assumptions(plan: Plan, problem: Problem, catalog: Catalog, used: dict) -> 
         job = jobs.get(r.name)
         for g in r.gpu_types:
             gpu = catalog.gpus.get(g)
-            if job is not None and job.mfu is not None:
-                mfu, whence = job.mfu, "the job's override"
+            if job is not None and job.mfu is not None:  # the user's number: the GPU row's source is not its source
+                mfu_rows.append([esc(r.name), esc(g), f"{job.mfu:.0%}", "the job's override", "—",
+                                 "the problem file (mfu: of this job)"])
             elif gpu is not None:
-                mfu, whence = gpu.default_mfu, f"catalog default ({gpu.confidence} confidence)"
-            else:
-                continue
-            mfu_rows.append([esc(r.name), esc(g), f"{mfu:.0%}", esc(whence),
-                             esc(gpu.as_of or "—") if gpu else "—", esc(gpu.source) if gpu else "—"])
+                mfu_rows.append([esc(r.name), esc(g), f"{gpu.default_mfu:.0%}",
+                                 esc(f"catalog default ({gpu.confidence} confidence)"), esc(gpu.as_of or "—"),
+                                 esc(gpu.source)])
     general = _table(["what", "value"], [
         ["redundancy (extra work for failures and restarts)", f"{problem.redundancy:.0%}"],
         ["horizon", (f"{problem.horizon_days} days, in periods of {plan.schedule.period_days} day"
