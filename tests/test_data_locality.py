@@ -132,12 +132,20 @@ def test_a_preference_keeps_the_job_within_up_to_pct_and_not_beyond(d2_price, st
     plan = solve(problem(job(days=40, deadline=15, prefer=Prefer(site="D1", up_to_pct=5)), horizon=15), cat)
     assert sites_of(plan, cat) == ({"D1"} if stays else {"D2"})
     assert plan.total_cost == pytest.approx(3_840 if stays else free.total_cost)
+    (note,) = plan.warnings  # what the preference cost, or saved, is said (the plan alone reads "optimal")
+    extra = 3_840 - free.total_cost
+    assert (f"kept at its preferred D1 (prefer up to 5%): {extra:,.0f} CNY ({extra / 3_840:.1%}) more than "
+            "running it at D2" if stays else
+            f"runs at D2, not at its preferred D1: that saves {extra:,.0f} CNY ({extra / 3_840:.1%})") in note
 
 
 def test_a_preference_that_cannot_be_met_is_dropped():
     cat = two_sites(3.9)
     pinned = job(days=40, deadline=15, prefer=Prefer(site="D1", up_to_pct=50), restrict={"datacenters": ["D2"]})
-    assert sites_of(solve(problem(pinned, horizon=15), cat), cat) == {"D2"}
+    plan = solve(problem(pinned, horizon=15), cat)
+    assert sites_of(plan, cat) == {"D2"}
+    (note,) = plan.warnings  # not dropped in silence
+    assert "runs at D2, not at its preferred D1: no plan runs it there" in note
 
 
 def _write(tmp_path, cat, job_yaml: str):

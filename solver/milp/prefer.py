@@ -12,7 +12,9 @@ the job at any other datacenter; earlier kept pins stay). The pinned plan is kep
 i.e. unless the plan elsewhere is cheaper by more than up_to_pct % of the preferred
 plan's cost. Costs are whole-plan costs (jobs share nodes, so a job's own cost is not
 defined). A pin that makes the problem infeasible is dropped. Each re-solve costs one
-more solve of the whole problem (the time limit applies to each).
+more solve of the whole problem (the time limit applies to each). The plan's warnings say
+what each preference did: its price when kept, the saving when not, or why it could not
+be met — the plan alone reads "optimal", which it is only for the pinned problem.
 """
 
 from __future__ import annotations
@@ -54,23 +56,32 @@ def pinned_milp(inst: Instance, pins: list[str], constrain: Callable[[Milp], Non
 def keep_preferred(inst: Instance, plan: Plan, solve_pinned: Callable[[list[str]], Plan]) -> Plan:
     """The plan after honouring every job's preference in turn; solve_pinned(pins) solves with those pins."""
     pins: list[str] = []
-    unchecked: list[str] = []
+    notes: list[str] = []  # what each preference did to the plan: the user reads its price here
     for job in inst.problem.jobs:
         if job.prefer is None:
             continue
+        site, pct = job.prefer.site, job.prefer.up_to_pct
         sites = next((set(r.sites) for r in plan.jobs if r.name == job.name), set())
-        if sites == {job.prefer.site}:
+        if sites == {site}:
             pins.append(job.name)
             continue
+        elsewhere = ", ".join(sorted(sites))
         try:
             candidate = solve_pinned([*pins, job.name])
         except Infeasible as exc:
-            if not exc.proven:  # stopped by the time limit: the preference was not weighed, say so
-                unchecked.append(f"job {job.name}'s preference for {job.prefer.site} was not weighed: the "
-                                 "re-solve pinned there found no plan in the time given (raise --time-limit "
-                                 "or --max-seconds)")
+            notes.append(f"job {job.name}'s preference for {site} was not weighed: the re-solve pinned there "
+                         "found no plan in the time given (raise --time-limit or --max-seconds)" if not exc.proven
+                         else f"job {job.name} runs at {elsewhere}, not at its preferred {site}: no plan runs it "
+                         "there within the problem's limits and offers")
             continue
-        if plan.total_cost >= candidate.total_cost * (1 - job.prefer.up_to_pct / 100) * (1 - TOL_REL):
+        extra = candidate.total_cost - plan.total_cost
+        share = extra / candidate.total_cost if candidate.total_cost > 0 else 0.0
+        if plan.total_cost >= candidate.total_cost * (1 - pct / 100) * (1 - TOL_REL):
+            notes.append(f"job {job.name} kept at its preferred {site} (prefer up to {pct:g}%): "
+                         f"{extra:,.0f} {candidate.currency} ({share:.1%}) more than running it at {elsewhere}")
             plan = candidate
             pins.append(job.name)
-    return plan.model_copy(update={"warnings": [*plan.warnings, *unchecked]}) if unchecked else plan
+        else:
+            notes.append(f"job {job.name} runs at {elsewhere}, not at its preferred {site}: that saves "
+                         f"{extra:,.0f} {plan.currency} ({share:.1%}), more than prefer's {pct:g}%")
+    return plan.model_copy(update={"warnings": [*plan.warnings, *notes]}) if notes else plan
