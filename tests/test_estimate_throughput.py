@@ -165,3 +165,14 @@ def test_fp8_on_a_gpu_without_fp8_is_rejected():
 def test_unknown_precision_is_rejected():
     with pytest.raises(ValueError):
         peak_tflops(312, None, "int4")
+
+
+def test_nodes_count_groups_that_stay_inside_a_node():
+    """2-GPU groups on 3-GPU nodes: one group a node (34 GPUs = 17 groups = 17 nodes, not 12);
+    groups that divide the node pack by count; groups spanning nodes count their GPUs."""
+    from solver.estimate.summary import nodes_for
+
+    assert nodes_for(34, 2, 3) == 17
+    assert nodes_for(40, 2, 8) == 5 and nodes_for(36, 4, 8) == 5
+    assert nodes_for(48, 3, 8) == 8          # two 3-GPU groups a node
+    assert nodes_for(32, 16, 8) == 4 and nodes_for(24, 12, 8) == 3

@@ -34,6 +34,15 @@ class JobEstimate:
         return asdict(self)
 
 
+def nodes_for(gpus: int, group: int, gpus_per_node: int) -> int:
+    """Nodes that hold `gpus` GPUs in model-parallel groups of `group`: a group smaller than a
+    node stays inside one, so a node holds ⌊gpn ÷ group⌋ of them (2-GPU groups on 3-GPU nodes:
+    one a node, not 1.5), as the planner's MILP places them (solver.milp.assignment.node_share)."""
+    if group < gpus_per_node:
+        return math.ceil((gpus // group) / (gpus_per_node // group) - 1e-9)
+    return math.ceil(gpus / gpus_per_node - 1e-9)
+
+
 def estimate_job(shape: ModelShape, tokens: float, *, kind: str, gpu_memory_gb: float, bf16_tflops: float,
                  fp8_tflops: float | None, mfu: float, precision: str = "bf16", days: float = 30,
                  redundancy: float = 0.0, gpus_per_node: int = 8, max_gpus: int = 4096,
@@ -49,7 +58,7 @@ def estimate_job(shape: ModelShape, tokens: float, *, kind: str, gpu_memory_gb: 
     group = layout.gpus if layout else 1
     raw = hours * (1 + redundancy) / (days * 24)
     gpus = max(group, math.ceil(raw / group - 1e-9) * group)
-    nodes = math.ceil(gpus / gpus_per_node - 1e-9)
+    nodes = nodes_for(gpus, group, gpus_per_node)
     breakdown = None
     if layout is not None:
         mem = memory_per_gpu(shape, kind, tp=layout.tp, pp=layout.pp, dp=layout.dp, zero=layout.zero,
