@@ -162,7 +162,10 @@ def estimate(params: float = typer.Option(..., help="parameters, e.g. 7e9 (total
              gpus_per_node: int = typer.Option(8, min=1, help="GPUs per node (≥ 1)"),
              catalog: Path = typer.Option(SAMPLE_CATALOG, help="catalog folder for the GPU row"),
              as_json: bool = typer.Option(False, "--json")) -> None:
-    """FLOPs, GPU-hours, minimal layout and GPUs for one job on one GPU type."""
+    """FLOPs, GPU-hours, minimal layout and GPUs for one job on one GPU type.
+
+    Exit 1 when no layout holds the model on that GPU (the output says so; no GPU count).
+    """
     from solver.estimate.shape import infer_shape
     from solver.estimate.summary import estimate_job
     from solver.load import load_catalog
@@ -195,6 +198,8 @@ def estimate(params: float = typer.Option(..., help="parameters, e.g. 7e9 (total
         else:
             from solver.report.terminal import render_estimate
             render_estimate(data, days, redundancy, plan_console())
+        if result.layout is None:  # the contract's "infeasible": no layout holds the model on this GPU
+            raise typer.Exit(1)
     run_action(action)
 
 

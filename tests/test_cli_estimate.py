@@ -39,6 +39,7 @@ COMMANDS = {                       # every CLI run of this module, started toget
     "params_negative": ("--params", "-7e9", "--tokens", "200e9", "--json"),
     "mfu_too_high": ("--params", "7e9", "--tokens", "200e9", "--mfu", "1.5", "--json"),
     "preprocess": ("--params", "7e9", "--tokens", "1e9", "--kind", "preprocess", "--json"),
+    "fits_nowhere": ("--params", "1e12", "--tokens", "1e9", "--gpu", "RTX4090-24G", "--gpus-per-node", "1", "--json"),
 }
 
 
@@ -145,3 +146,13 @@ def test_mfu_out_of_range_exit_2(runs):
 def test_preprocess_is_a_known_kind_with_no_flops_model(runs):
     # problem files accept kind preprocess (with flops:); estimate says why it cannot size one
     assert_bad_option(runs["preprocess"], "--kind", "preprocess", "flops:", "--kind inference")
+
+
+def test_a_model_no_layout_holds_gives_no_gpu_count_and_exit_1(runs):
+    """1T parameters on 24 GB cards: the answer is "does not fit", not 61 GPUs (the count of
+    GPU-hours ÷ days it used to print beside it); exit 1, the contract's infeasible."""
+    run = runs["fits_nowhere"]
+    assert run.returncode == 1 and "Traceback" not in run.stderr
+    data = json.loads(run.stdout)
+    assert data["layout"] is None and data["layout_text"].startswith("does not fit")
+    assert data["min_gpus"] is None and data["nodes"] is None and data["gpu_hours"] > 0

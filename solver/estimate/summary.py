@@ -19,9 +19,9 @@ class JobEstimate:
     flops: float
     effective_tflops: float
     gpu_hours: float
-    min_gpus: int                 # for the deadline, redundancy included, whole groups
-    nodes: int
-    gpus_whole_nodes: int
+    min_gpus: int | None          # for the deadline, redundancy included, whole groups; None: fits nowhere
+    nodes: int | None
+    gpus_whole_nodes: int | None
     memory_per_gpu_gb: float | None
     layout: dict | None
     layout_text: str
@@ -65,8 +65,9 @@ def estimate_job(shape: ModelShape, tokens: float, *, kind: str, gpu_memory_gb: 
                              recompute=layout.recompute, micro_batch=micro_batch, lora_rank=lora_rank)
         breakdown = {k: round(v, 2) for k, v in asdict(mem).items()}
     return JobEstimate(
-        flops=flops, effective_tflops=eff, gpu_hours=hours, min_gpus=gpus, nodes=nodes,
-        gpus_whole_nodes=nodes * gpus_per_node,
+        flops=flops, effective_tflops=eff, gpu_hours=hours,  # no GPU count for a job no layout holds
+        min_gpus=gpus if layout else None, nodes=nodes if layout else None,
+        gpus_whole_nodes=nodes * gpus_per_node if layout else None,
         memory_per_gpu_gb=round(layout.memory_per_gpu_gb, 2) if layout else None,
         layout={k: v for k, v in asdict(layout).items()} if layout else None,
         layout_text=layout.describe() if layout else f"does not fit on {max_gpus} GPUs of {gpu_memory_gb:g} GB",
