@@ -160,6 +160,36 @@ def test_an_unpackable_plan_is_repaired_by_renting_what_its_jobs_need():
     assert verify_plan(prob, cat, extract_plan(repaired)) == []
 
 
+def test_the_repair_lets_the_jobs_of_a_cell_that_did_not_pack_move():
+    # Monthly nodes, two days: all three jobs on day 0 (4 + 6 + 6 GPUs on two nodes by count)
+    # does not pack. Holding every replica, the repair must take a third month-long contract;
+    # moving job a's replicas (half of them to day 1, beside nothing) packs on two.
+    from solver.milp import solve as solve_module
+    from solver.milp.extract import extract_plan
+    from solver.milp.packing import unpacked
+
+    from families import monthly
+
+    cat = catalog(monthly("M", 30_000, interconnect=("ethernet",), max_nodes=3))
+    prob = problem(job("a", days=4, deadline=2), job("b", days=6, deadline=1), job("c", days=6, deadline=1),
+                   horizon=2)
+    _, milp = build(prob, cat)
+    day_one = [v for (i, t), v in milp.replicas.items() if t == 1]
+    for v in day_one:
+        v.upper_bound = 0.0
+    first = solve_module._solve_once(milp, "highs", None, None, False, True)
+    for v in day_one:
+        v.upper_bound = 100.0
+    cells = unpacked(milp, first.value)
+    assert cells and first.objective == pytest.approx(2 * 30_000)   # 16 GPUs by count on day 0
+    solve_module.add_node_packing(milp, cells)
+    held = solve_module._repaired(milp, first, "highs", first.bound, False, None)           # replicas held
+    assert held.objective == pytest.approx(3 * 30_000)
+    moved = solve_module._repaired(milp, first, "highs", first.bound, False, None, cells)   # a's may move
+    assert moved.objective == pytest.approx(2 * 30_000) and not unpacked(milp, moved.value)
+    assert verify_plan(prob, cat, extract_plan(moved)) == []
+
+
 def test_a_first_plan_that_does_not_pack_and_spends_the_time_limit_still_gives_a_plan():
     # Before: "no plan whose single-node jobs fit their nodes found within 300 s" on the large
     # synthetic instance, whose first plan used the whole limit and did not pack.

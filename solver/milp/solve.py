@@ -108,7 +108,8 @@ def solve_milp(milp: Milp, *, backend: str = DEFAULT_BACKEND, time_limit: float 
             return solution
         add_node_packing(milp, cells)  # exact where this plan failed, and wherever it could fail:
         add_node_packing(milp)         # so one more solve is usually the last
-        repaired = _repaired(milp, solution, backend, bound, log, left) or repaired
+        left = None if time_limit is None else time_limit - (time.perf_counter() - start)  # after this round
+        repaired = _repaired(milp, solution, backend, bound, log, left, cells) or repaired
 
 
 REPAIR_SECONDS = 10.0
@@ -122,7 +123,7 @@ REPAIR_GAP = 0.01
 
 
 def _repaired(milp: Milp, solution: Solution, backend: str, bound: float, log: bool,
-              left: float | None) -> Solution | None:
+              left: float | None, cells: list[tuple[str, int]] = ()) -> Solution | None:
     """The plan with every job's replicas and fabric choice kept, and only its rentals (and
     its single-node jobs' places) solved again: a plan whose jobs fit their nodes, or None.
     Every cell where the plan runs a single-node job gets slot rows first, so the repaired
@@ -134,20 +135,53 @@ def _repaired(milp: Milp, solution: Solution, backend: str, bound: float, log: b
     40 single-node jobs: 107,194 CNY against an optimum of 103,738). Its own bound speaks of
     the jobs' placement held fixed, so it carries the whole model's bound instead."""
     add_node_packing(milp, occupied(milp, solution.value))
-    held = [*milp.replicas.values(), *milp.sites.values()]
-    saved = [(v, v.lower_bound, v.upper_bound) for v in held]
-    for v in held:
-        v.lower_bound = v.upper_bound = float(solution.count(v))
     seconds = REPAIR_SECONDS if left is None else min(REPAIR_SECONDS, max(left, REPAIR_FLOOR))
+    until = time.perf_counter() + seconds
     try:
-        fixed = _solve_once(milp, backend, seconds, REPAIR_GAP, log, warm_start=False)
+        with _held(solution, [*milp.replicas.values(), *milp.sites.values()]):
+            fixed = _solve_once(milp, backend, seconds, REPAIR_GAP, log, warm_start=False)
     except NoSolution:
         return None
+    if backend == "highs" and cells and until - time.perf_counter() >= REPAIR_FLOOR:
+        fixed = _replaced(milp, solution, fixed, cells, until, log)
+    fixed.status, fixed.bound = "feasible", min(bound, fixed.objective)
+    return fixed
+
+
+def _replaced(milp: Milp, solution: Solution, fixed: Solution, cells: list[tuple[str, int]], until: float,
+              log: bool) -> Solution:
+    """The repaired plan improved with the fabric choices held and the replicas of every job
+    running in a cell that did not pack (`cells`) free to move, from `fixed` as a MIP start,
+    for the rest of the repair's time; the cheaper of the two.
+
+    Why: holding the replicas too can only add nodes where the plan did not pack, and with
+    monthly contracts that is dear: on the large synthetic instance (seed 1, 60 s) a plan
+    of 642,307 CNY that did not pack in one cell became 743,364; with that cell's jobs free
+    to move, 641,437 CNY in 3 s (every job free: 638,248 in 8.7 s once, nothing better than
+    743,364 in 6.3 s another time)."""
+    inst, where = milp.inst, set(cells)
+    movers = {inst.options[i].job for (i, t), v in milp.replicas.items()
+              if (inst.options[i].config, t) in where and solution.count(v) > 0}
+    held = [v for (i, _t), v in milp.replicas.items() if inst.options[i].job not in movers]
+    try:
+        with _held(solution, [*milp.sites.values(), *held]):
+            moved = _solve_once(milp, "highs", until - time.perf_counter(), REPAIR_GAP, log, False, fixed)
+    except NoSolution:
+        return fixed
+    return moved if moved.objective < fixed.objective else fixed
+
+
+@contextmanager
+def _held(solution: Solution, variables: list[mb.Variable]):
+    """Hold these variables at the solution's values meanwhile (bounds restored after)."""
+    saved = [(v, v.lower_bound, v.upper_bound) for v in variables]
+    for v in variables:
+        v.lower_bound = v.upper_bound = float(solution.count(v))
+    try:
+        yield
     finally:
         for v, lower, upper in saved:
             v.lower_bound, v.upper_bound = lower, upper
-    fixed.status, fixed.bound = "feasible", min(bound, fixed.objective)
-    return fixed
 
 
 def _solve_once(milp: Milp, backend: str, time_limit: float | None, gap: float | None, log: bool,
@@ -257,10 +291,11 @@ def _run_highs_mathopt(milp: Milp, time_limit: float | None, gap: float | None, 
     listener = PROGRESS.listener
     if listener is not None:
         PROGRESS.listener = _BestHeard(listener)
+    big = bool(warm_start and time_limit and milp.model.num_variables >= warmstart.WARM_START_VARIABLES)
     try:
         if plan is not None:  # a repaired plan (solve_milp): the steps below are for models with none
-            return _read(_mathopt_once(model, time_limit, gap, log, PROGRESS.listener, plan.values), plan)
-        if warm_start and time_limit and milp.model.num_variables >= warmstart.WARM_START_VARIABLES:
+            return _read(_mathopt_once(model, time_limit, gap, log, PROGRESS.listener, plan.values, ipm_lp=big), plan)
+        if big:
             return _run_big(model, milp, start + time_limit, time_limit, gap, log)
         return _read(_mathopt_once(model, time_limit, gap, log, PROGRESS.listener))
     finally:
@@ -296,8 +331,20 @@ def _run_big(model, milp: Milp, deadline: float, time_limit: float, gap: float |
     2. from warmstart.GUIDED_VARIABLES on, HiGHS' MIP would not finish its root LP in a
        minute, so the solve waits for the LP relaxation and then takes a plan from the
        domains it uses, seeded with the first plan;
-    3. the whole model from the best plan so far, for the time left (beyond
-       GUIDED_VARIABLES only if warmstart.FINAL_SHARE of the limit is left).
+    3. unless that plan does not pack its single-node jobs (solve_milp then repairs it
+       while time is left, and solves the whole model from the repair: measured on the
+       large synthetic instance, seed 1, whose guided plan did not pack: the whole-model
+       step ended with the same plan, which the repair at the limit, 2 s, could only make
+       dearer, 642,307 → 743,364 CNY),
+       the whole model from the best plan so far, for the time left (beyond
+       GUIDED_VARIABLES only if warmstart.FINAL_SHARE of the limit is left), its LPs
+       solved by interior point: by dual simplex HiGHS did not finish the root LP of the
+       large synthetic instance (48k variables) in the 53 s left, so its bound stayed
+       below the LP child's; by interior point it finished it, and at 60 s the bound rose
+       on seeds 1-3 from 588,921 / 497,006 / 700,417 to 608,744 / 514,945 / 735,721 CNY,
+       seed 2's plan fell from 561,131 to 549,754 (tests/bench, one run each). Not for
+       small models: the medium instance (8k) took 13.6 s to its proof that way, 11.7 s
+       by simplex.
     The plan's bound is the better of HiGHS' and the LP's (solver.milp.relaxation): without
     the LP, a model whose root LP HiGHS cannot finish in time has no bound at all.
     On a single core the LP would only slow the rest down, so it is not started.
@@ -319,9 +366,14 @@ def _run_big(model, milp: Milp, deadline: float, time_limit: float, gap: float |
                 until = min(deadline - overrun, time.perf_counter() + time_limit * warmstart.GUIDED_MAX_SHARE)
                 hint = _guided_plan(model, milp, relax.values, hint, until, gap, log)
         left = deadline - overrun - time.perf_counter()
-        if not guided or left >= time_limit * warmstart.FINAL_SHARE:
+        if hint is not None and unpacked(milp, lambda v: hint.values.get(v.index, 0.0)):
+            # its single-node jobs do not fit their nodes: solve_milp repairs it (solver.milp.packing)
+            # while time is left, and solves the whole model from the repair, slot rows and all
+            run = _Run(hint.values, hint.cost, -math.inf)
+            relax = relax or (lp.wait(0) if lp is not None else None)
+        elif not guided or left >= time_limit * warmstart.FINAL_SHARE:
             hint_values = hint.values if hint is not None else None
-            run = _read(_mathopt_once(model, left, gap, log, PROGRESS.listener, hint_values), hint)
+            run = _read(_mathopt_once(model, left, gap, log, PROGRESS.listener, hint_values, ipm_lp=True), hint)
             relax = relax or (lp.wait(0) if lp is not None else None)
         else:
             run = (_Run(hint.values, hint.cost, -math.inf) if hint is not None
@@ -364,14 +416,17 @@ def _values(result) -> dict[int, float]:
 
 def _mathopt_once(model, time_limit: float | None, gap: float | None, log: bool,
                   listener: Callable[[float | None, float | None], None] | None,
-                  hint: dict[int, float] | None = None):
-    """One HiGHS solve of a MathOpt model, optionally from a MIP start (values by variable id)."""
+                  hint: dict[int, float] | None = None, *, ipm_lp: bool = False):
+    """One HiGHS solve of a MathOpt model, optionally from a MIP start (values by variable id).
+    ipm_lp: HiGHS' MIP solves its LPs by interior point (`mip_lp_solver=ipm`), see `_run_big`."""
     from ortools.math_opt.python import mathopt
 
     params = mathopt.SolveParameters(time_limit=timedelta(seconds=max(time_limit, 0.1)) if time_limit else None,
                                      enable_output=log,
                                      relative_gap_tolerance=gap if gap is not None else OPTIMALITY_GAP)
     params.highs.int_options["presolve_rule_off"] = HIGHS_PRESOLVE_RULES_OFF
+    if ipm_lp:
+        params.highs.string_options["mip_lp_solver"] = "ipm"
     model_params = None if hint is None else mathopt.ModelSolveParameters(solution_hints=[mip_start(model, hint)])
     callback = (lambda lines: _report_progress(lines, listener)) if listener is not None else None
     with native_stdout_to_stderr():

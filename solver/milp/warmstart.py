@@ -40,13 +40,17 @@ FIRST_DOMAINS = 2
 """Domains (or configurations) per job in the first restriction; doubled while it has no plan."""
 FIRST_GAP = 0.01
 """Relative gap the first plan is solved to: it only has to be good enough to prune with."""
-GUIDED_VARIABLES = 100_000
+GUIDED_VARIABLES = 30_000
 """Models with at least this many variables wait, after the first plan, for the LP
 relaxation and get a plan from the domains it uses before (time permitting) HiGHS gets
 the whole model. Measured at 60 s (tests/bench/bench_milp.py, 2 cores): on the target
 instances (186k-201k variables) HiGHS' MIP finishes no root LP in time (seed 1: 470 s),
-so the whole-model step adds nothing there; on the large ones (37k-45k) it is what
-closes the gap to 1 %, and waiting for the LP would only take its time."""
+so the whole-model step adds nothing there. The large ones (37k-48k) once closed their
+gap to 1 % in the whole-model step, but since storage is billed to each job's finish
+their root LP takes over a minute by dual simplex; with the whole-model step's LPs by
+interior point (solver.milp.solve._run_big), seeds 1-3 at 60 s, one run each: threshold
+100k 800,170 / 549,754 / 892,692 CNY at 23.9 / 6.3 / 17.6 %, threshold 30k 739,448 /
+558,382 / 805,369 CNY at 17.7 / 8.3 / 8.7 %."""
 GUIDED_MIN_SHARE = 0.1
 """The least share of the time limit worth starting the LP-guided plan with; an LP solved
 later only gives the bound."""
