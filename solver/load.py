@@ -7,7 +7,6 @@ CSV) and what is allowed, so the CLI can print it without a traceback.
 from __future__ import annotations
 
 import codecs
-
 from pathlib import Path
 from typing import Any
 
