@@ -472,7 +472,7 @@ def write_problem_mfu(path: str | Path, job: str, mfu: float, *, in_place: bool 
     if target.exists() and not in_place and not force:
         raise ProblemError("file exists, not overwritten", file=str(target), key="--write-problem",
                            fix="remove it, pass --force, or --in-place to edit the problem itself")
-    target.write_text(new, encoding="utf-8")
+    target.write_text(new, encoding="utf-8", newline="")  # the file's own line ends (read_text keeps CRLF)
     return target
 
 

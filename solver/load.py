@@ -166,7 +166,8 @@ def read_text(path: Path) -> str:
     try:
         return data.decode("utf-8-sig")
     except UnicodeDecodeError as exc:
-        raise ProblemError(f"not UTF-8 text (byte 0x{data[exc.start]:02x} at offset {exc.start}; "
+        at = exc.start + (len(codecs.BOM_UTF8) if data.startswith(codecs.BOM_UTF8) else 0)  # counted after the BOM
+        raise ProblemError(f"not UTF-8 text (byte 0x{data[at]:02x} at offset {at}; "
                            "GBK or another local encoding?)", file=str(path),
                            fix="save the file as UTF-8 (e.g. Notepad: Save As, Encoding: UTF-8)") from None
 

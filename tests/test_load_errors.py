@@ -322,3 +322,14 @@ def test_a_problem_saved_as_unicode_with_a_byte_order_mark_loads(tmp_path, encod
     path.write_bytes(("# 训练计划（北京）\n" + _seed_text()).encode(encoding))
     mine, seed = (load_problem(p)[0].model_dump(exclude={"catalog"}) for p in (path, SEED))
     assert mine == seed
+
+
+def test_a_bad_byte_after_a_utf8_byte_order_mark_is_named_at_its_own_offset(tmp_path):
+    """UTF-8-sig counts from after the BOM; the message counts from the file's first byte."""
+    from solver.errors import ProblemError
+    from solver.load import read_text
+
+    path = tmp_path / "p.yaml"
+    path.write_bytes(b"\xef\xbb\xbfab\xffcd")
+    with pytest.raises(ProblemError, match="byte 0xff at offset 5"):
+        read_text(path)

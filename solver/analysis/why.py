@@ -337,7 +337,7 @@ class _Ctx:
         for job in self.problem.jobs:
             s = model.new_num_var(0, math.inf, f"slack[work,{job.name}]")
             add_work_slack(milp, job.name, s)
-            need = asked_work(milp, job.name)
+            need = asked_work(milp, job.name)  # what the rows ask (the message rescales to the job's own)
             slacks.append(("work", job.name, s, WORK_WEIGHT / max(need, TOL), need))
         model.minimize(mb.LinearExpr.weighted_sum([s[2] for s in slacks], [s[3] for s in slacks]))
         try:
@@ -372,8 +372,10 @@ class _Ctx:
         else:
             alt.code = "deadline"
             job = next(j for j in self.problem.jobs if j.name == target)
+            own = milp.inst.required[target]  # the rows may ask a tiny job more (solver.milp.work.asked_work)
+            undone = amount * own / limit if limit > 0 else amount
             alt.text = (f"cannot finish {target} by day {job.deadline_days} at any size: "
-                        f"{amount:,.0f} of {limit:,.0f} EFLOP left undone")
+                        f"{_eflop(undone)} of {_eflop(own)} EFLOP left undone")
             if target == alt.job and self._lead_time_blocks(alt, keys):
                 alt.code = "lead_time"
                 lead = max(self.catalog.offers[o].lead_time_days for o in alt.offers)
@@ -500,3 +502,7 @@ def _dearer(delta: float) -> str:
 def _label(offer: Offer) -> str:
     return f"{offer.vendor}/{offer.gpu}/{offer.mode} @ {offer.datacenter}"
 
+
+def _eflop(x: float) -> str:
+    """EFLOP as the tables write them; a job below one EFLOP keeps two significant digits."""
+    return f"{x:,.0f}" if x >= 1 else f"{x:.2g}"

@@ -366,11 +366,11 @@ def _run_big(model, milp: Milp, deadline: float, time_limit: float, gap: float |
                 until = min(deadline - overrun, time.perf_counter() + time_limit * warmstart.GUIDED_MAX_SHARE)
                 hint = _guided_plan(model, milp, relax.values, hint, until, gap, log)
         left = deadline - overrun - time.perf_counter()
-        if hint is not None and unpacked(milp, lambda v: hint.values.get(v.index, 0.0)):
+        if relax is not None and hint is not None and unpacked(milp, lambda v: hint.values.get(v.index, 0.0)):
             # its single-node jobs do not fit their nodes: solve_milp repairs it (solver.milp.packing)
-            # while time is left, and solves the whole model from the repair, slot rows and all
+            # while time is left, and solves the whole model from the repair, slot rows and all.
+            # Only with the LP solved: its bound is the plan's (no later round runs the LP beside it)
             run = _Run(hint.values, hint.cost, -math.inf)
-            relax = relax or (lp.wait(0) if lp is not None else None)
         elif not guided or left >= time_limit * warmstart.FINAL_SHARE:
             hint_values = hint.values if hint is not None else None
             run = _read(_mathopt_once(model, left, gap, log, PROGRESS.listener, hint_values, ipm_lp=True), hint)
