@@ -127,7 +127,8 @@ def _repaired(milp: Milp, solution: Solution, backend: str, bound: float, log: b
     """The plan with every job's replicas and fabric choice kept, and only its rentals (and
     its single-node jobs' places) solved again: a plan whose jobs fit their nodes, or None.
     Every cell where the plan runs a single-node job gets slot rows first, so the repaired
-    plan packs everywhere.
+    plan packs everywhere. With HiGHS and time left, `_replaced` then lets the jobs of the
+    failing `cells` move.
 
     Why: the next round of solve_milp starts from it (a MIP start for HiGHS) and falls back
     on it when time runs out; before, an unpackable first plan that used the time limit
