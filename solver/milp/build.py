@@ -26,7 +26,7 @@ class Milp:
     nodes: dict[tuple[str, int], mb.Variable] = field(default_factory=dict)            # (config, t)
     contracts: dict[tuple[str, int], mb.Variable] = field(default_factory=dict)        # (config, start)
     replicas: dict[tuple[int, int], mb.Variable] = field(default_factory=dict)         # (option, t)
-    discounted: dict[tuple[str, int], mb.Variable] = field(default_factory=dict)       # (config, t|start)
+    full_price: dict[tuple[str, int], mb.Variable] = field(default_factory=dict)       # (config, t|start): v
     discount_flag: dict[tuple[str, int], mb.Variable] = field(default_factory=dict)
     sites: dict[tuple[str, str], mb.Variable] = field(default_factory=dict)            # (job, choice name)
     choices: dict[str, list] = field(default_factory=dict)                             # job → [site.Choice]

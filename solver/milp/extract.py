@@ -81,8 +81,13 @@ def _schedule(sol: Solution) -> Schedule:
 
 
 def _discounted(sol: Solution, key: str, t: int) -> bool:
-    var = sol.milp.discount_flag.get((key, t))
-    return var is not None and sol.count(sol.milp.discounted[key, t]) > 0
+    """Whether some of the rental's nodes are billed at the discounted price (fewer at full price than held)."""
+    full = sol.milp.full_price.get((key, t))
+    if full is None:
+        return False
+    cfg = sol.milp.inst.configs[key]
+    held = (sol.milp.contracts if cfg.committed else sol.milp.nodes)[key, t]
+    return sol.count(held) - sol.count(full) > 0
 
 
 def _allocations(sol: Solution) -> list[Allocation]:
@@ -120,7 +125,7 @@ def _cost_by_variable(sol: Solution) -> dict[int, float]:
 
 
 def _disc_index(milp, key: str, t: int) -> int:
-    var = milp.discounted.get((key, t))
+    var = milp.full_price.get((key, t))
     return var.index if var is not None else -1
 
 

@@ -74,8 +74,8 @@ class Relaxation:
 class BackgroundRelaxation:
     """Starts the LP relaxation of `model` (its bounds as they are now) in a child process.
 
-    `discounts`: (w, x, y, rows) per volume discount of the model (solver.milp.capacity:
-    discounted nodes w ≤ x, flag y, the indices of its three rows); the child gives every
+    `discounts`: (v, x, y, rows) per volume discount of the model (solver.milp.capacity:
+    nodes at full price v ≤ x, flag y, the indices of its three rows); the child gives every
     one in full (see `full_discount`). Use as a context manager: leaving it stops the child
     if it is still running.
     """
@@ -125,61 +125,49 @@ class BackgroundRelaxation:
 
 
 def full_discount(proto, discounts: np.ndarray) -> bool:
-    """Give every volume discount in full (w = x), in place; False (and `proto` untouched) if
-    some row could not take it.
+    """Give every volume discount in full (no node at full price), in place; False (and
+    `proto` untouched) if some row could not take it.
 
-    Why: the LP relaxation of a discount (w ≤ x, w ≤ X̄·y, x ≥ N0·y, y ∈ [0,1]) already
-    reaches w = x for every x (y = x/N0 is enough since X̄ ≥ N0), so substituting w = x
-    and dropping y leaves the LP's value as it is while its three rows and two columns go:
-    on the target synthetic instance the interior point then took 37 s instead of 51 s.
-    Each w's terms move onto its x, in the objective and in every row but its own three,
-    which with w = y = 0 become trivial for HiGHS' presolve. That raises w from wherever it
-    was to x; this only keeps the LP a relaxation if raising w can break no row and not
-    raise the cost (a budget row, cost ≤ B, is fine), which is checked first.
+    Why: the LP relaxation of a discount (v ≤ x, v ≥ x − X̄·y, x ≥ N0·y, y ∈ [0,1]) already
+    reaches v = 0 for every x (y = x/N0 is enough since X̄ ≥ N0), so fixing v = y = 0 and
+    freeing the row v ≥ x − X̄·y leaves the LP's value as it is while its three rows and
+    two columns go: on the target synthetic instance the interior point then took 37 s
+    instead of 51 s. x already carries the discounted price (solver.milp.capacity). That
+    lowers v from wherever it was to 0; this only keeps the LP a relaxation if lowering v
+    can break no row and not raise the cost (a budget row, cost ≤ B, is fine), and if y
+    sits in no row but its own, which is checked first.
     """
     if proto.maximize:
         return False
-    target = {int(w): int(x) for w, x, *_ in discounts}
+    full = {int(v) for v, *_ in discounts}
+    flags = {int(y) for _, _, y, *_ in discounts}
     own = {int(r) for row in discounts[:, 3:] for r in row}
-    if any(proto.variable[w].objective_coefficient > 0 for w in target):
+    if any(proto.variable[v].objective_coefficient < 0 for v in full):
         return False
-    touched = []
     for r, row in enumerate(proto.constraint):
-        if r in own or not any(k in target for k in row.var_index):
+        if r in own:
             continue
         for k, c in zip(row.var_index, row.coefficient):
-            if k in target and not ((c <= 0 and row.lower_bound == -math.inf) or
-                                    (c >= 0 and row.upper_bound == math.inf)):
+            if k in flags or (k in full and not ((c >= 0 and row.lower_bound == -math.inf) or
+                                                 (c <= 0 and row.upper_bound == math.inf))):
                 return False
-        touched.append(row)
-    for row in touched:
-        merged: dict[int, float] = {}
-        for k, c in zip(row.var_index, row.coefficient):
-            k = target.get(k, k)
-            merged[k] = merged.get(k, 0.0) + c
-        del row.var_index[:]
-        del row.coefficient[:]
-        row.var_index.extend(merged)
-        row.coefficient.extend(merged.values())
-    for w, x, y, *_ in discounts:
-        var_w, var_x = proto.variable[int(w)], proto.variable[int(x)]
-        var_x.objective_coefficient += var_w.objective_coefficient
-        var_w.objective_coefficient = 0.0
-        for k in (int(w), int(y)):
+    for v, _x, y, _le, cap, _least in discounts:
+        for k in (int(v), int(y)):
             proto.variable[k].lower_bound = proto.variable[k].upper_bound = 0.0
+        proto.constraint[int(cap)].lower_bound, proto.constraint[int(cap)].upper_bound = -math.inf, math.inf
     return True
 
 
 def discount_table(milp) -> np.ndarray:
-    """(w, x, y, row le, row cap, row min) per volume discount of a built model, by index."""
+    """(v, x, y, row le, row cap, row min) per volume discount of a built model, by index."""
     # imported here, not at the top: the child never needs it, and it pulls in the model's modules
     from solver.milp.capacity import discount_rows
 
     rows = []
-    for (key, t), w in milp.discounted.items():
+    for (key, t), v in milp.full_price.items():
         cfg = milp.inst.configs[key]
         x = (milp.contracts if cfg.committed else milp.nodes)[key, t]
-        rows.append([w.index, x.index, milp.discount_flag[key, t].index,
+        rows.append([v.index, x.index, milp.discount_flag[key, t].index,
                      *(milp.rows[name].index for name in discount_rows(key, t))])
     return np.array(rows, dtype=np.int64).reshape(-1, 6)
 

@@ -524,18 +524,18 @@ def _restricted_plan(model, milp: Milp, keep: set[int], deadline: float, gap: fl
 def _polish(milp: Milp, values: dict[int, float]) -> None:
     """Settle the bookkeeping variables a time- or gap-limited solve may leave slack.
 
-    Discounts (w, y), data-site flags (u) and the running and storage flags (r, s) only
+    Discounts (v, y), data-site flags (u) and the running and storage flags (r, s) only
     lower or account for cost; a stopped solver can leave a discount unclaimed, a flag set
     at an unused site or a job running past its last work. Setting them
     to what the rented capacity implies keeps the plan's stated cost equal to what its
     schedule costs (the verifier re-prices it) and never raises the objective.
     """
-    for key, w in milp.discounted.items():
+    for key, v in milp.full_price.items():
         cfg_key, t = key
         base = (milp.contracts if milp.inst.configs[cfg_key].committed else milp.nodes)[key]
         held = round(values.get(base.index, 0.0))
         earns = held >= milp.inst.configs[cfg_key].discount_nodes
-        values[w.index] = float(held if earns else 0)
+        values[v.index] = float(0 if earns else held)
         values[milp.discount_flag[key].index] = float(earns)
     for key, u in milp.data_sites.items():
         used = any(round(values.get(v.index, 0.0)) > 0 for v in milp.data_members[key])

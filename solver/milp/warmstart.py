@@ -169,7 +169,7 @@ def held_out(milp: Milp, keep: set[int]) -> list[mb.Variable]:
             if not usable and (job, c.name) in milp.sites:
                 out.append(milp.sites[job, c.name])
     used = {config for _, _, config in kept}
-    for table in (milp.nodes, milp.contracts, milp.discounted, milp.discount_flag):
+    for table in (milp.nodes, milp.contracts, milp.full_price, milp.discount_flag):
         out.extend(var for (config, _t), var in table.items() if config not in used)
     return out
 
