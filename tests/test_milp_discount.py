@@ -67,3 +67,25 @@ def test_every_feasible_solution_extracts_to_a_plan_the_verifier_accepts():
         flag.upper_bound = 0
     plan = extract_plan(solve_milp(milp))
     assert verify_plan(prob, cat, plan) == []
+
+
+@pytest.mark.parametrize("name", ["debug-then-train", "seed-13b-100b", "hybrid-burst"])
+def test_no_variable_lowers_the_cost(name):
+    """Every variable's cost coefficient, its terms summed, is ≥ 0 (solver.milp.capacity writes
+    the discount with the nodes at full price). What it protects: with a negative one (the
+    discounted nodes w, −d·price), HiGHS' objective propagation could not bound any node
+    variable by an incumbent's cost, and debug-then-train took 4.1 s instead of 1.6."""
+    from collections import defaultdict
+    from pathlib import Path
+
+    from solver.api import build
+    from solver.load import load_problem
+
+    prob, cat = load_problem(Path(__file__).parents[1] / "problems" / f"{name}.yaml")
+    _, milp = build(prob, cat)
+    assert milp.cost["volume_discount"], "the problem should have volume discounts"
+    net: dict[int, float] = defaultdict(float)
+    for terms in milp.cost.values():
+        for var, coef in terms:
+            net[var.index] += coef
+    assert min(net.values()) >= 0

@@ -22,3 +22,16 @@ doubleton rule off 6.1, 1.1, 1.4 s; both off 8.3, 1.2, 2.8 s. The target synthet
 instance did better with both off (60 s, seed 1: 2,564,450 CNY at 11.99% against
 2,755,072 at 18.08%; medium reached 1% in 10.2 s against 9.0).
 Tests: tests/test_backend_agreement.py."""
+
+HIGHS_PSCOST_MIN_RELIABLE = 2
+"""HiGHS' `mip_pscost_minreliable` (default 8) in every MIP solve: a variable's pseudocost
+counts as reliable after 2 branchings, so fewer candidates are strong-branched.
+
+Why: once the volume discount is written with the nodes at full price
+(solver.milp.capacity), debug-then-train's time goes into branching on the domain
+choices and the hourly discounts, and strong branching took 57% of its LP iterations.
+Measured 2026-12-04, HiGHS random seeds 0-7, seconds to the proven optimum, median
+(mean), default against 2: debug-then-train 2.38 (2.47) → 2.18 (2.08); seed-13b-100b 1.05
+(0.95) → 1.03 (0.93); hybrid-burst 1.02 (1.01) → 1.00 (0.99); medium synthetic seeds
+1-3 to 1%: 11.4, 6.7, 6.4 s either way. Tried before the reformulation and not kept,
+when the discount's LP gap swamped it (README, Performance)."""

@@ -17,7 +17,7 @@ from ortools.linear_solver.python import model_builder as mb
 from solver.milp import warmstart
 from solver.milp.build import COST_PARTS, Milp
 from solver.milp.export import to_mathopt
-from solver.milp.highs_options import HIGHS_PRESOLVE_RULES_OFF
+from solver.milp.highs_options import HIGHS_PRESOLVE_RULES_OFF, HIGHS_PSCOST_MIN_RELIABLE
 from solver.milp.packing import add_node_packing, occupied, unpacked
 from solver.milp.relaxation import BackgroundRelaxation, cores, discount_table
 
@@ -426,6 +426,7 @@ def _mathopt_once(model, time_limit: float | None, gap: float | None, log: bool,
                                      enable_output=log,
                                      relative_gap_tolerance=gap if gap is not None else OPTIMALITY_GAP)
     params.highs.int_options["presolve_rule_off"] = HIGHS_PRESOLVE_RULES_OFF
+    params.highs.int_options["mip_pscost_minreliable"] = HIGHS_PSCOST_MIN_RELIABLE
     if ipm_lp:
         params.highs.string_options["mip_lp_solver"] = "ipm"
     model_params = None if hint is None else mathopt.ModelSolveParameters(solution_hints=[mip_start(model, hint)])
