@@ -1,8 +1,11 @@
-"""`gpuplan` command line: parse, call the library, render. Exit 0 solved, 1 infeasible, 2 bad input."""
+"""`gpuplan` command line: parse, call the library, render. Exit 0 solved, 1 infeasible, 2 bad input,
+3 plan failed verification, 141 standard output closed early."""
 
 from __future__ import annotations
 
 import math
+import os
+import sys
 from enum import Enum
 from pathlib import Path
 from typing import Optional
@@ -233,10 +236,37 @@ def _model_spec(params, active_params, layers, hidden, heads, seq_len, tokens):
 register_all(app)
 
 
+EXIT_OUTPUT_CLOSED = 141
+"""Standard output closed before the command finished (`gpuplan solve … | head -1`): what a
+shell reports for a process ended by SIGPIPE (128 + 13)."""
+
+
 def main() -> None:
-    """The console script: the command's `--max-seconds` counts from the process's start."""
+    """The console script: the command's `--max-seconds` counts from the process's start.
+
+    Why the SystemExit is read: when standard output's reader goes away (`| head -1`),
+    rich and click both end the command with exit 1, which here means "infeasible"; a
+    script piping a plan into `head` would read that as no plan. Only that exit is changed
+    (EXIT_OUTPUT_CLOSED), recognised by what each leaves behind after a failed write:
+    rich points file descriptor 1 at os.devnull, click replaces sys.stdout with a wrapper
+    that ignores the broken pipe. (A closed output that nothing was written to, as for an
+    infeasible problem, whose explanation goes to stderr, keeps its exit code.)"""
     COMMAND.process = solver.STARTED
-    app()
+    stdout, was_devnull = sys.stdout, _stdout_is_devnull()
+    try:
+        app()
+    except SystemExit as stop:
+        closed = sys.stdout is not stdout or (_stdout_is_devnull() and not was_devnull)
+        if stop.code == 1 and closed:
+            raise SystemExit(EXIT_OUTPUT_CLOSED) from None
+        raise
+
+
+def _stdout_is_devnull() -> bool:
+    try:
+        return os.path.samestat(os.fstat(1), os.stat(os.devnull))
+    except OSError:  # no file descriptor 1 (an embedding host)
+        return False
 
 
 if __name__ == "__main__":

@@ -67,3 +67,32 @@ def test_a_long_job_name_wraps_whole_in_the_jobs_table(tmp_path):
     first_cells = [line.split("│")[1].strip() for line in lines[start:end] if line.startswith("│")]
     assert "".join(first_cells) == name
     assert max(len(line) for line in lines) <= 100
+
+
+def _with_stdout_closed(*args: str) -> subprocess.CompletedProcess:
+    """Run gpuplan with a standard output whose reader is already gone (`| head` that has
+    read its line): the first write fails with a broken pipe."""
+    read, write = os.pipe()
+    os.close(read)
+    try:
+        return subprocess.run([sys.executable, "-m", "solver.cli", *args], stdout=write, stderr=subprocess.PIPE,
+                              text=True, cwd=ROOT)
+    finally:
+        os.close(write)
+
+
+@pytest.mark.parametrize("args", [
+    ("solve", "problems/seed-7b-200b-30d.yaml"),            # rich tables
+    ("solve", "problems/seed-7b-200b-30d.yaml", "--json"),  # print: click's handler
+    ("catalog", "show", "catalogs/beijing-sample"),
+])
+def test_a_closed_standard_output_is_not_reported_as_infeasible(args):
+    """Exit 1 means infeasible; a reader that went away gets 141, as a shell reports SIGPIPE."""
+    run = _with_stdout_closed(*args)
+    assert run.returncode == 141, run.stderr
+    assert "Traceback" not in run.stderr
+
+
+def test_an_infeasible_problem_still_exits_1_with_standard_output_closed():
+    run = _with_stdout_closed("solve", "problems/infeasible/shunyi-racks-short.yaml", "--no-explain")
+    assert run.returncode == 1 and "infeasible" in run.stderr
