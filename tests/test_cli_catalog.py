@@ -129,3 +129,17 @@ def test_a_narrow_console_folds_cells_but_drops_no_column(table, width):
     assert "src" in text and (header in text or width < 100)
     refs = [line.split()[-1] for line in text.splitlines() if line.strip() and line.split()[-1].isdigit()]
     assert refs, text                                   # the src column still carries its numbers
+
+
+def test_show_ranks_offers_by_their_all_in_price(runs):
+    """Rent 9.00 with an 8% platform fee bills 9.72 per GPU-hour, dearer than 9.50 with none:
+    ranked by rent alone the first looked cheaper. Each fabric of an offer gets its own
+    all-in price (a monthly node: (60,800 rent + 5,500 IB) / 8 GPUs / 720 h = 11.51)."""
+    lines = runs["show"].stdout.splitlines()
+    at = {name: next(i for i, line in enumerate(lines) if line.startswith(name + " "))
+          for name in ("hwc-fs-a100-40-1x-hourly", "gpum-fs-a100-40-1x-hourly", "vnet-yz-a100-80-8x-monthly")}
+    assert at["hwc-fs-a100-40-1x-hourly"] < at["gpum-fs-a100-40-1x-hourly"]
+    assert "ethernet 9.72" in " ".join(lines[at["gpum-fs-a100-40-1x-hourly"]].split())
+    monthly = " ".join(lines[at["vnet-yz-a100-80-8x-monthly"]].split())
+    after = " ".join(lines[at["vnet-yz-a100-80-8x-monthly"] + 1].split())
+    assert "ib_hdr 11.51" in monthly and after == "roce 11.04"

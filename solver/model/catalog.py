@@ -165,6 +165,14 @@ class Offer(_Row):
         per_gpu = self._per_node(self.price) / self.gpus_per_node
         return per_gpu / (UNIT_DAYS[MODE_UNITS[self.mode]] * 24)
 
+    def gpu_cost_per_hour(self, option: int = 0) -> float:
+        """Rent and interconnect option `option` per GPU-hour, platform fee included: what a
+        GPU-hour costs before any volume discount, any mode (for comparing offers, not for
+        billing: the bill rounds to whole periods and terms, solver.verify)."""
+        hours = UNIT_DAYS[MODE_UNITS[self.mode]] * 24
+        link = self.interconnect_price[option] / self.gpus_per_node / hours
+        return (self.gpu_price_per_hour() + link) * (1 + self.platform_fee_pct / 100)
+
 
 class Catalog(BaseModel):
     """The three tables, cross-checked: every offer names a GPU and a datacenter that exist."""

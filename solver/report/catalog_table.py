@@ -15,13 +15,17 @@ from rich.text import Text
 KEEP_WHOLE = {"offer", "vendor", "site", "mode", "gpu", "datacenter"}
 """Names a user copies into --set edits and restrict lists: never folded while the table fits."""
 NUMBERS = {"memory GB", "bf16 TFLOPS", "fp8 TFLOPS", "mem TB/s", "TDP W", "default MFU", "power kW", "PUE",
-           "WAN Gbit/s", "CNY/GPU-h", "max nodes × GPUs", "term / lead days"}
+           "WAN Gbit/s", "all-in CNY/GPU-h", "max nodes × GPUs", "term / lead days"}
+WHOLE_LINES = {"fabric", "all-in CNY/GPU-h"}
+"""Cells of one line per interconnect option: the fabric's line and its price's stay side by side."""
 
 
 def render_table(catalog, console: Console, name: str) -> None:
-    """One catalog table. Offers are grouped by GPU and sorted by rent per GPU-hour (the other
-    offers.csv columns, e.g. fees and discounts, are named in the caption); every row's as_of
-    and source become a numbered note under the table, shared by rows that cite the same."""
+    """One catalog table. Offers are grouped by GPU and sorted by their cheapest all-in price per
+    GPU-hour (rent, interconnect and platform fee; the caption names what is left out); every
+    row's as_of and source become a numbered note under the table, shared by rows that cite the same.
+    Why all-in: ranked by rent alone, an offer with a 10% platform fee or a dear fabric looked
+    cheaper than it bills (a user's review, 2026-12-03)."""
     if name == "gpus":
         rows = list(catalog.gpus.values())
         header = ["gpu", "memory GB", "bf16 TFLOPS", "fp8 TFLOPS", "mem TB/s", "TDP W", "form", "class",
@@ -36,14 +40,17 @@ def render_table(catalog, console: Console, name: str) -> None:
                   _num(d.wan_gbps) or "default"] for d in rows]
         groups, caption = None, None
     else:
-        rows = sorted(catalog.offers.values(), key=lambda o: (o.gpu, o.gpu_price_per_hour()))
-        header = ["offer", "vendor", "site", "mode", "CNY/GPU-h", "max nodes × GPUs", "term / lead days", "fabric"]
-        cells = [[o.offer, o.vendor, o.datacenter, o.mode, f"{o.gpu_price_per_hour():.2f}",
-                  f"{o.max_nodes}×{o.gpus_per_node}", f"{o.term_days}/{o.lead_time_days}", " ".join(o.interconnect)]
+        rows = sorted(catalog.offers.values(), key=lambda o: (o.gpu, _cheapest(o), o.offer))
+        header = ["offer", "vendor", "site", "mode", "max nodes × GPUs", "term / lead days", "fabric",
+                  "all-in CNY/GPU-h"]
+        cells = [[o.offer, o.vendor, o.datacenter, o.mode, f"{o.max_nodes}×{o.gpus_per_node}",
+                  f"{o.term_days}/{o.lead_time_days}", "\n".join(o.interconnect),
+                  "\n".join(f"{o.gpu_cost_per_hour(k):.2f}" for k in range(len(o.interconnect)))]
                  for o in rows]
         groups = [o.gpu for o in rows]
-        caption = ("CNY/GPU-h: rent alone, to compare offers; the quoted price and unit, interconnect price, "
-                   "platform fee, discount, power, storage and egress are in offers.csv")
+        caption = ("all-in CNY/GPU-h, one per fabric: rent, that fabric's interconnect price and the platform fee, "
+                   "before volume discounts and, for spot, preemption losses; offers are sorted by their cheapest. "
+                   "The quoted price and unit, discount, power, storage and egress are in offers.csv")
     notes: dict[tuple[str, str], int] = {}
     refs = [str(notes.setdefault((str(r.as_of or ""), r.source), len(notes) + 1)) for r in rows]
     title = f"{catalog.path} — {name}"
@@ -67,9 +74,11 @@ def _widths(header: list[str], cells: list[list[str]], width: int) -> list[int] 
     allows. None when even that does not fit: rich then folds cells, but drops no column."""
     def words(k: int) -> list[str]:
         return header[k].split() + [w for row in cells for w in
-                                    ([row[k]] if header[k] in KEEP_WHOLE else row[k].split())]
+                                    ([row[k]] if header[k] in KEEP_WHOLE else
+                                     row[k].split("\n") if header[k] in WHOLE_LINES else row[k].split())]
     least = [max(map(len, words(k))) for k in range(len(header))]
-    most = [max(least[k], len(header[k]), *(len(row[k]) for row in cells)) for k in range(len(header))]
+    most = [max(least[k], len(header[k]), *(len(line) for row in cells for line in row[k].split("\n")))
+            for k in range(len(header))]
     room = width - (len(header) - 1) - sum(least)
     if room < 0:
         return None
@@ -100,3 +109,7 @@ def _table(title: str, header: list[str], cells: list[list[str]], refs: list[str
 
 def _num(x: float | None) -> str:
     return "" if x is None else f"{x:g}"
+
+
+def _cheapest(offer) -> float:
+    return min(offer.gpu_cost_per_hour(k) for k in range(len(offer.interconnect)))
