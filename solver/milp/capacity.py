@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import math
 from collections import defaultdict
 
 from ortools.linear_solver.python import model_builder as mb
@@ -115,14 +116,15 @@ def add_volume_discount(milp: Milp) -> None:
     y ∈ {0,1}, 0 ≤ v ≤ x, v ≥ x − X̄·y, x ≥ N0·y. Minimising cost drives v to 0 whenever y
     can be 1 and to x otherwise, so the discount is exact.
     Why v rather than the discounted nodes w = x − v (cost −= d·price·w): the two have the
-    same LP relaxation, but with v every cost coefficient is ≥ 0, so once HiGHS holds a plan
-    of cost C its objective propagation bounds each x by C over x's discounted price, and
+    same LP relaxation, but with v every variable's total cost coefficient is ≥ 0, so once
+    HiGHS holds a plan of cost C its objective propagation bounds each x by C over x's discounted price, and
     x ≥ N0·y then switches off every discount that no plan cheaper than C can earn. On
     debug-then-train that lifts the bound from 188,285 to 203,260 CNY within 0.2 s; HiGHS
     median over random seeds 0-7 to the proven optimum 3.31 → 2.38 s (seed-13b-100b 1.11 →
     1.02, hybrid-burst 1.04 → 1.00). With w the discount's negative coefficient leaves
     every x unbounded by C.
-    Rows `Discount-<o>-<t>-{le,cap,min}` (discount_rows): v ≤ x, v ≥ x − X̄·y, x ≥ N0·y.
+    Rows `Discount-<o>-<t>-{le,cap,min}` (discount_rows): v ≤ x, v ≥ x − X̄·y, x ≥ N0·y; X̄ must be at
+    least x's upper bound (`widen_discount` where a caller raises it).
     """
     inst, model = milp.inst, milp.model
     for key, cfg in inst.configs.items():
@@ -145,6 +147,25 @@ def add_volume_discount(milp: Milp) -> None:
             milp.add_row(cap, v >= x - cfg.offer.max_nodes * y)
             milp.add_row(least, x >= n0 * y)
             milp.cost["volume_discount"] += [(x, -rate * unit), (v, rate * unit)]
+
+
+def widen_discount(milp: Milp, key: str, t: int, most: int) -> None:
+    """The discount of (key, t) stays exact when its node variable x may hold up to `most`
+    nodes, more than the catalog's X̄ (solver.analysis.why raises node bounds and puts the
+    cap back through a slack): v's bound and the row v ≥ x − X̄·y take `most` for X̄.
+
+    Why: with y = 1 that row lets v reach 0 only while x ≤ X̄; with x above X̄ and the row
+    left as it was, x > 2·X̄ would be infeasible and X̄ < x ≤ 2·X̄ would force the discount."""
+    v, y, x = milp.full_price[key, t], milp.discount_flag[key, t], _held(milp, key, t)
+    v.upper_bound = most
+    row = milp.rows[discount_rows(key, t)[1]]
+    for var, coef in ((v, 1.0), (x, -1.0), (y, float(most))):  # v − x + X̄·y ≥ 0, whatever sign it was stored with
+        row.set_coefficient(var, coef)
+    row.lower_bound, row.upper_bound = 0.0, math.inf
+
+
+def _held(milp: Milp, key: str, t: int) -> mb.Variable:
+    return (milp.contracts if milp.inst.configs[key].committed else milp.nodes)[key, t]
 
 
 def discount_rows(key: str, t: int) -> tuple[str, str, str]:

@@ -129,20 +129,21 @@ def full_discount(proto, discounts: np.ndarray) -> bool:
     `proto` untouched) if some row could not take it.
 
     Why: the LP relaxation of a discount (v ≤ x, v ≥ x − X̄·y, x ≥ N0·y, y ∈ [0,1]) already
-    reaches v = 0 for every x (y = x/N0 is enough since X̄ ≥ N0), so fixing v = y = 0 and
-    freeing the row v ≥ x − X̄·y leaves the LP's value as it is while its three rows and
-    two columns go: on the target synthetic instance the interior point then took 37 s
+    reaches v = 0 for every x ≤ X̄ (y = min(1, x/N0) is enough since X̄ ≥ N0), so fixing
+    v = y = 0 and freeing the row v ≥ x − X̄·y leaves the LP's value as it is while its
+    three rows and two columns go: on the target synthetic instance the interior point then took 37 s
     instead of 51 s. x already carries the discounted price (solver.milp.capacity). That
     lowers v from wherever it was to 0; this only keeps the LP a relaxation if lowering v
     can break no row and not raise the cost (a budget row, cost ≤ B, is fine), and if y
-    sits in no row but its own, which is checked first.
+    sits in no row but its own and costs nothing, which is checked first.
     """
     if proto.maximize:
         return False
     full = {int(v) for v, *_ in discounts}
     flags = {int(y) for _, _, y, *_ in discounts}
     own = {int(r) for row in discounts[:, 3:] for r in row}
-    if any(proto.variable[v].objective_coefficient < 0 for v in full):
+    if any(proto.variable[v].objective_coefficient < 0 for v in full) or any(
+            proto.variable[y].objective_coefficient < 0 for y in flags):
         return False
     for r, row in enumerate(proto.constraint):
         if r in own:
