@@ -368,6 +368,10 @@ def test_max_seconds_right_after_the_first_solve_keeps_that_plan(monkeypatch):
     cut = frontier(prob, cat, "deadline", 10, max_seconds=3600)
     assert len(cut.points) == 1 and cut.points[0].cost == pytest.approx(solve_problem(prob, cat).total_cost)
     assert any(n.startswith("stopped by the run's time (--max-seconds)") for n in cut.notes)
+    # that plan was never checked for an equally cheap one finishing earlier, and the notes say so
+    day = cut.points[0].x
+    assert any(n.startswith("solved before the run's time ran out and not checked") and f"day {day:g}" in n
+               for n in cut.notes), cut.notes
 
 
 def test_an_all_spot_plan_has_a_spot_share_of_exactly_one():

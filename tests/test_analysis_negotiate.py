@@ -260,3 +260,18 @@ def test_cli_says_the_levers_were_not_analysed_when_time_ran_out():
                              env={"COLUMNS": "200"})
     assert res.exit_code == 0, res.output
     assert "What other concessions are worth: not analysed" in res.output and "--max-seconds" in res.output
+
+
+def test_a_break_even_below_the_search_floor_is_not_called_never():
+    """An offer whose interconnect alone costs more than the whole plan does not enter at any
+    price the search tries; the answer is "below the floor", which a lower price could still
+    cross, not "never" (a user's check found one entering at 0.005% of its quoted price)."""
+    from solver.analysis.negotiate import PRICE_FLOOR
+
+    prob = problem(job("j", days=100, deadline=10, single_site=False), horizon=10)
+    cat = catalog(hourly("a", 4.0, max_nodes=2), hourly("x", 4.0, vendor="v2", max_nodes=2,
+                                                         interconnect_price=(100_000,)))
+    (x,) = negotiate(prob, cat, vendors=["v2"], levers=False).offers
+    assert x.status == "not_in_plan" and x.limit_price is None
+    assert x.searched_down_to == pytest.approx(4.0 * PRICE_FLOOR)
+    assert "down to" in x.reason and "where the search stops" in x.reason

@@ -96,6 +96,7 @@ class OfferTerms:
     node_days: float = 0.0              # in the plan as it is
     limit_kind: str | None = None       # walk_away | break_even
     limit_price: float | None = None    # p*; None: see reason
+    searched_down_to: float | None = None  # break-even not found at or above this price (PRICE_FLOOR × price)
     converged: bool = True              # False: limit_price is a proven lower bound of p*
     cost_without: float | None = None   # best plan that does not rent the offer (None: none exists)
     replaced_by: list[str] = field(default_factory=list)   # walk-away: offers that grow without it
@@ -407,8 +408,9 @@ def _price_limit(session: Session, t: OfferTerms, base: Plan, margin: float, max
             return
         t.limit_price, t.converged, _ = crossing(session, t.offer, base.total_cost, start, solves_left, tolerance)
         if t.limit_price is None:
-            t.reason = (f"does not enter at any price down to {offer.price * PRICE_FLOOR:,.4g}: "
-                        "the cheapest plan renting it still costs more")
+            t.searched_down_to = offer.price * PRICE_FLOOR
+            t.reason = (f"does not enter at any price down to {t.searched_down_to:,.4g} ({PRICE_FLOOR:.2%} of its "
+                        "price, where the search stops): the cheapest plan renting it still costs more")
             return
         if not t.converged:
             t.reason = "out of solves: the break-even price shown is a proven lower bound"

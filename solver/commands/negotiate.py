@@ -97,7 +97,7 @@ def _money(x: float | None) -> str:
 def _price(x: float | None) -> str:
     if x is None:
         return "—"
-    return f"{x:,.2f}" if abs(x) < 1000 else f"{x:,.0f}"
+    return f"{x:.3g}" if abs(x) < 1 else f"{x:,.2f}" if abs(x) < 1000 else f"{x:,.0f}"
 
 
 def _pct(x: float | None) -> str:
@@ -134,7 +134,8 @@ def render_negotiation(result, console: Console) -> None:
         _columns(table, "offer", "price", "break-even", "must fall", "target", "saves at target", "node-days")
         for t in outside:
             if t.limit_price is None:
-                limit = "never" if t.analysed else "not analysed"
+                limit = ("not analysed" if not t.analysed else "never" if t.searched_down_to is None
+                         else f"< {_price(t.searched_down_to)}")
                 table.add_row(escape(t.offer), _price(t.price), limit, "", "—", "—", "—")
                 continue
             table.add_row(escape(t.offer), _price(t.price), _price(t.limit_price) + ("" if t.converged else " ≥"),
@@ -145,7 +146,8 @@ def render_negotiation(result, console: Console) -> None:
             if t.limit_price is None or not t.converged:
                 console.print(escape(f"  {t.offer}: {t.reason}"), highlight=False)
             if t.displaces:
-                console.print(escape(f"  at {_price(t.target_price)}, {t.offer} displaces {', '.join(t.displaces)}"),
+                console.print(escape(f"  at {_price(t.target_price)}, {t.offer} takes work from {', '.join(t.displaces)}"
+                                     " (each rented less, not necessarily dropped)"),
                               highlight=False)
     if result.levers:
         table = Table(title=f"What other concessions are worth ({cur}, re-solved; --json has the edits)")
