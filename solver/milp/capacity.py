@@ -117,8 +117,8 @@ def add_volume_discount(milp: Milp) -> None:
     can be 1 and to x otherwise, so the discount is exact.
     Why v rather than the discounted nodes w = x − v (cost −= d·price·w): the two have the
     same LP relaxation, but with v every variable's total cost coefficient is ≥ 0, so once
-    HiGHS holds a plan of cost C its objective propagation bounds each x by C over x's discounted price, and
-    x ≥ N0·y then switches off every discount that no plan cheaper than C can earn. On
+    HiGHS holds a plan of cost C its objective propagation bounds each x by C over x's
+    discounted price, and x ≥ N0·y then switches off every discount that no plan cheaper than C can earn. On
     debug-then-train that lifts the bound from 188,285 to 203,260 CNY within 0.2 s; HiGHS
     median over random seeds 0-7 to the proven optimum 3.31 → 2.38 s (seed-13b-100b 1.11 →
     1.02, hybrid-burst 1.04 → 1.00). With w the discount's negative coefficient leaves
@@ -156,7 +156,7 @@ def widen_discount(milp: Milp, key: str, t: int, most: int) -> None:
 
     Why: with y = 1 that row lets v reach 0 only while x ≤ X̄; with x above X̄ and the row
     left as it was, x > 2·X̄ would be infeasible and X̄ < x ≤ 2·X̄ would force the discount."""
-    v, y, x = milp.full_price[key, t], milp.discount_flag[key, t], _held(milp, key, t)
+    v, y, x = milp.full_price[key, t], milp.discount_flag[key, t], discounted_variable(milp, key, t)
     v.upper_bound = most
     row = milp.rows[discount_rows(key, t)[1]]
     for var, coef in ((v, 1.0), (x, -1.0), (y, float(most))):  # v − x + X̄·y ≥ 0, whatever sign it was stored with
@@ -164,7 +164,9 @@ def widen_discount(milp: Milp, key: str, t: int, most: int) -> None:
     row.lower_bound, row.upper_bound = 0.0, math.inf
 
 
-def _held(milp: Milp, key: str, t: int) -> mb.Variable:
+def discounted_variable(milp: Milp, key: str, t: int) -> mb.Variable:
+    """The node variable a discount (key, t) is on: a contract start's nodes (committed) or one
+    period's rented nodes (hourly, spot)."""
     return (milp.contracts if milp.inst.configs[key].committed else milp.nodes)[key, t]
 
 

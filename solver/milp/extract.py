@@ -5,6 +5,7 @@ from __future__ import annotations
 from collections import defaultdict
 
 from solver.milp.binding import binding_limits
+from solver.milp.capacity import discounted_variable
 from solver.milp.site import chosen
 from solver.milp.solve import Solution
 from solver.model.plan import (Allocation, Assignment, Contract, JobResult, Plan, Rental,
@@ -85,9 +86,7 @@ def _discounted(sol: Solution, key: str, t: int) -> bool:
     full = sol.milp.full_price.get((key, t))
     if full is None:
         return False
-    cfg = sol.milp.inst.configs[key]
-    held = (sol.milp.contracts if cfg.committed else sol.milp.nodes)[key, t]
-    return sol.count(held) - sol.count(full) > 0
+    return sol.count(discounted_variable(sol.milp, key, t)) - sol.count(full) > 0
 
 
 def _allocations(sol: Solution) -> list[Allocation]:

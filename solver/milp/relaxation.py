@@ -162,12 +162,11 @@ def full_discount(proto, discounts: np.ndarray) -> bool:
 def discount_table(milp) -> np.ndarray:
     """(v, x, y, row le, row cap, row min) per volume discount of a built model, by index."""
     # imported here, not at the top: the child never needs it, and it pulls in the model's modules
-    from solver.milp.capacity import discount_rows
+    from solver.milp.capacity import discount_rows, discounted_variable
 
     rows = []
     for (key, t), v in milp.full_price.items():
-        cfg = milp.inst.configs[key]
-        x = (milp.contracts if cfg.committed else milp.nodes)[key, t]
+        x = discounted_variable(milp, key, t)
         rows.append([v.index, x.index, milp.discount_flag[key, t].index,
                      *(milp.rows[name].index for name in discount_rows(key, t))])
     return np.array(rows, dtype=np.int64).reshape(-1, 6)

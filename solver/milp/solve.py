@@ -16,6 +16,7 @@ from ortools.linear_solver.python import model_builder as mb
 
 from solver.milp import warmstart
 from solver.milp.build import COST_PARTS, Milp
+from solver.milp.capacity import discounted_variable
 from solver.milp.export import to_mathopt
 from solver.milp.highs_options import HIGHS_PRESOLVE_RULES_OFF, HIGHS_PSCOST_MIN_RELIABLE
 from solver.milp.packing import add_node_packing, occupied, unpacked
@@ -533,8 +534,7 @@ def _polish(milp: Milp, values: dict[int, float]) -> None:
     """
     for key, v in milp.full_price.items():
         cfg_key, t = key
-        base = (milp.contracts if milp.inst.configs[cfg_key].committed else milp.nodes)[key]
-        held = round(values.get(base.index, 0.0))
+        held = round(values.get(discounted_variable(milp, cfg_key, t).index, 0.0))
         earns = held >= milp.inst.configs[cfg_key].discount_nodes
         values[v.index] = float(0 if earns else held)
         values[milp.discount_flag[key].index] = float(earns)
