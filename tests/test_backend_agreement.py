@@ -42,3 +42,16 @@ def test_highs_finds_the_optimum_without_the_covering_cuts(case, monkeypatch):
     prob, cat = Problem.model_validate(case["problem"]), Catalog.model_validate(case["catalog"])
     plan = solve_problem(prob, cat, backend="highs")
     assert plan.total_cost == pytest.approx(case["optimum"], abs=0.01), case["was"]
+
+
+def test_one_plan_reads_the_same_cost_from_every_backend():
+    """3 one-GPU nodes for a day: exact cost 17.175 × 72 × 1.075 = 1,329.345 CNY. HiGHS read
+    1,329.35 and SCIP and CP-SAT 1,329.34: each summed its own tolerance-noisy node values."""
+    from tiny import catalog, gpu_day_flops, job, offer, problem
+
+    cat = catalog([offer("o0", price=14.175, per="node", gpus_per_node=1, max_nodes=3, interconnect_price=3.0,
+                         platform_fee_pct=7.5, perf_guarantee_pct=95.0, discount_from_gpus=4, discount_pct=10.0)])
+    prob = problem([job("j", flops=2.5 * gpu_day_flops(perf=0.95), deadline_days=1)], horizon_days=1, redundancy=0)
+    costs = {b: solve_problem(prob, cat, backend=b).total_cost for b in ("highs", "scip", "cp_sat")}
+    assert len(set(costs.values())) == 1, costs
+    assert costs["highs"] == pytest.approx(17.175 * 72 * 1.075, abs=0.006)

@@ -12,18 +12,25 @@ from solver.model.plan import (Allocation, Assignment, Contract, JobResult, Plan
                                Schedule)
 
 
+def cents(amount: float) -> float:
+    """An amount to the cent, first to the micro-unit: one plan's cost read from two backends'
+    floating-point values (1,329.3449999… and 1,329.3450001…) must print as one number, not
+    1,329.34 and 1,329.35 (a differential test found that)."""
+    return round(round(amount, 6), 2)
+
+
 def extract_plan(sol: Solution) -> Plan:
     """Read the decision variables into a Plan; costs come from the objective's own terms."""
     schedule = _schedule(sol)
     inst = sol.milp.inst
-    parts = {k: round(v, 2) for k, v in sol.cost_parts().items()}
+    parts = {k: cents(v) for k, v in sol.cost_parts().items()}
     jobs = _jobs(sol, schedule)
     bound = max(sol.bound, 0.0)  # no plan costs less than nothing (a discount never exceeds its rent)
     gap = (sol.objective - bound) / sol.objective if sol.objective > 0 else 0.0
-    return Plan(problem=inst.problem.name, status=sol.status, total_cost=round(sol.objective, 2),
+    return Plan(problem=inst.problem.name, status=sol.status, total_cost=cents(sol.objective),
                 currency=inst.problem.currency, allocations=_allocations(sol),
                 jobs=jobs, cost_breakdown=parts,
-                lower_bound=round(bound, 2), gap=round(max(gap, 0.0), 6),
+                lower_bound=cents(bound), gap=round(max(gap, 0.0), 6),
                 solve_seconds=round(sol.seconds, 3), backend=sol.backend,
                 binding=binding_limits(sol, jobs), warnings=_warnings(sol, schedule), schedule=schedule)
 
@@ -133,7 +140,7 @@ def _row(inst, key: str, nodes: int, start: int, end: int, cost: float) -> Alloc
     o = cfg.offer
     return Allocation(offer=o.offer, vendor=o.vendor, datacenter=o.datacenter, gpu=o.gpu, mode=o.mode,
                       interconnect=cfg.interconnect, nodes=nodes, gpus=nodes * o.gpus_per_node,
-                      start_day=start, end_day=end, cost=round(cost, 2))
+                      start_day=start, end_day=end, cost=cents(cost))
 
 
 def _jobs(sol: Solution, schedule: Schedule) -> list[JobResult]:
