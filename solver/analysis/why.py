@@ -451,10 +451,10 @@ def _stock_slack(milp: Milp) -> list[tuple]:
     inst = milp.inst
     caps = {o: inst.catalog.offers[o].max_nodes for o in {inst.configs[key].offer.offer for key, _ in milp.nodes}}
     raised = {o: cap * STOCK_RAISE for o, cap in caps.items()}
-    for (key, t), var in [*milp.nodes.items(), *milp.contracts.items()]:
+    for (key, _), var in [*milp.nodes.items(), *milp.contracts.items()]:
         var.upper_bound = raised[inst.configs[key].offer.offer]
-        if (key, t) in milp.full_price:
-            widen_discount(milp, key, t, raised[inst.configs[key].offer.offer])
+    for key, t in milp.full_price:
+        widen_discount(milp, key, t, raised[inst.configs[key].offer.offer])
     for name, row in milp.rows.items():
         if name.startswith("Availability-"):
             row.upper_bound = math.inf

@@ -170,8 +170,7 @@ class Offer(_Row):
         GPU-hour costs before any volume discount, any mode (for comparing offers, not for
         billing: the bill rounds to whole periods and terms, solver.verify)."""
         hours = UNIT_DAYS[MODE_UNITS[self.mode]] * 24
-        link = self.interconnect_price[option] / self.gpus_per_node / hours
-        return (self.gpu_price_per_hour() + link) * (1 + self.platform_fee_pct / 100)
+        return self.node_cost_per_hour(option) / self.gpus_per_node / hours * (1 + self.platform_fee_pct / 100)
 
 
 class Catalog(BaseModel):
