@@ -85,3 +85,35 @@ def test_a_feasible_solution_with_an_idle_site_flag_still_verifies():
     plan = extract_plan(solve_milp(milp))
     assert plan.schedule.assignments and {a.offer for a in plan.schedule.assignments} == {"A"}
     assert verify_plan(prob, cat, plan) == []
+
+
+def _relaxed_storage(prob, cat) -> float:
+    """Storage CNY in the LP relaxation's optimum (HiGHS on the model with every variable continuous)."""
+    from solver.milp.build import build_milp
+    from solver.milp.solve import _run_model_builder
+
+    inst, _ = build(prob, cat)
+    milp = build_milp(inst, relax=True)
+    run = _run_model_builder(milp, "highs", 30, None, False)
+    return sum(coef * run.values[var.index] for var, coef in milp.cost["storage"])
+
+
+def test_the_relaxation_cannot_finish_a_job_faster_than_its_capacity():
+    # One node a day and 5 node-days of work: every plan stores for 5 days (333.33 CNY).
+    # Before the `Finish-…-now` rows the LP let the job "finish" in proportion to the work
+    # left and charged 187 CNY; now each day's work needs that day's flag: 309.
+    prob = problem(data_job(), horizon=15)
+    cat = catalog(site_offer(max_nodes=1))
+    assert solve(prob, cat).cost_breakdown["storage"] == pytest.approx(2_000 * 5 / 30, abs=0.01)
+    assert _relaxed_storage(prob, cat) >= 0.9 * 2_000 * 5 / 30
+
+
+def test_a_slow_fabric_elsewhere_does_not_weaken_the_relaxation():
+    # The job runs on A's IB node (5 days, 333.33 CNY of storage); E's Ethernet nodes are
+    # dearer and slower across nodes. Its share of the job was once counted against the
+    # work it would need on Ethernet, so the LP saw IB's work as a part-done job: 0.66 CNY
+    # of storage. Counted against each domain's own most work: 88.
+    prob = problem(data_job(), horizon=15)
+    cat = catalog(site_offer("A", 4, max_nodes=1), site_offer("E", 5, max_nodes=4, interconnect="ethernet"))
+    assert solve(prob, cat).cost_breakdown["storage"] == pytest.approx(2_000 * 5 / 30, abs=0.01)
+    assert _relaxed_storage(prob, cat) >= 0.25 * 2_000 * 5 / 30

@@ -9,15 +9,16 @@ from collections import defaultdict
 from ortools.linear_solver.python import model_builder as mb
 
 from solver.milp.build import Milp
-from solver.milp.work import replica_work, surplus
+from solver.milp.work import replica_work, work_coefficients
 
 
 def add_data_costs(milp: Milp) -> None:
     """u[j,v,d] ∈ {0,1} is 1 when job j runs anywhere at vendor v's site d.
 
-    Σ_{o at (v,d), t} w_jot·m[j,o,t] ≤ W_j·u[j,v,d]            row `Data-<j>-<v>-<d>`
-    with w the replica's coefficient in the work row and W_j the most work some optimal
-    plan does for j (solver.milp.work.surplus explains why that bound is valid).
+    Σ_{o at (v,d), t} (w_jot / W_jo)·m[j,o,t] ≤ u[j,v,d]          row `Data-<j>-<v>-<d>`
+    with w the replica's coefficient in the work row and W_jo the most work some optimal
+    plan does for j in o's fabric domain (`most_work`): each replica counts as the share
+    of the job it does.
     cost += u·egress_tb_j·price_egress + storage_tb_j·price_storage·(days from the job's
     start to its finish)/30 at every site it used (data staged before, checkpoints kept
     until the job ends; `_add_storage`). Billing the whole window instead made a later
@@ -30,14 +31,14 @@ def add_data_costs(milp: Milp) -> None:
     inst, model = milp.inst, milp.model
     jobs = {j.name: j for j in inst.problem.jobs}
     groups: dict[tuple[str, str, str], list[tuple[mb.Variable, float]]] = defaultdict(list)
-    by_period: dict[str, dict[int, list[tuple[mb.Variable, float]]]] = defaultdict(lambda: defaultdict(list))
+    by_period: dict[str, dict[int, list[tuple[mb.Variable, float, int]]]] = defaultdict(lambda: defaultdict(list))
+    most = most_work(milp) if milp.replicas else {}
     for (i, t), var in milp.replicas.items():
         opt = inst.options[i]
         offer = inst.configs[opt.config].offer
-        term = (var, replica_work(milp, i, t))
-        groups[opt.job, offer.vendor, offer.datacenter].append(term)
-        by_period[opt.job][t].append(term)
-    extra = surplus(milp) if groups else {}
+        share = replica_work(milp, i, t) / most[i]
+        groups[opt.job, offer.vendor, offer.datacenter].append((var, share))
+        by_period[opt.job][t].append((var, share, i))
     for (job_name, vendor, dc), terms in groups.items():
         job = jobs[job_name]
         offer = next(o for o in inst.catalog.offers.values() if o.vendor == vendor and o.datacenter == dc)
@@ -48,11 +49,10 @@ def add_data_costs(milp: Milp) -> None:
         u = model.new_bool_var(f"u[{job_name},{vendor},{dc}]")
         milp.data_sites[job_name, vendor, dc] = u
         milp.data_members[job_name, vendor, dc] = [v for v, _ in terms]
-        most = inst.required[job_name] / _slowest(milp, job_name) + extra[job_name]
         lhs = mb.LinearExpr.weighted_sum([v for v, _ in terms], [w for _, w in terms])
-        milp.add_row(f"Data-{job_name}-{vendor}-{dc}", lhs <= most * u)
+        milp.add_row(f"Data-{job_name}-{vendor}-{dc}", lhs <= u)
         if storage > 0:
-            _add_storage(milp, job, vendor, dc, u, storage, _running(milp, job_name, by_period[job_name], most))
+            _add_storage(milp, job, vendor, dc, u, storage, _running(milp, job_name, by_period[job_name]))
         if egress > 0:
             milp.cost["egress"].append((u, egress))
 
@@ -77,23 +77,26 @@ def _add_storage(milp: Milp, job, vendor: str, dc: str, u: mb.Variable, per_day:
         milp.cost["storage"].append((s, per_day * milp.inst.hours[t] / 24))
 
 
-def _running(milp: Milp, job: str, members: dict[int, list[tuple[mb.Variable, float]]], most: float) -> list[int]:
+def _running(milp: Milp, job: str, members: dict[int, list[tuple[mb.Variable, float, int]]]) -> list[int]:
     """The job's periods, each with its flag r[j,t] (created once per job, at its first
-    storing site; see _add_storage). `members`: the job's replicas with their work, by period;
-    `most`: the most work some optimal plan does for the job (as in the Data rows).
+    storing site; see _add_storage). `members`: the job's replicas by period, each with the
+    share of the job it does (its work ÷ the most work some optimal plan does for the job in
+    its fabric domain, `most_work`).
 
-    Row `Finish-<j>-<t>-run`: the job's work from t on ≤ most·r[t], so the LP relaxation
-    keeps a job "running" in proportion to the work still to do. The work from t on is a
-    variable, W_t ≥ work in t + W_{t+1} (row `Finish-<j>-<t>-tail`; an inequality, which is
+    Row `Finish-<j>-<t>-run`: the job's share done from t on ≤ r[t], so the LP relaxation
+    keeps a job "running" in proportion to the work still to do. The share from t on is a
+    variable, W_t ≥ share in t + W_{t+1} (row `Finish-<j>-<t>-tail`; an inequality, which is
     all the run row needs): summing it out into each row took the target instance's build
     from 4 to 14 s (nonzeros grow with periods²).
-    Work is counted in whole units of the job's least work of one replica in one period
-    (a replica's work, rounded down, ≥ 1; `most` rounded down too: still a bound), so W
-    takes whole values: CP-SAT makes every variable an integer, and with W in EFLOP it
-    called four random tiny problems with storage infeasible or priced a plan 6× the
-    optimum as optimal (tests/test_backend_agreement.py). Replica counts alone would do
-    for CP-SAT but are weaker where replicas differ in speed: hybrid-burst took 2.5-2.8 s
-    with HiGHS against 2.0-2.1 s with units, 1.6-1.8 s in EFLOP.
+    Shares are counted in whole units, K per job (K the least whole number that gives every
+    replica at least one unit; each replica's units rounded down, so still a bound) and
+    W_t ≤ K·r[t]: CP-SAT makes every variable an integer, and with W in EFLOP it called four
+    random tiny problems with storage infeasible or priced a plan 6× the optimum as optimal
+    (tests/test_backend_agreement.py).
+    Why shares of each domain's own most work, not of the job's one most work (that of its
+    slowest tier anywhere): a job that could run on Ethernet at half speed was then "done"
+    in the LP relaxation at half its work on IB, which charged it a third of its storage
+    (medium synthetic instance: storage 840 CNY in the LP, 14,747 in the optimum).
     Every period gets a flag, though the job cannot have finished in its first few: leaving
     those out (paid on u) made seed-13b-100b slower, 1.9 → 2.8–3.6 s."""
     if not members:
@@ -101,19 +104,60 @@ def _running(milp: Milp, job: str, members: dict[int, list[tuple[mb.Variable, fl
     first, last = min(members), max(members)
     if (job, last) not in milp.running:
         model, later = milp.model, None
-        least = min(w for here in members.values() for _, w in here)
-        units = math.floor(most / least + 1e-9)
+        units = math.ceil(max(1 / share for here in members.values() for _, share, _ in here) - 1e-9)
         for t in range(last, first - 1, -1):
             r = milp.running[job, t] = model.new_bool_var(f"r[{job},{t}]")
             tail = model.new_num_var(0, units, f"W[{job},{t}]")
             here = members.get(t, [])
-            work = mb.LinearExpr.weighted_sum([v for v, _ in here], [math.floor(w / least + 1e-9) for _, w in here])
+            weights = [math.floor(share * units + 1e-9) for _, share, _ in here]
+            work = mb.LinearExpr.weighted_sum([v for v, _, _ in here], weights)
             milp.add_row(f"Finish-{job}-{t}-tail", tail >= work + (later if later is not None else 0))
             milp.add_row(f"Finish-{job}-{t}-run", tail <= units * r)
+            most = _most_units(milp, here, weights)
+            if most < units:
+                milp.add_row(f"Finish-{job}-{t}-now", work <= most * r)
             if t < last:
                 milp.add_row(f"Finish-{job}-{t}", r >= milp.running[job, t + 1])
             later = tail
     return list(range(first, last + 1))
+
+
+def _most_units(milp: Milp, here: list[tuple[mb.Variable, float, int]], weights: list[int]) -> float:
+    """The most units of a job's share its replicas can do in one period: in one fabric
+    domain, at most its largest tier's GPUs at the best units per GPU there, and at most
+    every replica at its bound. Why: with `Finish-<j>-<t>-now` (units in t ≤ this·r[t]) the
+    LP relaxation can no longer finish a job sooner than its capacity allows."""
+    inst = milp.inst
+    bound: dict[str | None, float] = defaultdict(float)
+    per_gpu: dict[str | None, float] = defaultdict(float)
+    for (var, _, i), weight in zip(here, weights):
+        opt = inst.options[i]
+        bound[opt.domain] += weight * var.upper_bound
+        per_gpu[opt.domain] = max(per_gpu[opt.domain], weight / opt.group_gpus)
+    sizes: dict[str, int] = defaultdict(int)
+    for (var, _, i) in here:
+        for c in milp.choices.get(inst.options[i].job, []):
+            sizes[c.domain] = max(sizes[c.domain], c.bound_gpus)
+    return max(min(bound[d], sizes[d] * per_gpu[d]) if d in sizes else bound[d] for d in bound)
+
+
+def most_work(milp: Milp) -> dict[int, float]:
+    """Per option, the most raw work (EFLOP) some optimal plan does for its job in the option's
+    fabric domain: the need at the domain's slowest tier plus the most one replica-period there
+    does (solver.milp.work.surplus explains why). A job runs in one domain, so the shares of
+    its replicas (work ÷ this) sum to at most 1 in such a plan. Independent replicas (no
+    domain) and a job with one choice use the job's own need and surplus."""
+    inst = milp.inst
+    extra: dict[tuple[str, str | None], float] = defaultdict(float)
+    for (i, _t), work in work_coefficients(milp).items():
+        key = inst.options[i].job, inst.options[i].domain
+        extra[key] = max(extra[key], work)
+    out = {}
+    for i, opt in enumerate(inst.options):
+        choices = milp.choices.get(opt.job, [])
+        mine = [c.factor for c in choices if c.domain == opt.domain] if len(choices) > 1 else [1.0]
+        out[i] = inst.required[opt.job] / min(mine) + extra[opt.job, opt.domain]
+    return out
 
 
 def dataset_egress(inst, job, dc: str) -> float:
@@ -126,9 +170,3 @@ def dataset_egress(inst, job, dc: str) -> float:
         price = max((o.egress_cny_per_tb for o in inst.catalog.offers.values() if o.datacenter == job.data.site),
                     default=0.0)
     return job.data.dataset_tb * price
-
-
-def _slowest(milp: Milp, job: str) -> float:
-    """Factor of the slowest choice when the choice flags carry it (raw work), else 1."""
-    choices = milp.choices.get(job, [])
-    return min(c.factor for c in choices) if len(choices) > 1 else 1.0
