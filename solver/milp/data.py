@@ -113,7 +113,7 @@ def _running(milp: Milp, job: str, members: dict[int, list[tuple[mb.Variable, fl
             work = mb.LinearExpr.weighted_sum([v for v, _, _ in here], weights)
             milp.add_row(f"Finish-{job}-{t}-tail", tail >= work + (later if later is not None else 0))
             milp.add_row(f"Finish-{job}-{t}-run", tail <= units * r)
-            most = _most_units(milp, here, weights)
+            most = _most_units(milp, job, here, weights)
             if most < units:
                 milp.add_row(f"Finish-{job}-{t}-now", work <= most * r)
             if t < last:
@@ -122,7 +122,7 @@ def _running(milp: Milp, job: str, members: dict[int, list[tuple[mb.Variable, fl
     return list(range(first, last + 1))
 
 
-def _most_units(milp: Milp, here: list[tuple[mb.Variable, float, int]], weights: list[int]) -> float:
+def _most_units(milp: Milp, job: str, here: list[tuple[mb.Variable, float, int]], weights: list[int]) -> float:
     """The most units of a job's share its replicas can do in one period: in one fabric
     domain, at most its largest tier's GPUs at the best units per GPU there, and at most
     every replica at its bound. Why: with `Finish-<j>-<t>-now` (units in t ≤ this·r[t]) the
@@ -135,9 +135,8 @@ def _most_units(milp: Milp, here: list[tuple[mb.Variable, float, int]], weights:
         bound[opt.domain] += weight * var.upper_bound
         per_gpu[opt.domain] = max(per_gpu[opt.domain], weight / opt.group_gpus)
     sizes: dict[str, int] = defaultdict(int)
-    for (var, _, i) in here:
-        for c in milp.choices.get(inst.options[i].job, []):
-            sizes[c.domain] = max(sizes[c.domain], c.bound_gpus)
+    for c in milp.choices.get(job, []):
+        sizes[c.domain] = max(sizes[c.domain], c.bound_gpus)
     return max(min(bound[d], sizes[d] * per_gpu[d]) if d in sizes else bound[d] for d in bound)
 
 
