@@ -62,7 +62,7 @@ def _add_storage(milp: Milp, job, vendor: str, dc: str, u: mb.Variable, per_day:
     """Storage at (vendor, dc) from the job's start to its finish, when the job uses the site.
 
     r[j,t] = 1 while job j is not finished at period t: non-increasing in t, and 1 where
-    any of j's replicas run (row `Finish-<j>-<t>-run`, its work from t on, shared by all
+    any of j's replicas run (row `Finish-<j>-<t>-run`, its share from t on, shared by all
     the job's sites). s[j,v,d,t] ≥ u[j,v,d] + r[j,t] − 1 is the site's storage in period
     t, paid by the day; the days from the job's start to its first period are paid with u.
     Cost measured (`gpuplan solve`): seed-13b-100b 1.2–1.4 → 2.5–2.8 s, hybrid-burst 1.3–1.4 → 1.5–1.7 s.
@@ -113,7 +113,7 @@ def _running(milp: Milp, job: str, members: dict[int, list[tuple[mb.Variable, fl
             work = mb.LinearExpr.weighted_sum([v for v, _, _ in here], weights)
             milp.add_row(f"Finish-{job}-{t}-tail", tail >= work + (later if later is not None else 0))
             milp.add_row(f"Finish-{job}-{t}-run", tail <= units * r)
-            most = _most_units(milp, job, here, weights)
+            most = math.floor(_most_units(milp, job, here, weights) + 1e-9)  # units are whole
             if most < units:
                 milp.add_row(f"Finish-{job}-{t}-now", work <= most * r)
             if t < last:
@@ -137,7 +137,7 @@ def _most_units(milp: Milp, job: str, here: list[tuple[mb.Variable, float, int]]
     sizes: dict[str, int] = defaultdict(int)
     for c in milp.choices.get(job, []):
         sizes[c.domain] = max(sizes[c.domain], c.bound_gpus)
-    return max(min(bound[d], sizes[d] * per_gpu[d]) if d in sizes else bound[d] for d in bound)
+    return max((min(bound[d], sizes[d] * per_gpu[d]) if d in sizes else bound[d] for d in bound), default=0.0)
 
 
 def most_work(milp: Milp) -> dict[int, float]:

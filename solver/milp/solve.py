@@ -341,7 +341,9 @@ def _run_big(model, milp: Milp, deadline: float, time_limit: float, gap: float |
        minute, so the solve waits for the LP relaxation and then takes a plan from the
        domains it uses, seeded with the first plan;
     3. unless that plan does not pack its single-node jobs (solve_milp then repairs it
-       while time is left, and solves the whole model from the repair: measured on the
+       while time is left, and solves the whole model from the repair; such a first plan
+       keeps the repair's time back from the wait for the LP, `_reserve`, and goes to the
+       repair even if the LP never came: measured on the
        large synthetic instance, seed 1, whose guided plan did not pack: the whole-model
        step ended with the same plan, which the repair at the limit, 2 s, could only make
        dearer, 642,307 → 743,364 CNY),
@@ -379,9 +381,11 @@ def _run_big(model, milp: Milp, deadline: float, time_limit: float, gap: float |
             # its single-node jobs do not fit their nodes: solve_milp repairs it (solver.milp.packing)
             # while time is left, and solves the whole model from the repair, slot rows and all.
             # The LP's bound, if it came, is the plan's (no later round runs the LP beside it).
-            # Without the LP too: a whole-model step here left the repair 2 s, which made a
-            # 2.51M CNY plan 5.27M (target synthetic instance, seed 3, 60 s).
+            # Without the LP too: waiting for it left the repair its 2-s floor (target synthetic
+            # instance, seed 3, 60 s: no plan at all), and a whole-model step in its place made
+            # the 2.51M CNY first plan 5.27M.
             run = _Run(hint.values, hint.cost, -math.inf)
+            relax = relax or lp.wait(0)
         elif not guided or left >= time_limit * warmstart.FINAL_SHARE:
             hint_values = hint.values if hint is not None else None
             run = _read(_mathopt_once(model, left, gap, log, PROGRESS.listener, hint_values, ipm_lp=True), hint)

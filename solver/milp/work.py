@@ -111,9 +111,10 @@ def surplus(milp: Milp) -> dict[str, float]:
     keeps a plan feasible at the same cost until less than one replica-period of work
     is left over. So some optimal plan does at most need + surplus work for each job
     (need ÷ f_c in raw work when the choice c carries the tier's factor f_c). Rows that
-    tie a site's or a domain's work to a 0/1 flag use that as their big-M: far tighter
-    than the replicas' own bounds, so the LP relaxation charges storage and picks
-    domains in proportion to the work done there.
+    tie a domain's work to a 0/1 flag use that as their big-M (the storage and egress rows
+    use the same argument per fabric domain, solver.milp.data.most_work): far tighter
+    than the replicas' own bounds, so the LP relaxation picks domains and charges storage
+    in proportion to the work done there.
     """
     out: dict[str, float] = defaultdict(float)
     for (i, _t), work in work_coefficients(milp).items():
