@@ -9,7 +9,7 @@ from collections import defaultdict
 from ortools.linear_solver.python import model_builder as mb
 
 from solver.milp.build import Milp
-from solver.milp.work import replica_work, work_coefficients
+from solver.milp.work import replica_work, surplus_by_domain
 
 
 def add_data_costs(milp: Milp) -> None:
@@ -104,6 +104,7 @@ def _running(milp: Milp, job: str, members: dict[int, list[tuple[mb.Variable, fl
     first, last = min(members), max(members)
     if (job, last) not in milp.running:
         model, later = milp.model, None
+        largest = _largest_tiers(milp, job)
         units = math.ceil(max(1 / share for here in members.values() for _, share, _ in here) - 1e-9)
         for t in range(last, first - 1, -1):
             r = milp.running[job, t] = model.new_bool_var(f"r[{job},{t}]")
@@ -113,7 +114,7 @@ def _running(milp: Milp, job: str, members: dict[int, list[tuple[mb.Variable, fl
             work = mb.LinearExpr.weighted_sum([v for v, _, _ in here], weights)
             milp.add_row(f"Finish-{job}-{t}-tail", tail >= work + (later if later is not None else 0))
             milp.add_row(f"Finish-{job}-{t}-run", tail <= units * r)
-            most = math.floor(_most_units(milp, job, here, weights) + 1e-9)  # units are whole
+            most = math.floor(_most_units(milp, here, weights, largest) + 1e-9)  # units are whole
             if most < units:
                 milp.add_row(f"Finish-{job}-{t}-now", work <= most * r)
             if t < last:
@@ -122,7 +123,16 @@ def _running(milp: Milp, job: str, members: dict[int, list[tuple[mb.Variable, fl
     return list(range(first, last + 1))
 
 
-def _most_units(milp: Milp, job: str, here: list[tuple[mb.Variable, float, int]], weights: list[int]) -> float:
+def _largest_tiers(milp: Milp, job: str) -> dict[str, int]:
+    """Per fabric domain, the most GPUs any of the job's tiers there allows."""
+    out: dict[str, int] = defaultdict(int)
+    for c in milp.choices.get(job, []):
+        out[c.domain] = max(out[c.domain], c.bound_gpus)
+    return out
+
+
+def _most_units(milp: Milp, here: list[tuple[mb.Variable, float, int]], weights: list[int],
+                largest: dict[str, int]) -> float:
     """The most units of a job's share its replicas can do in one period: in one fabric
     domain, at most its largest tier's GPUs at the best units per GPU there, and at most
     every replica at its bound. Why: with `Finish-<j>-<t>-now` (units in t ≤ this·r[t]) the
@@ -134,10 +144,7 @@ def _most_units(milp: Milp, job: str, here: list[tuple[mb.Variable, float, int]]
         opt = inst.options[i]
         bound[opt.domain] += weight * var.upper_bound
         per_gpu[opt.domain] = max(per_gpu[opt.domain], weight / opt.group_gpus)
-    sizes: dict[str, int] = defaultdict(int)
-    for c in milp.choices.get(job, []):
-        sizes[c.domain] = max(sizes[c.domain], c.bound_gpus)
-    return max((min(bound[d], sizes[d] * per_gpu[d]) if d in sizes else bound[d] for d in bound), default=0.0)
+    return max((min(bound[d], largest[d] * per_gpu[d]) if d in largest else bound[d] for d in bound), default=0.0)
 
 
 def most_work(milp: Milp) -> dict[int, float]:
@@ -147,16 +154,14 @@ def most_work(milp: Milp) -> dict[int, float]:
     its replicas (work ÷ this) sum to at most 1 in such a plan. Independent replicas (no
     domain) and a job with one choice use the job's own need and surplus."""
     inst = milp.inst
-    extra: dict[tuple[str, str | None], float] = defaultdict(float)
-    for (i, _t), work in work_coefficients(milp).items():
-        key = inst.options[i].job, inst.options[i].domain
-        extra[key] = max(extra[key], work)
-    out = {}
-    for i, opt in enumerate(inst.options):
-        choices = milp.choices.get(opt.job, [])
-        mine = [c.factor for c in choices if c.domain == opt.domain] if len(choices) > 1 else [1.0]
-        out[i] = inst.required[opt.job] / min(mine) + extra[opt.job, opt.domain]
-    return out
+    slowest: dict[tuple[str, str | None], float] = {}
+    for job, choices in milp.choices.items():
+        if len(choices) > 1:  # else the replicas' work already carries the factor
+            for c in choices:
+                slowest[job, c.domain] = min(c.factor, slowest.get((job, c.domain), c.factor))
+    extra = surplus_by_domain(milp)
+    return {i: inst.required[opt.job] / slowest.get((opt.job, opt.domain), 1.0) + extra[opt.job, opt.domain]
+            for i, opt in enumerate(inst.options)}
 
 
 def dataset_egress(inst, job, dc: str) -> float:

@@ -377,7 +377,7 @@ def _run_big(model, milp: Milp, deadline: float, time_limit: float, gap: float |
                 until = min(deadline - overrun, time.perf_counter() + time_limit * warmstart.GUIDED_MAX_SHARE)
                 hint = _guided_plan(model, milp, relax.values, hint, until, gap, log)
         left = deadline - overrun - time.perf_counter()
-        if guided and hint is not None and unpacked(milp, lambda v: hint.values.get(v.index, 0.0)):
+        if guided and _unpacked_plan(milp, hint):
             # its single-node jobs do not fit their nodes: solve_milp repairs it (solver.milp.packing)
             # while time is left, and solves the whole model from the repair, slot rows and all.
             # The LP's bound, if it came, is the plan's (no later round runs the LP beside it).
@@ -408,9 +408,12 @@ def _reserve(milp: Milp, hint: _Plan | None, time_limit: float) -> float:
     Why: when the LP came late, the repair of such a plan had the 2-s floor left and could
     end with no plan at all (target synthetic instance, seed 3, 60 s: the LP took 75 s)."""
     reserve = time_limit * warmstart.GUIDED_MIN_SHARE
-    if hint is not None and unpacked(milp, lambda v: hint.values.get(v.index, 0.0)):
-        reserve = max(reserve, REPAIR_SECONDS)
-    return reserve
+    return max(reserve, REPAIR_SECONDS) if _unpacked_plan(milp, hint) else reserve
+
+
+def _unpacked_plan(milp: Milp, plan: _Plan | None) -> bool:
+    """A plan is in hand and its single-node jobs do not fit their nodes (solver.milp.packing)."""
+    return plan is not None and bool(unpacked(milp, lambda v: plan.values.get(v.index, 0.0)))
 
 
 def _tell_bound(bound: float) -> None:

@@ -117,7 +117,16 @@ def surplus(milp: Milp) -> dict[str, float]:
     in proportion to the work done there.
     """
     out: dict[str, float] = defaultdict(float)
-    for (i, _t), work in work_coefficients(milp).items():
-        job = milp.inst.options[i].job
+    for (job, _domain), work in surplus_by_domain(milp).items():
         out[job] = max(out[job], work)
+    return out
+
+
+def surplus_by_domain(milp: Milp) -> dict[tuple[str, str | None], float]:
+    """Per (job, fabric domain), the most work one replica does in one period there (`surplus`
+    within one domain; domain None for independent replicas)."""
+    out: dict[tuple[str, str | None], float] = defaultdict(float)
+    for (i, _t), work in work_coefficients(milp).items():
+        key = milp.inst.options[i].job, milp.inst.options[i].domain
+        out[key] = max(out[key], work)
     return out
