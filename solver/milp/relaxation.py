@@ -107,6 +107,11 @@ class BackgroundRelaxation:
         return self._result
 
     @property
+    def running(self) -> bool:
+        """The child is still solving."""
+        return self._proc.poll() is None
+
+    @property
     def infeasible(self) -> bool:
         """The child proved the LP relaxation infeasible, so the MILP has no plan either."""
         return self._proc.returncode == INFEASIBLE

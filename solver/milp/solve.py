@@ -92,7 +92,7 @@ def solve_milp(milp: Milp, *, backend: str = DEFAULT_BACKEND, time_limit: float 
     start, bound, repaired = time.perf_counter(), -math.inf, None
     while True:
         left = None if time_limit is None else time_limit - (time.perf_counter() - start)
-        if left is not None and left <= 0:
+        if left is not None and (left <= 0 or repaired is not None and _too_big_for(milp, left, time_limit)):
             if repaired is None:
                 raise NoSolution(f"no plan whose single-node jobs fit their nodes found within {time_limit:.3g} s "
                                  "(not proven infeasible)", proven=False)
@@ -120,6 +120,14 @@ def solve_milp(milp: Milp, *, backend: str = DEFAULT_BACKEND, time_limit: float 
         repaired = _repaired(milp, solution, backend, bound, log, left, cells) or repaired
 
 
+def _too_big_for(milp: Milp, left: float, time_limit: float) -> bool:
+    """A model of warmstart.GUIDED_VARIABLES or more, with less than warmstart.FINAL_SHARE of
+    the limit left: a whole-model solve would only load it. Why: on the target synthetic
+    instance (seed 3, 60 s) the round after the repair, given 4.5 s, took 19 s to end with
+    the repaired plan (the same rule as _run_big's)."""
+    return milp.model.num_variables >= warmstart.GUIDED_VARIABLES and left < time_limit * warmstart.FINAL_SHARE
+
+
 REPAIR_SECONDS = 10.0
 """Most time for `_repaired`'s solve (stopped at REPAIR_GAP, usually well under a second)."""
 REPAIR_FLOOR = 2.0
@@ -135,8 +143,11 @@ def _repaired(milp: Milp, solution: Solution, backend: str, bound: float, log: b
     """The plan with every job's replicas and fabric choice kept, and only its rentals (and
     its single-node jobs' places) solved again: a plan whose jobs fit their nodes, or None.
     Every cell where the plan runs a single-node job gets slot rows first, so the repaired
-    plan packs everywhere. With HiGHS and time left, `_replaced` then lets the jobs of the
-    failing `cells` move.
+    plan packs everywhere. With HiGHS, only the rentals of the failing `cells`' configurations
+    are solved first (`_topped_up`), and all of them only when that finds no plan; with time
+    left and a repaired plan dearer than the plan by more than REPAIR_GAP, `_replaced` then
+    lets the jobs of the failing cells move (a cheap enough repair goes back at once: each
+    HiGHS call on a big model also spends seconds loading it, beyond its time limit).
 
     Why: the next round of solve_milp starts from it (a MIP start for HiGHS) and falls back
     on it when time runs out; before, an unpackable first plan that used the time limit
@@ -146,15 +157,47 @@ def _repaired(milp: Milp, solution: Solution, backend: str, bound: float, log: b
     add_node_packing(milp, occupied(milp, solution.value))
     seconds = REPAIR_SECONDS if left is None else min(REPAIR_SECONDS, max(left, REPAIR_FLOOR))
     until = time.perf_counter() + seconds
-    try:
-        with _held(solution, [*milp.replicas.values(), *milp.sites.values()]):
-            fixed = _solve_once(milp, backend, seconds, REPAIR_GAP, log, warm_start=False)
-    except NoSolution:
-        return None
-    if backend == "highs" and cells and until - time.perf_counter() >= REPAIR_FLOOR:
+    fixed = _topped_up(milp, solution, backend, log, cells, until) if backend == "highs" else None
+    if fixed is None:
+        try:
+            with _held(solution, [*milp.replicas.values(), *milp.sites.values()]):
+                fixed = _solve_once(milp, backend, until - time.perf_counter(), REPAIR_GAP, log, warm_start=False)
+        except NoSolution:
+            return None
+    dearer = fixed.objective > solution.objective * (1 + REPAIR_GAP)  # e.g. a month's contract for a day
+    if backend == "highs" and cells and dearer and until - time.perf_counter() >= REPAIR_FLOOR:
         fixed = _replaced(milp, solution, fixed, cells, until, log)
     fixed.status, fixed.bound = "feasible", min(bound, fixed.objective)
     return fixed
+
+
+TOP_UP_SECONDS = 3.0
+"""Most time for `_topped_up`'s solve: only a few configurations' rentals are free there."""
+
+
+def _topped_up(milp: Milp, solution: Solution, backend: str, log: bool, cells: list[tuple[str, int]],
+               until: float) -> Solution | None:
+    """The plan with everything held but the rentals of the configurations where it did not
+    pack (`cells`): those get what their single-node jobs need, or None when they cannot.
+
+    Why: `_repaired`'s own solve frees every rental of the whole model and starts from no
+    plan. On the target synthetic instance (seed 3, 60 s) it needed about 10 s to find a
+    plan near the first one (2,506,957 → 2,517,634 CNY); with a few seconds less it ended at
+    5,266,521 CNY, twice the first plan, or with none. This solve is small (a few
+    configurations' nodes and contracts, and the slots): 2,472,304 CNY in 2 s there (cheaper
+    than the first plan, whose extra nodes earn a volume discount). `_replaced`, whose
+    freedom includes every rental's, then starts from it."""
+    configs = {key for key, _t in cells}
+    rentals = [v for family in (milp.nodes, milp.contracts, milp.full_price, milp.discount_flag)
+               for (key, _t), v in family.items() if key not in configs]
+    seconds = min(TOP_UP_SECONDS, until - time.perf_counter())
+    if not cells or seconds < 0.1:
+        return None
+    try:
+        with _held(solution, [*milp.replicas.values(), *milp.sites.values(), *rentals]):
+            return _solve_once(milp, backend, seconds, REPAIR_GAP, log, warm_start=False)
+    except NoSolution:
+        return None
 
 
 def _replaced(milp: Milp, solution: Solution, fixed: Solution, cells: list[tuple[str, int]], until: float,
@@ -371,11 +414,16 @@ def _run_big(model, milp: Milp, deadline: float, time_limit: float, gap: float |
         guided = lp is not None and milp.model.num_variables >= warmstart.GUIDED_VARIABLES
         relax = None
         if guided:
+            keep_back = max(time_limit * warmstart.GUIDED_MIN_SHARE, REPAIR_SECONDS)
+            hint = _while_lp_runs(model, milp, lp, hint, deadline - keep_back - overrun, time_limit, gap, log)
             relax = lp.wait(deadline - _reserve(milp, hint, time_limit) - time.perf_counter())
             if relax is not None:
                 _tell_bound(relax.bound)
                 until = min(deadline - overrun, time.perf_counter() + time_limit * warmstart.GUIDED_MAX_SHARE)
-                hint = _guided_plan(model, milp, relax.values, hint, until, gap, log)
+                if _unpacked_plan(milp, hint):
+                    until = min(until, deadline - REPAIR_SECONDS)
+                if until - time.perf_counter() >= 1.0:
+                    hint = _guided_plan(model, milp, relax.values, hint, until, gap, log)
         left = deadline - overrun - time.perf_counter()
         if guided and _unpacked_plan(milp, hint):
             # its single-node jobs do not fit their nodes: solve_milp repairs it (solver.milp.packing)
@@ -400,6 +448,23 @@ def _run_big(model, milp: Milp, deadline: float, time_limit: float, gap: float |
     if relax is not None and run.values is not None:
         run.bound = max(run.bound, relax.bound)
     return run
+
+
+def _while_lp_runs(model, milp: Milp, lp: BackgroundRelaxation, hint: _Plan | None, until: float,
+                   time_limit: float, gap: float | None, log: bool) -> _Plan | None:
+    """The first plan, improved while the LP relaxation is still running: the model restricted to
+    each job's warmstart.WIDER_DOMAINS cheapest domains (and the plan's), from the plan, for at
+    most warmstart.WIDER_SHARE of the limit; the cheaper plan.
+
+    Why: on the target synthetic instance the LP takes 25-75 s, and the solve used to wait
+    for it idle. Seed 5's first plan was 8,074,358 CNY (its restriction's bound 2,398,176),
+    the LP came too late for the guided step, and the solve ended at 7,338,092 (68.7% gap);
+    with this step, 2,779,398. A second, wider step found nothing on seeds 1-6."""
+    if hint is None or not lp.running or until - time.perf_counter() < warmstart.WIDER_MIN_SECONDS:
+        return hint
+    keep = warmstart.shortlist(milp, warmstart.WIDER_DOMAINS) | warmstart.plan_groups(milp, hint.values)
+    stop = min(until, time.perf_counter() + time_limit * warmstart.WIDER_SHARE)
+    return _cheaper(milp, _restricted_plan(model, milp, keep, stop, gap, log, hint), hint)
 
 
 def _reserve(milp: Milp, hint: _Plan | None, time_limit: float) -> float:
@@ -524,8 +589,25 @@ def _guided_plan(model, milp: Milp, lp_values, hint: _Plan | None, deadline: flo
     first plan; the cheaper of the two."""
     keep = warmstart.lp_shortlist(milp, lp_values, hint and hint.values)
     plan = _restricted_plan(model, milp, keep, deadline, gap, log, hint)
-    candidates = [p for p in (plan, hint) if p is not None]
-    return min(candidates, key=lambda p: p.cost, default=None)
+    return _cheaper(milp, plan, hint)
+
+
+UNPACKED_MARGIN = 0.02
+"""A plan whose single-node jobs do not fit their nodes replaces one whose do only when it is
+cheaper by more than this share: its repair may cost more than a small saving. Measured on the
+synthetic instances at 60 s: target seed 4's wider step found 2,046,668 CNY against a first
+plan of 2,051,952 that packed, and the repair made it 2,153,502; large seed 1's guided plan
+was 638,128 against 803,170, and the repair kept it."""
+
+
+def _cheaper(milp: Milp, plan: _Plan | None, other: _Plan | None) -> _Plan | None:
+    """The cheaper of two plans, either of which may be missing; one that does not pack must be
+    cheaper by UNPACKED_MARGIN to replace one that does."""
+    if plan is None or other is None:
+        return plan or other
+    def price(p: _Plan) -> float:
+        return p.cost * (1 + UNPACKED_MARGIN) if _unpacked_plan(milp, p) else p.cost
+    return plan if price(plan) < price(other) else other
 
 
 def _restricted_plan(model, milp: Milp, keep: set[int], deadline: float, gap: float | None, log: bool,

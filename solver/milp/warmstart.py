@@ -60,6 +60,14 @@ its turn."""
 FINAL_SHARE = 0.1
 """Beyond GUIDED_VARIABLES, the whole model is solved after the guided plan only if this
 share of the time limit is left: HiGHS needs seconds just to load such a model."""
+WIDER_DOMAINS = 4
+"""Domains per job in the step that improves the first plan while the LP relaxation runs
+(solver.milp.solve._while_lp_runs): twice the first plan's."""
+WIDER_SHARE = 0.2
+"""The most that step may take (12 s of 60: on the target synthetic instance it found its
+plans in the 12 s it was given, seeds 1-6)."""
+WIDER_MIN_SECONDS = 5.0
+"""Below this the step is not started: loading a model of 200k variables alone takes seconds."""
 LP_SHARE = 0.01
 """A domain is in the LP-guided restriction when the LP relaxation does at least this share
 of the job's work there."""
@@ -147,9 +155,15 @@ def lp_shortlist(milp: Milp, lp_values, plan: dict[int, float] | None = None) ->
     for (job, _), done in work.items():
         total[job] += done
     chosen = {g for g, done in work.items() if done > 0 and done >= LP_SHARE * total[g[0]]}
-    if plan:
-        chosen |= {group[i] for (i, _t), var in milp.replicas.items() if plan.get(var.index, 0.0) > 0.5}
-    return {i for i, g in group.items() if g in chosen}
+    return {i for i, g in group.items() if g in chosen} | (plan_groups(milp, plan) if plan else set())
+
+
+def plan_groups(milp: Milp, plan: dict[int, float]) -> set[int]:
+    """Option indices of every domain (configuration, for independent replicas) `plan` runs a job on."""
+    inst = milp.inst
+    group = {i: (opt.job, opt.domain or opt.config) for i, opt in enumerate(inst.options)}
+    used = {group[i] for (i, _t), var in milp.replicas.items() if plan.get(var.index, 0.0) > 0.5}
+    return {i for i, g in group.items() if g in used}
 
 
 def held_out(milp: Milp, keep: set[int]) -> list[mb.Variable]:

@@ -1,0 +1,96 @@
+"""The steps of a big time-limited solve that work on a plan before the whole model does
+(solver.milp.solve): improving the first plan while the LP relaxation still runs, and
+topping up the rentals of a plan whose single-node jobs do not fit their nodes."""
+
+import time
+
+import pytest
+
+from families import catalog, hourly, job, problem
+from solver.api import build
+from solver.milp import solve as solve_module
+from solver.milp import warmstart
+from solver.milp.export import to_mathopt
+from solver.milp.extract import extract_plan
+from solver.milp.packing import add_node_packing, occupied, unpacked
+from solver.verify import verify_plan
+
+PRICES = {"A": 10.0, "B": 9.0, "C": 8.0, "D": 7.0, "E": 5.0}   # CNY per GPU-hour, one vendor each
+
+
+class Lp:
+    """The LP relaxation's child as `_while_lp_runs` sees it: still running, or done."""
+
+    def __init__(self, running: bool):
+        self.running = running
+
+
+def _five_vendors():
+    cat = catalog(*(hourly(name, price, vendor=f"v{name}") for name, price in PRICES.items()))
+    prob = problem(job("a", days=16, deadline=2), horizon=2)
+    return prob, cat
+
+
+def _dearest_plan(model, milp):
+    """A plan of the whole model from the dearest vendor alone (a first plan gone wrong)."""
+    keep = {i for i, opt in enumerate(milp.inst.options) if opt.config.startswith("A:")}
+    return solve_module._restricted_plan(model, milp, keep, time.perf_counter() + 30, None, False)
+
+
+def test_the_first_plan_is_improved_while_the_lp_runs():
+    # Target synthetic instance, seed 5, 60 s: the first plan was 8.07M CNY, the LP came too
+    # late for the guided step, and the solve ended at 7.34M; now the wait for the LP is spent
+    # on the first plan's cheapest domains and more.
+    prob, cat = _five_vendors()
+    _, milp = build(prob, cat)
+    model = to_mathopt(milp.model)
+    dear = _dearest_plan(model, milp)
+    until = time.perf_counter() + 30
+    better = solve_module._while_lp_runs(model, milp, Lp(running=True), dear, until, 60, None, False)
+    assert better.cost == pytest.approx(dear.cost * PRICES["E"] / PRICES["A"])
+    # the restriction's bounds are given back to the model afterwards
+    assert all(v.upper_bound > 0 for v in model.variables() if v.integer)
+
+
+def test_nothing_is_improved_once_the_lp_is_in_or_too_little_time_is_left():
+    prob, cat = _five_vendors()
+    _, milp = build(prob, cat)
+    model = to_mathopt(milp.model)
+    dear = _dearest_plan(model, milp)
+    later = time.perf_counter() + 30
+    assert solve_module._while_lp_runs(model, milp, Lp(running=False), dear, later, 60, None, False) is dear
+    soon = time.perf_counter() + warmstart.WIDER_MIN_SECONDS / 2
+    assert solve_module._while_lp_runs(model, milp, Lp(running=True), dear, soon, 60, None, False) is dear
+
+
+def _three_single_node_jobs(max_nodes: int):
+    """Jobs of 4, 6 and 6 GPUs, each inside one 8-GPU ethernet node for a day: 16 GPUs fit two
+    nodes by count, but the bundles need three."""
+    cat = catalog(hourly("H", 6, max_nodes=max_nodes, interconnect=("ethernet",)))
+    prob = problem(job("a", days=4, deadline=1), job("b", days=6, deadline=1), job("c", days=6, deadline=1),
+                   horizon=1)
+    return prob, cat
+
+
+def _unpacked_first_plan(prob, cat):
+    _, milp = build(prob, cat)
+    first = solve_module._solve_once(milp, "highs", None, None, False, True)
+    cells = unpacked(milp, first.value)
+    assert cells   # two nodes by count
+    add_node_packing(milp, occupied(milp, first.value))
+    return milp, first, cells
+
+
+def test_a_plan_that_does_not_pack_is_topped_up_where_it_failed():
+    prob, cat = _three_single_node_jobs(max_nodes=3)
+    milp, first, cells = _unpacked_first_plan(prob, cat)
+    topped = solve_module._topped_up(milp, first, "highs", False, cells, time.perf_counter() + 10)
+    assert topped is not None and not unpacked(milp, topped.value)
+    assert topped.objective == pytest.approx(first.objective * 3 / 2)   # a third node, same replicas
+    assert verify_plan(prob, cat, extract_plan(topped)) == []
+
+
+def test_no_top_up_where_the_configuration_has_no_node_to_add():
+    prob, cat = _three_single_node_jobs(max_nodes=2)
+    milp, first, cells = _unpacked_first_plan(prob, cat)
+    assert solve_module._topped_up(milp, first, "highs", False, cells, time.perf_counter() + 10) is None
