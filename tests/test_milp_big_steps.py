@@ -15,7 +15,7 @@ from solver.milp.extract import extract_plan
 from solver.milp.packing import add_node_packing, occupied, unpacked
 from solver.verify import verify_plan
 
-PRICES = {"A": 10.0, "B": 9.0, "C": 8.0, "D": 7.0, "E": 5.0}   # CNY per GPU-hour, one vendor each
+PRICES = {"A": 10.0, "B": 9.0, "C": 8.0, "D": 7.0, "E": 6.0, "F": 5.0}   # CNY per GPU-hour, one vendor each
 
 
 class Lp:
@@ -45,11 +45,19 @@ def test_the_first_plan_is_improved_while_the_lp_runs():
     _, milp = build(prob, cat)
     model = to_mathopt(milp.model)
     dear = _dearest_plan(model, milp)
+    kept = []
+    real = solve_module._restricted_plan
+
+    def restricted(model, milp, keep, *args):
+        kept.append({milp.inst.options[i].config[0] for i in keep})
+        return real(model, milp, keep, *args)
+
     until = time.perf_counter() + 30
-    better = solve_module._while_lp_runs(model, milp, Lp(running=True), dear, until, 60, None, False)
-    assert better.cost == pytest.approx(dear.cost * PRICES["E"] / PRICES["A"])
-    # the restriction's bounds are given back to the model afterwards
-    assert all(v.upper_bound > 0 for v in model.variables() if v.integer)
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setattr(solve_module, "_restricted_plan", restricted)
+        better = solve_module._while_lp_runs(model, milp, Lp(running=True), dear, until, 60, None, False)
+    assert better.cost == pytest.approx(dear.cost * PRICES["F"] / PRICES["A"])
+    assert kept == [{"A", "C", "D", "E", "F"}]   # the four cheapest vendors and the plan's (not B)
 
 
 def test_nothing_is_improved_once_the_lp_is_in_or_too_little_time_is_left():
@@ -94,3 +102,25 @@ def test_no_top_up_where_the_configuration_has_no_node_to_add():
     prob, cat = _three_single_node_jobs(max_nodes=2)
     milp, first, cells = _unpacked_first_plan(prob, cat)
     assert solve_module._topped_up(milp, first, "highs", False, cells, time.perf_counter() + 10) is None
+
+
+def test_a_plan_that_does_not_pack_must_be_cheaper_by_the_margin(monkeypatch):
+    # Target synthetic instance, seed 4, 60 s: a wider step's 2,046,668 CNY that did not pack
+    # replaced a first plan of 2,051,952 that did, and its repair cost 2,153,502.
+    plain, loose = solve_module._Plan({}, 100.0), solve_module._Plan({1: 1.0}, 0.0)
+    monkeypatch.setattr(solve_module, "_unpacked_plan", lambda milp, plan: 1 in plan.values)
+    margin = solve_module.UNPACKED_MARGIN
+    loose.cost = 100.0 * (1 - margin / 2)
+    assert solve_module._cheaper(None, loose, plain) is plain
+    loose.cost = 100.0 * (1 - 2 * margin)
+    assert solve_module._cheaper(None, loose, plain) is loose
+    assert solve_module._cheaper(None, None, loose) is loose and solve_module._cheaper(None, plain, None) is plain
+
+
+def test_the_repair_frees_every_rental_when_the_top_up_finds_nothing(monkeypatch):
+    prob, cat = _three_single_node_jobs(max_nodes=3)
+    milp, first, cells = _unpacked_first_plan(prob, cat)
+    monkeypatch.setattr(solve_module, "_topped_up", lambda *args: None)
+    repaired = solve_module._repaired(milp, first, "highs", first.bound, False, 0.0, cells)
+    assert repaired is not None and not unpacked(milp, repaired.value)
+    assert repaired.objective == pytest.approx(first.objective * 3 / 2)

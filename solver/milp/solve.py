@@ -85,8 +85,9 @@ def solve_milp(milp: Milp, *, backend: str = DEFAULT_BACKEND, time_limit: float 
     those are worth. An LP (a relaxation) never gets either.
     Single-node jobs that share nodes are placed lazily (solver.milp.packing): where a plan's
     do not fit, their cells get exact rows, the plan is repaired to fit them (`_repaired`),
-    and the model is solved again from it, in what is left of the time limit. The model
-    grows by those rows and keeps them."""
+    and the model is solved again from it, in what is left of the time limit (not for a model
+    of warmstart.GUIDED_VARIABLES or more with under warmstart.FINAL_SHARE of it left,
+    `_too_big_for`). The model grows by those rows and keeps them."""
     if backend not in BACKENDS:
         raise ValueError(f"unknown backend {backend!r}; choose one of {', '.join(BACKENDS)}")
     start, bound, repaired = time.perf_counter(), -math.inf, None
@@ -122,7 +123,7 @@ def solve_milp(milp: Milp, *, backend: str = DEFAULT_BACKEND, time_limit: float 
 
 def _too_big_for(milp: Milp, left: float, time_limit: float) -> bool:
     """A model of warmstart.GUIDED_VARIABLES or more, with less than warmstart.FINAL_SHARE of
-    the limit left: a whole-model solve would only load it. Why: on the target synthetic
+    the limit left: a whole-model solve would only load and presolve it. Why: on the target synthetic
     instance (seed 3, 60 s) the round after the repair, given 4.5 s, took 19 s to end with
     the repaired plan (the same rule as _run_big's)."""
     return milp.model.num_variables >= warmstart.GUIDED_VARIABLES and left < time_limit * warmstart.FINAL_SHARE
@@ -157,11 +158,13 @@ def _repaired(milp: Milp, solution: Solution, backend: str, bound: float, log: b
     add_node_packing(milp, occupied(milp, solution.value))
     seconds = REPAIR_SECONDS if left is None else min(REPAIR_SECONDS, max(left, REPAIR_FLOOR))
     until = time.perf_counter() + seconds
-    fixed = _topped_up(milp, solution, backend, log, cells, until) if backend == "highs" else None
+    fixed = (_topped_up(milp, solution, backend, log, cells, time.perf_counter() + seconds / 2)
+             if backend == "highs" else None)
     if fixed is None:
         try:
             with _held(solution, [*milp.replicas.values(), *milp.sites.values()]):
-                fixed = _solve_once(milp, backend, until - time.perf_counter(), REPAIR_GAP, log, warm_start=False)
+                fixed = _solve_once(milp, backend, max(until - time.perf_counter(), REPAIR_FLOOR / 2), REPAIR_GAP, log,
+                                    warm_start=False)
         except NoSolution:
             return None
     dearer = fixed.objective > solution.objective * (1 + REPAIR_GAP)  # e.g. a month's contract for a day
@@ -177,22 +180,26 @@ TOP_UP_SECONDS = 3.0
 
 def _topped_up(milp: Milp, solution: Solution, backend: str, log: bool, cells: list[tuple[str, int]],
                until: float) -> Solution | None:
-    """The plan with everything held but the rentals of the configurations where it did not
-    pack (`cells`): those get what their single-node jobs need, or None when they cannot.
+    """The plan with its replicas, fabric choices and every other configuration's rentals held,
+    and the rentals of the configurations where it did not pack (`cells`) free: those get
+    what their single-node jobs need, or None when they cannot in time. (Slots, data-site and
+    running flags follow freely.) Given at most half the repair's time: a fallback with all
+    rentals free must still have some.
 
     Why: `_repaired`'s own solve frees every rental of the whole model and starts from no
     plan. On the target synthetic instance (seed 3, 60 s) it needed about 10 s to find a
     plan near the first one (2,506,957 → 2,517,634 CNY); with a few seconds less it ended at
     5,266,521 CNY, twice the first plan, or with none. This solve is small (a few
     configurations' nodes and contracts, and the slots): 2,472,304 CNY in 2 s there (cheaper
-    than the first plan, whose extra nodes earn a volume discount). `_replaced`, whose
-    freedom includes every rental's, then starts from it."""
-    configs = {key for key, _t in cells}
-    rentals = [v for family in (milp.nodes, milp.contracts, milp.full_price, milp.discount_flag)
-               for (key, _t), v in family.items() if key not in configs]
+    than the first plan, whose extra nodes earn a volume discount). When its plan is dearer
+    than the plan by more than REPAIR_GAP, `_replaced`, whose freedom includes every
+    rental's, starts from it."""
     seconds = min(TOP_UP_SECONDS, until - time.perf_counter())
     if not cells or seconds < 0.1:
         return None
+    configs = {key for key, _t in cells}
+    rentals = [v for family in (milp.nodes, milp.contracts, milp.full_price, milp.discount_flag)
+               for (key, _t), v in family.items() if key not in configs]
     try:
         with _held(solution, [*milp.replicas.values(), *milp.sites.values(), *rentals]):
             return _solve_once(milp, backend, seconds, REPAIR_GAP, log, warm_start=False)
@@ -382,7 +389,8 @@ def _run_big(model, milp: Milp, deadline: float, time_limit: float, gap: float |
     1. a first plan from each job's cheapest domains;
     2. from warmstart.GUIDED_VARIABLES on, HiGHS' MIP would not finish its root LP in a
        minute, so the solve waits for the LP relaxation and then takes a plan from the
-       domains it uses, seeded with the first plan;
+       domains it uses, seeded with the first plan; if the LP is still running after the
+       first plan, the first plan is improved on wider domains first (`_while_lp_runs`);
     3. unless that plan does not pack its single-node jobs (solve_milp then repairs it
        while time is left, and solves the whole model from the repair; such a first plan
        keeps the repair's time back from the wait for the LP, `_reserve`, and goes to the
@@ -415,7 +423,10 @@ def _run_big(model, milp: Milp, deadline: float, time_limit: float, gap: float |
         relax = None
         if guided:
             keep_back = max(time_limit * warmstart.GUIDED_MIN_SHARE, REPAIR_SECONDS)
-            hint = _while_lp_runs(model, milp, lp, hint, deadline - keep_back - overrun, time_limit, gap, log)
+            step_until, step_start = deadline - keep_back - overrun, time.perf_counter()
+            hint = _while_lp_runs(model, milp, lp, hint, step_until, time_limit, gap, log)
+            step_end = min(step_until, step_start + time_limit * warmstart.WIDER_SHARE)
+            overrun += max(0.0, time.perf_counter() - step_end)  # loading the model, beyond HiGHS' limit
             relax = lp.wait(deadline - _reserve(milp, hint, time_limit) - time.perf_counter())
             if relax is not None:
                 _tell_bound(relax.bound)
@@ -452,7 +463,8 @@ def _run_big(model, milp: Milp, deadline: float, time_limit: float, gap: float |
 
 def _while_lp_runs(model, milp: Milp, lp: BackgroundRelaxation, hint: _Plan | None, until: float,
                    time_limit: float, gap: float | None, log: bool) -> _Plan | None:
-    """The first plan, improved while the LP relaxation is still running: the model restricted to
+    """The first plan, improved if the LP relaxation is still running (checked once, at the
+    start; the step is not cut short when the LP comes in): the model restricted to
     each job's warmstart.WIDER_DOMAINS cheapest domains (and the plan's), from the plan, for at
     most warmstart.WIDER_SHARE of the limit; the cheaper plan.
 
