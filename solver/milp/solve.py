@@ -468,7 +468,7 @@ def _while_lp_runs(model, milp: Milp, lp: BackgroundRelaxation, hint: _Plan | No
     each job's warmstart.WIDER_DOMAINS cheapest domains (and the plan's), from the plan, for at
     most warmstart.WIDER_SHARE of the limit; the cheaper plan.
 
-    Why: on the target synthetic instance the LP takes 25-75 s, and the solve used to wait
+    Why: on the target synthetic instance the LP takes 40-75 s, and the solve used to wait
     for it idle. Seed 5's first plan was 8,074,358 CNY (its restriction's bound 2,398,176),
     the LP came too late for the guided step, and the solve ended at 7,338,092 (68.7% gap);
     with this step, 2,779,398. A second, wider step found nothing on seeds 1-6."""
