@@ -120,8 +120,8 @@ def groups_by_cost(milp: Milp) -> dict[str, list[list[int]]]:
     cheapest group first (by its cheapest option's `job_alone`)."""
     inst = milp.inst
     groups: dict[str, dict[str, list[int]]] = defaultdict(lambda: defaultdict(list))
-    for i, opt in enumerate(inst.options):
-        groups[opt.job][opt.domain or opt.config].append(i)
+    for i, (job, group) in option_groups(milp).items():
+        groups[job][group].append(i)
     data = data_costs(milp)
     cost = [job_alone(milp, i, data) for i in range(len(inst.options))]
     return {job: sorted(by.values(), key=lambda members: (min(cost[i] for i in members), members))
@@ -146,8 +146,7 @@ def lp_shortlist(milp: Milp, lp_values, plan: dict[int, float] | None = None) ->
     """
     from solver.milp.work import work_coefficients
 
-    inst = milp.inst
-    group = {i: (opt.job, opt.domain or opt.config) for i, opt in enumerate(inst.options)}
+    group = option_groups(milp)
     work: dict[tuple[str, str], float] = defaultdict(float)
     for (i, t), coef in work_coefficients(milp).items():
         work[group[i]] += max(float(lp_values[milp.replicas[i, t].index]), 0.0) * coef
@@ -160,8 +159,7 @@ def lp_shortlist(milp: Milp, lp_values, plan: dict[int, float] | None = None) ->
 
 def plan_groups(milp: Milp, plan: dict[int, float]) -> set[int]:
     """Option indices of every domain (configuration, for independent replicas) `plan` runs a job on."""
-    inst = milp.inst
-    group = {i: (opt.job, opt.domain or opt.config) for i, opt in enumerate(inst.options)}
+    group = option_groups(milp)
     used = {group[i] for (i, _t), var in milp.replicas.items() if plan.get(var.index, 0.0) > 0.5}
     return {i for i, g in group.items() if g in used}
 
@@ -195,3 +193,9 @@ def forced(milp: Milp) -> set[int]:
     pinned = {(job, c.domain) for job, choices in milp.choices.items() for c in choices
               if (job, c.name) in milp.sites and milp.sites[job, c.name].lower_bound >= 0.5}
     return {i for i, opt in enumerate(inst.options) if (opt.job, opt.domain) in pinned}
+
+
+def option_groups(milp: Milp) -> dict[int, tuple[str, str]]:
+    """Each option's (job, fabric domain), or (job, configuration) for independent replicas:
+    the unit the restrictions keep or drop."""
+    return {i: (opt.job, opt.domain or opt.config) for i, opt in enumerate(milp.inst.options)}
