@@ -124,3 +124,46 @@ def test_the_repair_frees_every_rental_when_the_top_up_finds_nothing(monkeypatch
     repaired = solve_module._repaired(milp, first, "highs", first.bound, False, 0.0, cells)
     assert repaired is not None and not unpacked(milp, repaired.value)
     assert repaired.objective == pytest.approx(first.objective * 3 / 2)
+
+
+def test_a_big_solve_improves_its_first_plan_while_the_lp_runs(monkeypatch):
+    # Through the whole solve (solver.api.solve_built → _run_big): the first plan is the dearest
+    # vendor's, the LP never comes, and the step between them is what finds the cheapest.
+    from solver.api import solve_built
+
+    monkeypatch.setattr(warmstart, "WARM_START_VARIABLES", 0)
+    monkeypatch.setattr(warmstart, "GUIDED_VARIABLES", 0)
+
+    class OutLp:
+        """An LP relaxation that is still running and has nothing when asked."""
+
+        def __init__(self, model, seconds, **kwargs):
+            pass
+
+        running, infeasible = True, False
+
+        def wait(self, seconds):
+            return None
+
+        def stop(self):
+            pass
+
+    steps = []
+    real_step = solve_module._while_lp_runs
+
+    def step(model, milp, lp, hint, until, *args):
+        steps.append((hint.cost, until - time.perf_counter()))
+        return real_step(model, milp, lp, hint, until, *args)
+
+    prob, cat = _five_vendors()
+    inst, milp = build(prob, cat)
+    monkeypatch.setattr(solve_module, "_first_plan", lambda model, milp, *a: _dearest_plan(model, milp))
+    monkeypatch.setattr(solve_module, "BackgroundRelaxation", OutLp)
+    monkeypatch.setattr(solve_module, "_while_lp_runs", step)
+    monkeypatch.setattr(solve_module, "cores", lambda: 2)
+    limit = 30
+    plan = solve_built(inst, milp, time_limit=limit)
+    (dear, left), = steps
+    assert dear == pytest.approx(plan.total_cost * PRICES["A"] / PRICES["F"])   # the first plan went in
+    assert left <= limit - solve_module.REPAIR_SECONDS   # the repair's time is kept back
+    assert verify_plan(prob, cat, plan) == []
