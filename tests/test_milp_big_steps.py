@@ -167,3 +167,38 @@ def test_a_big_solve_improves_its_first_plan_while_the_lp_runs(monkeypatch):
     assert dear == pytest.approx(plan.total_cost * PRICES["A"] / PRICES["F"])   # the first plan went in
     assert left <= limit - solve_module.REPAIR_SECONDS   # the repair's time is kept back
     assert verify_plan(prob, cat, plan) == []
+
+
+def _rounds_after_a_repair_late_in_the_limit(guided_variables: int) -> list[float]:
+    """Solve the three single-node jobs (their first plan does not pack) with a 100-s limit
+    whose first round appears to take 95 s; the time limit of every solve, in order."""
+    from types import SimpleNamespace
+
+    from solver.api import solve_built
+
+    real, calls, jump = solve_module._solve_once, [], [0.0]
+
+    def once(milp, backend, time_limit, *args, **kwargs):
+        calls.append(time_limit)
+        solution = real(milp, backend, time_limit, *args, **kwargs)
+        jump[0] = 95.0
+        return solution
+
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setattr(warmstart, "GUIDED_VARIABLES", guided_variables)
+        mp.setattr(solve_module, "_solve_once", once)
+        mp.setattr(solve_module, "time", SimpleNamespace(perf_counter=lambda: time.perf_counter() + jump[0]))
+        prob, cat = _three_single_node_jobs(max_nodes=3)
+        inst, milp = build(prob, cat)
+        plan = solve_built(inst, milp, time_limit=100)
+    assert plan.total_cost > 0 and verify_plan(prob, cat, plan) == []
+    return calls
+
+
+def test_no_whole_model_round_of_a_big_model_after_a_late_repair():
+    # Target synthetic instance, seed 3, 60 s: the round after the repair, given 4.5 s, took 19 s.
+    small = _rounds_after_a_repair_late_in_the_limit(guided_variables=10**9)
+    big = _rounds_after_a_repair_late_in_the_limit(guided_variables=0)
+    assert len(big) == len(small) - 1     # the same first round and repair, without the last round
+    assert big == pytest.approx(small[:-1], abs=0.5)
+    assert small[-1] < 100 * warmstart.FINAL_SHARE   # that round had under a tenth of the limit
