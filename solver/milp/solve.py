@@ -125,7 +125,7 @@ def _too_big_for(milp: Milp, left: float, time_limit: float) -> bool:
     """A model of warmstart.GUIDED_VARIABLES or more, with less than warmstart.FINAL_SHARE of
     the limit left: a whole-model solve would only load and presolve it. Why: on the target synthetic
     instance (seed 3, 60 s) the round after the repair, given 4.5 s, took 19 s to end with
-    the repaired plan (the same rule as _run_big's)."""
+    the repaired plan. _run_big asks the same after its guided plan."""
     return milp.model.num_variables >= warmstart.GUIDED_VARIABLES and left < time_limit * warmstart.FINAL_SHARE
 
 
@@ -445,7 +445,7 @@ def _run_big(model, milp: Milp, deadline: float, time_limit: float, gap: float |
             # the 2.51M CNY first plan 5.27M.
             run = _Run(hint.values, hint.cost, -math.inf)
             relax = relax or lp.wait(0)
-        elif not guided or left >= time_limit * warmstart.FINAL_SHARE:
+        elif not guided or not _too_big_for(milp, left, time_limit):
             hint_values = hint.values if hint is not None else None
             run = _read(_mathopt_once(model, left, gap, log, PROGRESS.listener, hint_values, ipm_lp=True), hint)
             relax = relax or (lp.wait(0) if lp is not None else None)
