@@ -117,3 +117,43 @@ def test_a_slow_fabric_elsewhere_does_not_weaken_the_relaxation():
     cat = catalog(site_offer("A", 4, max_nodes=1), site_offer("E", 5, max_nodes=4, interconnect="ethernet"))
     assert solve(prob, cat).cost_breakdown["storage"] == pytest.approx(2_000 * 5 / 30, abs=0.01)
     assert _relaxed_storage(prob, cat) >= 0.25 * 2_000 * 5 / 30
+
+
+def _broken_rows(milp, values: dict[int, float]) -> list[str]:
+    """Names of the model's rows that `values` (by variable index) break."""
+    proto = milp.model.export_to_proto()
+    broken = []
+    for row in proto.constraint:
+        level = sum(c * values.get(k, 0.0) for k, c in zip(row.var_index, row.coefficient))
+        if level < row.lower_bound - 1e-6 or level > row.upper_bound + 1e-6:
+            broken.append(row.name)
+    return broken
+
+
+def test_polishing_a_plan_that_stores_past_its_finish_keeps_every_row():
+    # A stopped solver may leave the job "running" (and storing) after its last work, with
+    # slack in the tails W (units of work still to do). _polish ends the run at the last
+    # work; the tails must follow, or W ≤ units·r breaks in the MIP start of the next round.
+    from solver.milp.solve import _polish, solve_milp
+
+    _, milp = build(problem(data_job(), horizon=15), catalog(site_offer(max_nodes=1)))
+    values = dict(solve_milp(milp).values)
+    job = "j"
+    last = max(t for (j, t), r in milp.running.items() if j == job and values[r.index] > 0.5)
+    assert last < 14 and _broken_rows(milp, values) == []
+    done = 0.0   # the units done from t on, plus one spare unit carried to the horizon's end
+    for t in range(14, -1, -1):
+        tail, terms = milp.tails[job, t]
+        done += sum(units * round(values[v.index]) for v, units in terms)
+        assert done + 1 <= tail.upper_bound   # 41 units, the plan does 40
+        values[tail.index] = done + 1
+        if t > last:
+            values[milp.running[job, t].index] = 1.0
+    for (j, vendor, dc_name, t), stored in milp.stored.items():
+        values[stored.index] = max(values[stored.index], values[milp.running[j, t].index]
+                                   + values[milp.data_sites[j, vendor, dc_name].index] - 1)
+    assert _broken_rows(milp, values) == []   # the slack state is a feasible plan
+
+    _polish(milp, values)
+    assert _broken_rows(milp, values) == []
+    assert [values[milp.running[job, t].index] for t in range(last + 1, 15)] == [0.0] * (14 - last)

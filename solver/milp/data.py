@@ -112,6 +112,7 @@ def _running(milp: Milp, job: str, members: dict[int, list[tuple[mb.Variable, fl
             here = members.get(t, [])
             weights = [math.floor(share * units + 1e-9) for _, share, _ in here]
             work = mb.LinearExpr.weighted_sum([v for v, _, _ in here], weights)
+            milp.tails[job, t] = tail, [(v, w) for (v, _, _), w in zip(here, weights)]
             milp.add_row(f"Finish-{job}-{t}-tail", tail >= work + (later if later is not None else 0))
             milp.add_row(f"Finish-{job}-{t}-run", tail <= units * r)
             most = math.floor(_most_units(milp, here, weights, largest) + 1e-9)  # units are whole

@@ -652,6 +652,9 @@ def _polish(milp: Milp, values: dict[int, float]) -> None:
     at an unused site or a job running past its last work. Setting them
     to what the rented capacity implies keeps the plan's stated cost equal to what its
     schedule costs (the verifier re-prices it) and never raises the objective.
+    The tails W (work still to do, solver.milp.data._running) are set from the replicas too:
+    a solver's slack W in a period whose flag r this sets to 0 would break W ≤ units·r, and
+    the polished values are the MIP start of the next round (solve_milp's repair).
     """
     for key, v in milp.full_price.items():
         cfg_key, t = key
@@ -669,6 +672,10 @@ def _polish(milp: Milp, values: dict[int, float]) -> None:
             last[job] = max(last.get(job, t), t)
     for (job, t), r in milp.running.items():
         values[r.index] = float(job in last and t <= last[job])
+    later: dict[str, float] = {}  # each tail W[j,t] is the units done from t on (W ≤ units·r holds where r is 0)
+    for (job, t), (tail, terms) in sorted(milp.tails.items(), key=lambda item: -item[0][1]):
+        later[job] = later.get(job, 0.0) + sum(units * round(values.get(v.index, 0.0)) for v, units in terms)
+        values[tail.index] = later[job]
     for (job, vendor, dc, t), s in milp.stored.items():
         values[s.index] = max(0.0, values[milp.data_sites[job, vendor, dc].index] + values[milp.running[job, t].index] - 1)
 
