@@ -74,7 +74,7 @@ def test_no_variable_lowers_the_cost(name):
     """Every variable's cost coefficient, its terms summed, is ≥ 0 (solver.milp.capacity writes
     the discount with the nodes at full price). What it protects: with a negative one (the
     discounted nodes w, −d·price), HiGHS' objective propagation could not bound any node
-    variable by an incumbent's cost, and debug-then-train took 4.1 s instead of 1.5 (README, Performance)."""
+    variable by an incumbent's cost, and debug-then-train took 4.1 s instead of 1.5 (tests/bench/HISTORY.md)."""
     from collections import defaultdict
     from pathlib import Path
 

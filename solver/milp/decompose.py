@@ -5,7 +5,7 @@ Why a module of its own: solver.analysis.min_time searches the one choosing job'
 fixed, and keeps what it learnt while its limits tighten. Plain solves no longer do
 that search: since the per-domain need rows (solver.milp.site) the full MILP proves the
 bundled problems faster than the search did (seed-13b-100b 1.0 s against 2.6 s,
-seed-7b-200b-30d 0.18 s against 0.44 s; tests/bench/bench_milp.py, README "Performance").
+seed-7b-200b-30d 0.18 s against 0.44 s; tests/bench/bench_milp.py, tests/bench/HISTORY.md).
 """
 
 from __future__ import annotations

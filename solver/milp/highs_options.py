@@ -34,4 +34,4 @@ Measured 2026-12-04, HiGHS random seeds 0-7, seconds to the proven optimum, medi
 (mean), default against 2: debug-then-train 2.38 (2.47) → 2.18 (2.08); seed-13b-100b 1.05
 (0.95) → 1.03 (0.93); hybrid-burst 1.02 (1.01) → 1.00 (0.99); medium synthetic seeds
 1-3 to 1%: 11.4, 6.7, 6.4 s either way. Tried before the reformulation and not kept,
-when the discount's LP gap swamped it (README, Performance)."""
+when the discount's LP gap swamped it (tests/bench/HISTORY.md)."""
