@@ -42,6 +42,7 @@ from pydantic import ValidationError
 from pydantic_core import PydanticUndefined
 
 from solver.errors import ProblemError
+from solver.files import as_if_opened
 from solver.load import TABLES, _read_table
 from solver.model.catalog import Catalog, Datacenter, Gpu, Offer, inconsistencies
 
@@ -642,6 +643,7 @@ def _write_csv_atomic(target: Path, rows: list[dict[str, Any]], *, replace: bool
                 raise ProblemError("file exists; not overwritten", file=str(target), fix="pass --force")
             backup = _free_backup(target)
             os.replace(target, backup)
+        as_if_opened(tmp)
         os.replace(tmp, target)
     finally:
         if os.path.exists(tmp):
@@ -654,6 +656,7 @@ def _save_atomic(path: Path, save) -> None:
     os.close(fd)
     try:
         save(tmp)
+        as_if_opened(tmp)
         os.replace(tmp, path)
     finally:
         if os.path.exists(tmp):

@@ -37,6 +37,7 @@ from typing import Any
 import pandas as pd
 
 from solver.errors import ProblemError
+from solver.files import as_if_opened
 from solver.model.catalog import Catalog
 from solver.model.plan import Plan
 from solver.model.problem import Problem
@@ -233,6 +234,7 @@ def write_xlsx(tables: Mapping[str, pd.DataFrame], path: str | Path, *, force: b
                 for i, col in enumerate(frame.columns, start=1):
                     cells = [str(col)] + [_text(v) for v in frame.iloc[:, i - 1]]
                     ws.column_dimensions[get_column_letter(i)].width = min(MAX_WIDTH, max(map(len, cells)) + 2)
+        as_if_opened(tmp)
         os.replace(tmp, path)
     finally:
         if os.path.exists(tmp):
