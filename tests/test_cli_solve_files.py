@@ -140,3 +140,11 @@ def test_negotiate_export_into_a_missing_folder_is_refused_before_solving(monkey
     _no_solving(monkeypatch)
     result = invoke("negotiate", SEED, "--export-vendor", "21vianet", tmp_path / "missing" / "sheet.csv")
     assert_refused(result, "--export-vendor", "folder does not exist")
+
+
+def test_negotiate_export_of_an_unknown_vendor_is_refused_before_solving(monkeypatch, tmp_path):
+    # A reviewer's typo: '21vainet' ran the whole 27-s negotiation before being refused.
+    _no_solving(monkeypatch)
+    result = invoke("negotiate", SEED, "--export-vendor", "21vainet", tmp_path / "sheet.csv")
+    assert_refused(result, "--export-vendor", "no vendor '21vainet'", "21vianet")
+    assert not (tmp_path / "sheet.csv").exists()

@@ -331,10 +331,8 @@ def negotiate(problem: Problem, catalog: Catalog, *, vendors: list[str] | None =
     analysed); a problem whose single solve takes 30 s needs minutes for a full negotiation.
     """
     started = time.perf_counter()
-    known = sorted({o.vendor for o in catalog.offers.values()})
     for v in vendors or []:
-        if v not in known:
-            raise ProblemError(f"no vendor {v!r} in the catalog", key="--vendor", fix=f"use one of {', '.join(known)}")
+        check_vendor(catalog, v, "--vendor")
     if not 0 <= margin < 1:
         raise ProblemError("margin must be in [0, 1)", key="--margin", fix="e.g. --margin 0.05")
     if max_solves < 3:
@@ -544,6 +542,14 @@ def vendor_rows(result: Negotiation, vendor: str) -> list[dict]:
 def _num(x: float) -> str:
     """Plain digits, never an exponent: 1460000, 9.5, 1440."""
     return str(int(x)) if float(x).is_integer() else f"{x:.2f}".rstrip("0")
+
+
+def check_vendor(catalog: Catalog, vendor: str, key: str) -> None:
+    """A vendor named on the command line must have offers in the catalog; said before any
+    solve (a misspelled --export-vendor used to be caught after the whole negotiation)."""
+    known = sorted({o.vendor for o in catalog.offers.values()})
+    if vendor not in known:
+        raise ProblemError(f"no vendor {vendor!r} in the catalog", key=key, fix=f"use one of {', '.join(known)}")
 
 
 def export_vendor(result: Negotiation, vendor: str, path, *, force: bool = False) -> int:

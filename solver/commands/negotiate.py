@@ -58,6 +58,7 @@ def negotiate(problem: Path = typer.Argument(..., help="problem YAML"),
     Price means the offer's price column (the vendor's quote); interconnect surcharge,
     platform fee and discount stay as they are.
     """
+    from solver.analysis.negotiate import check_vendor
     from solver.analysis.negotiate import export_vendor as write_sheet
     from solver.analysis.negotiate import negotiate as analyse
     from solver.load import load_problem
@@ -67,6 +68,8 @@ def negotiate(problem: Path = typer.Argument(..., help="problem YAML"),
         if sheet_path is not None:
             check_new_file(sheet_path, "--export-vendor", force=force, example="sheet.csv")
         prob, cat = load_problem(problem)
+        if sheet_vendor is not None:
+            check_vendor(cat, sheet_vendor, "--export-vendor")
         vendors = list(vendor or [])
         if vendors and sheet_vendor and sheet_vendor not in vendors:
             vendors.append(sheet_vendor)
