@@ -38,7 +38,7 @@ SAMPLE_CATALOG = sample_catalog()
 
 def run_action(action) -> None:
     """Map library errors to exit codes with one message and no traceback."""
-    err = Console(stderr=True, soft_wrap=True, **_colour())  # never fold a file path across lines
+    err = Console(stderr=True, soft_wrap=True, **colour())  # never fold a file path across lines
     try:
         action()
     except ProblemError as exc:
@@ -118,10 +118,10 @@ def plan_console() -> Console:
     """Console for results: at most 100 columns (exactly 100 when piped; rich would assume 80)."""
     probe = Console()
     width = min(probe.width, MAX_WIDTH) if probe.is_terminal else MAX_WIDTH
-    return Console(width=width, **_colour())
+    return Console(width=width, **colour())
 
 
-def _colour() -> dict:
+def colour() -> dict:
     """--no-color: no escape codes at all (no colour, bold or italics), whatever the terminal says."""
     return {} if OUTPUT.color else {"color_system": None, "highlight": False}
 
@@ -129,13 +129,18 @@ def _colour() -> dict:
 @contextmanager
 def working(message: str) -> Iterator[None]:
     """A spinner with elapsed seconds on stderr while something slow runs; silent with --quiet
-    or when stderr is not a terminal (logs and pipes get only the result).
+    or when stderr is not a terminal (logs and pipes get only the result); with --no-color one
+    plain line instead (the spinner redraws itself with cursor codes).
 
     While it runs, HiGHS solves go through MathOpt, whose log lines carry the incumbent and
     the bound (solver.milp.solve.PROGRESS); the spinner shows the latest of each.
     """
-    err = Console(stderr=True, **_colour())
+    err = Console(stderr=True, **colour())
     if OUTPUT.quiet or not err.is_terminal:
+        yield
+        return
+    if not OUTPUT.color:
+        err.print(f"{message} …", markup=False)  # a live spinner moves the cursor: escape codes
         yield
         return
     from solver.milp.solve import PROGRESS
