@@ -181,3 +181,15 @@ def test_job_names_with_brackets_are_text_not_markup():
     out = io.StringIO()
     render_whatif(what_if(prob, cat, ["offers.C.price*=0.9"]), Console(file=out, width=100))
     assert "pre[/]train day" in out.getvalue()
+
+
+@pytest.mark.parametrize("value", ["null", "[]"])
+def test_cli_whatif_lifts_a_restriction_with_null_or_an_empty_list(value):
+    # README's edit table: values are YAML, null among them. seed-7b-200b-30d is held to
+    # A100-80G monthly (307,180 CNY); lifting the GPU list lets a cheaper card in.
+    out = gpuplan("whatif", str(ROOT / "problems" / "seed-7b-200b-30d.yaml"), "--set", f"restrict.gpus={value}",
+                  "--json")
+    assert out.returncode == 0, out.stderr
+    data = json.loads(out.stdout)
+    assert data["baseline"]["total_cost"] == pytest.approx(307_180)
+    assert data["scenario"]["total_cost"] < 307_180

@@ -59,7 +59,18 @@ class ModelSpec(_Strict):
 
 
 class Restrict(_Strict):
-    """Allow-lists; an empty or missing list allows everything."""
+    """Allow-lists; an empty or missing list, or null, allows everything.
+
+    Why null too: `whatif --set restrict.gpus=null` is how a user lifts a restriction
+    (README's edit table: values are YAML, null among them), and it was refused as
+    "Input should be a valid list"."""
+
+    @model_validator(mode="before")
+    @classmethod
+    def _null_allows_all(cls, data: object) -> object:
+        if isinstance(data, dict):
+            return {key: [] if value is None and key in cls.model_fields else value for key, value in data.items()}
+        return data
 
     gpus: list[str] = []
     modes: list[Mode] = []
