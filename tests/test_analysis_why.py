@@ -225,3 +225,18 @@ def test_cli_why_max_seconds_is_checked():
 
     out = CliRunner().invoke(app, ["why", "problems/seed-7b-200b-30d.yaml", "--max-seconds", "0"])
     assert out.exit_code == 2 and "--max-seconds" in out.output
+
+
+@pytest.mark.parametrize("horizon, step", [(120, 1), (125, 5)])
+def test_a_later_deadline_moves_by_one_period_and_never_costs_more(horizon, step):
+    # A (4 CNY) has 1 node, B (6 CNY) the rest; the job needs 1.5 nodes over the whole plan,
+    # so its deadline binds. On 5-day periods one more day adds no whole period but moved
+    # the horizon, which reshaped the last period (hybrid-burst: +1,750 CNY for "+1 day");
+    # past 120 days a longer horizon would also switch a daily plan to 5-day periods.
+    cat = catalog(hourly("A", 4, max_nodes=1), hourly("B", 6))
+    prob = problem(job(days=12 * horizon, deadline=horizon), horizon=horizon)
+    result = why(prob, cat)
+    late = next(b for b in result.binding if b.kind == "deadline")
+    assert late.edits == [f"jobs.j.deadline_days+={step}", f"horizon_days={horizon + step}", f"period_days={step}"]
+    assert late.relax.startswith(f"+{step} day") and late.relax.endswith("deadline and the horizon")
+    assert late.delta is not None and late.delta < 0        # more time on the cheap node

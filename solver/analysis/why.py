@@ -398,6 +398,25 @@ class _Ctx:
 
     # --- binding limits --------------------------------------------------------------------
 
+    def _later_deadline(self, name: str) -> tuple[list[str], str]:
+        """Edits and label for one more period (a day, or 5 days on long plans) on a job's deadline.
+
+        Why a period, and the period length pinned when the horizon must grow: a job runs
+        only in the periods wholly inside its window, so one more day on a 5-day grid
+        adds nothing but can move the horizon, which reshapes the last period; and a
+        horizon grown past 120 days would switch the whole plan to 5-day periods. A
+        reviewer saw "+1 day on pretrain-30b's deadline" cost +1,750 CNY on hybrid-burst:
+        the horizon 217 → 218 alone cost 57,936 (its deadline of 217 then no longer
+        ended a whole period)."""
+        job = next(j for j in self.problem.jobs if j.name == name)
+        step = self.problem.effective_period_days
+        edits = [f"{row_path('jobs', 'name', name)}.deadline_days+={step}"]
+        days = "1 day" if step == 1 else f"{step} days (one period)"
+        if job.deadline_days + step > self.problem.horizon_days:
+            edits += [f"horizon_days={job.deadline_days + step}", f"period_days={step}"]
+            return edits, f"+{days} on {name}'s deadline and the horizon"
+        return edits, f"+{days} on {name}'s deadline"
+
     def lever(self, b) -> Lever | None:
         slack, unit = b.limit - b.used, b.unit
         if b.kind == "power":
@@ -414,11 +433,7 @@ class _Ctx:
             edits = [f"budget+={step}"]
             relax = f"+¥{step:,} budget (1 %)"
         elif b.kind == "deadline":
-            job = next(j for j in self.problem.jobs if j.name == b.name)
-            edits = [f"{row_path('jobs', 'name', b.name)}.deadline_days+=1"]
-            if job.deadline_days + 1 > self.problem.horizon_days:
-                edits.append(f"horizon_days={job.deadline_days + 1}")
-            relax = f"+1 day on {b.name}'s deadline"
+            edits, relax = self._later_deadline(b.name)
         else:
             return None
         lever = Lever(b.kind, b.name, b.text, slack, unit, relax, edits)
