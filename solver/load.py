@@ -236,12 +236,17 @@ def _fix_for(err: dict) -> str | None:
         bounds = {k: f"{v:g}" if isinstance(v, (int, float)) else v for k, v in ctx.items()}
         return "use " + limits[err["type"]].format(**{k: bounds.get(k) for k in ("gt", "ge", "lt", "le")})
     if err["type"] in ("float_parsing", "float_type", "int_parsing", "int_type", "int_from_float"):
-        return "write a plain number without units, e.g. 20e9 for 20 billion" + (
+        return "write a plain number without units or suffixes (20e9, not 20B; 60000, not 60k)" + (
             " (a whole number here)" if err["type"].startswith("int") else "")
     if err["type"] == "finite_number":
         return "write a finite number (.inf and .nan are not values here)"
     if err["type"] in ("bool_parsing", "bool_type"):
         return "write true or false"
+    if err["type"] == "too_short":
+        least = ctx.get('min_length', 1)
+        return f"give at least {least} item{'s' if least != 1 else ''}"
+    if err["type"] in ("literal_error", "enum"):
+        return "use one of the values listed"
     return None
 
 

@@ -158,6 +158,12 @@ def _seed_with(tmp: Path, old: str, new: str, *needles: str):
     return ["solve", path, "--json"], [str(path), *needles]
 
 
+def _no_jobs(tmp: Path):
+    path = tmp / "empty.yaml"
+    path.write_text(f"name: empty\ncatalog: {CATALOG}\nhorizon_days: 30\njobs: []\n", encoding="utf-8")
+    return ["solve", path, "--json"], [str(path), ": jobs:", "at least 1 item", "Fix: give at least 1 item"]
+
+
 def _encoded(tmp: Path, encoding: str, *needles: str):
     """The seed problem with a Chinese comment, saved as a Chinese Windows editor would."""
     path = tmp / "gbk.yaml"
@@ -236,6 +242,16 @@ CASES: dict[str, Callable] = {
                                                          "period_days 31 is longer than horizon_days 30"),
     "redundancy-a-boolean": lambda tmp: _seed_with(tmp, "redundancy: 0.30", "redundancy: true",
                                                    "redundancy: true is not a number"),
+    # a reviewer's cases that had no "Fix:" (or a fix that did not fit)
+    "no-jobs": lambda tmp: _no_jobs(tmp),
+    "horizon-with-a-suffix": lambda tmp: _seed_with(tmp, "horizon_days: 30", "horizon_days: 30k",
+                                                    ": horizon_days:", "'30k'", "not 60k"),
+    "offer-price-unit-typo": validate_case(lambda f: edit_cell(f / "offers.csv", OFFER, "price_unit", "cny_per_gpu_hr"),
+                                           "offers.csv", f"row 4 ({OFFER}), column price_unit", "'cny_per_gpu_hour'",
+                                           "Fix: use one of the values listed"),
+    "offer-interconnect-prices-short": validate_case(
+        lambda f: edit_cell(f / "offers.csv", OFFER, "interconnect_price", "12|6"),
+        "offers.csv", f"row 4 ({OFFER})", "2 for 3 (ib_hdr|roce|ethernet)", "one price per option"),
 }
 
 
