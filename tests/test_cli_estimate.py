@@ -156,3 +156,13 @@ def test_a_model_no_layout_holds_gives_no_gpu_count_and_exit_1(runs):
     data = json.loads(run.stdout)
     assert data["layout"] is None and data["layout_text"].startswith("does not fit")
     assert data["min_gpus"] is None and data["nodes"] is None and data["gpu_hours"] > 0
+
+
+def test_the_one_node_row_speaks_of_the_smallest_group_not_the_job():
+    # 40 GPUs on 5 nodes, but each TP2 group fits in one node: the row said "fits one node:
+    # yes", which a reviewer read as the whole job.
+    out = subprocess.run([sys.executable, "-m", "solver.cli", "estimate", "--params", "7e9", "--tokens", "200e9",
+                          "--mfu", "0.4"], capture_output=True, text=True, env={**os.environ, "COLUMNS": "100"})
+    assert out.returncode == 0, out.stderr
+    assert "5 (40 GPUs)" in out.stdout and "smallest group in one node" in out.stdout
+    assert "fits one node" not in out.stdout

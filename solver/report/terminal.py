@@ -71,7 +71,7 @@ def render_estimate(data: dict, days: float, redundancy: float, console: Console
             ("layout (smallest group)", data["layout_text"]),
             ("memory per GPU", "—" if data["memory_per_gpu_gb"] is None else f"{data['memory_per_gpu_gb']:.1f} GB"),
             ("seed 000 rule of thumb", f"{data['seed_rule_gb']:.1f} GB"),
-            ("fits one node", "yes" if data["fits_one_node"] else
+            ("smallest group in one node", "yes" if data["fits_one_node"] else
              ("no: needs RDMA across nodes" if data["needs_rdma"] else "no"))]
     for what, value in rows:
         table.add_row(what, value)
