@@ -23,7 +23,7 @@ from solver.report.tables import write_xlsx
 SAMPLE = Path(__file__).resolve().parent.parent / "catalogs" / "beijing-sample"
 
 
-@pytest.fixture(params=[0o022, 0o077])
+@pytest.fixture(params=[0o022, 0o077], ids=["umask-022", "umask-077"])
 def umask(request):
     old = os.umask(request.param)
     yield request.param

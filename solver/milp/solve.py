@@ -24,10 +24,10 @@ from solver.milp.relaxation import BackgroundRelaxation, cores, discount_table
 
 BACKENDS = {"scip": "scip", "highs": "highs", "cp_sat": "sat"}
 DEFAULT_BACKEND = "highs"
+"""Chosen by measurement (tests/bench/bench_milp.py; README "Performance", tests/bench/HISTORY.md):
+HiGHS proved the bundled problems optimal fastest overall; CP-SAT wins some instances, SCIP is slowest."""
 OPTIMALITY_GAP = 1e-4
 """A plan is called optimal only when proven within this relative gap (the solvers' default)."""
-"""Chosen by measurement (tests/bench/bench_milp.py; README "Performance", tests/bench/HISTORY.md): HiGHS proved the
-bundled problems optimal fastest overall; CP-SAT wins some instances, SCIP is slowest."""
 
 
 class NoSolution(Exception):
