@@ -194,3 +194,18 @@ def test_cli_error_keeps_selectors_in_brackets(tmp_path):
     grid.write_text('grid:\n  "offers[vendor=21vianet].price*=": 0.9\n', encoding="utf-8")
     run = cli("sweep", HYBRID, "--grid", grid)
     assert run.exit_code == 2 and "grid.offers[vendor=21vianet].price*=" in run.stderr
+
+
+def test_whole_grid_values_stay_whole_beside_scenarios_without_them(base):
+    # The bundled grid's power quotas are 250 and 400; its explicit scenarios set none, and
+    # the CSV read 250.0 (pandas makes a column of ints and blanks float before it is typed).
+    from solver.analysis.sweep import to_frame
+
+    scenarios = [Scenario("a", ("datacenters.Shunyi.power_quota_kw=250",), {"datacenters.Shunyi.power_quota_kw=": 250}),
+                 Scenario("b", ())]
+    rows = [{"status": "optimal", "total_cost": 1.0, "finish": {}, "gpu_days": {}, "binding": "", "error": "",
+             "seconds": 0.1}] * 2
+    df = to_frame(base[0], scenarios, rows)
+    column = df["datacenters.Shunyi.power_quota_kw="]
+    assert str(column.dtype) == "Int64" and column.iloc[0] == 250 and column.isna().iloc[1]
+    assert "250.0" not in df.to_csv(index=False)

@@ -332,7 +332,8 @@ def to_frame(problem: Problem, scenarios: Sequence[Scenario], rows: Sequence[dic
     for col in [f"finish_{j}" for j in jobs] + gpu_cols:
         df[col] = df[col].astype("Int64")
     for col in params:
-        values = [v for v in df[col] if not _missing(v)]
+        # the grid's own values: pandas has already made a column of ints and blanks float
+        values = [sc.params[col] for sc in scenarios if col in sc.params and not _missing(sc.params[col])]
         if all(isinstance(v, int) and not isinstance(v, bool) for v in values):
             df[col] = df[col].astype("Int64")
         elif not all(isinstance(v, (int, float)) and not isinstance(v, bool) for v in values):
