@@ -74,8 +74,9 @@ def plot_frontier(result: Frontier, prefix: str | Path, *, force: bool = False) 
         for i, p in enumerate(points, 1):
             right = p.x > middle  # label on the side with room, alternating above and below
             text = f"{i}: {mix_label(p.plan, most=2)}" if inline else str(i)
+            gap = 12 if p.knee else 6  # clear of the knee's ring (16-pt marker)
             ax.annotate(text, (p.x, p.y), textcoords="offset points",
-                        xytext=(-6 if right else 6, 6 if i % 2 else -12), ha="right" if right else "left",
+                        xytext=(-gap if right else gap, 6 if i % 2 else -12), ha="right" if right else "left",
                         fontsize=7 if inline else 8, color="#333333")
         if not inline:  # many points: numbers on the plot, their mixes in a key beside it
             fig.subplots_adjust(right=0.62)
@@ -87,8 +88,10 @@ def plot_frontier(result: Frontier, prefix: str | Path, *, force: bool = False) 
         if knee is not None:
             ax.plot([knee.x], [knee.y], "o", markersize=16, markerfacecolor="none", markeredgecolor="#d62728",
                     markeredgewidth=2, zorder=3, label="knee")
+            number = next((i for i, p in enumerate(points, 1) if p is knee), 0)
+            above = 36 if number % 2 == 0 else -44  # the side the knee's own label is not on
             ax.annotate(f"knee: {_fmt(x_label, knee.x)}, {_fmt(y_label, knee.y)}", (knee.x, knee.y),
-                        textcoords="offset points", xytext=(24, 36), color="#d62728", fontsize=9,
+                        textcoords="offset points", xytext=(24, above), color="#d62728", fontsize=9,
                         arrowprops={"arrowstyle": "->", "color": "#d62728"})
         ax.set_xlabel(x_label)
         ax.set_ylabel(y_label)
