@@ -408,7 +408,11 @@ def test_the_knee_note_sits_on_the_other_side_of_its_point_from_the_point_label(
     assert result.knee is not None
     drawn = []
     original = Axes.annotate
-    monkeypatch.setattr(Axes, "annotate", lambda ax, text, xy, **kw: drawn.append((text, kw)) or original(ax, text, xy, **kw))
+
+    def record(ax, text, xy, **kw):
+        drawn.append((text, kw))
+        return original(ax, text, xy, **kw)
+    monkeypatch.setattr(Axes, "annotate", record)
     frontier_plot.plot_frontier(result, tmp_path / "f")
     number = next(i for i, p in enumerate(result.points, 1) if p is result.knee)
     label = next(kw for text, kw in drawn if text.startswith(f"{number}: "))

@@ -123,7 +123,8 @@ class Offer(_Row):
             options, prices = "|".join(self.interconnect), len(self.interconnect_price)
             raise ValueError(f"interconnect_price needs one '|'-separated value per interconnect option: "
                              f"{prices} for {len(self.interconnect)} ({options}); write one price per option, "
-                             f"in the same order, 0 where the fabric is included (e.g. 12|6|0 for ib_hdr|roce|ethernet)")
+                             "in the same order, 0 where the fabric is included "
+                             "(e.g. 12|6|0 for ib_hdr|roce|ethernet)")
         if any(p < 0 for p in self.interconnect_price):
             raise ValueError("interconnect_price must be >= 0")
         if self.counts_power and self.node_kw is None:
