@@ -126,21 +126,30 @@ def colour() -> dict:
     return {} if OUTPUT.color else {"color_system": None, "highlight": False}
 
 
+def live_stderr(message: str, *, quiet: bool = False) -> Console | None:
+    """The stderr console a spinner or progress bar may redraw, or None: nothing with --quiet
+    or when stderr is not a terminal (logs and pipes get only the result), and with
+    --no-color one plain line saying what runs (a live display moves the cursor with
+    escape codes, which --no-color promises none of)."""
+    err = Console(stderr=True, **colour())
+    if quiet or OUTPUT.quiet or not err.is_terminal:
+        return None
+    if not OUTPUT.color:
+        err.print(f"{message} …", markup=False)
+        return None
+    return err
+
+
 @contextmanager
 def working(message: str) -> Iterator[None]:
-    """A spinner with elapsed seconds on stderr while something slow runs; silent with --quiet
-    or when stderr is not a terminal (logs and pipes get only the result); with --no-color one
-    plain line instead (the spinner redraws itself with cursor codes).
+    """A spinner with elapsed seconds on stderr while something slow runs (see `live_stderr`
+    for when there is none).
 
     While it runs, HiGHS solves go through MathOpt, whose log lines carry the incumbent and
     the bound (solver.milp.solve.PROGRESS); the spinner shows the latest of each.
     """
-    err = Console(stderr=True, **colour())
-    if OUTPUT.quiet or not err.is_terminal:
-        yield
-        return
-    if not OUTPUT.color:
-        err.print(f"{message} …", markup=False)  # a live spinner moves the cursor: escape codes
+    err = live_stderr(message)
+    if err is None:
         yield
         return
     from solver.milp.solve import PROGRESS

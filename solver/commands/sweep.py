@@ -17,7 +17,7 @@ from rich.console import Console
 from rich.markup import escape
 from rich.table import Table
 
-from solver.commands.common import (OUTPUT, Backend, colour, gap_option, plan_console, print_json, run_action,
+from solver.commands.common import (Backend, gap_option, live_stderr, plan_console, print_json, run_action,
                                     time_limit_option)
 from solver.errors import ProblemError
 
@@ -59,7 +59,7 @@ def sweep(problem: Path = typer.Argument(..., help="problem YAML"),
         prob, cat = load_problem(problem)
         scenarios = load_grid(grid)
         check_edits(prob, cat, scenarios, str(grid))
-        with _progress(len(scenarios), quiet or OUTPUT.quiet) as advance:
+        with _progress(len(scenarios), quiet) as advance:
             df = run_sweep(prob, cat, scenarios, executor=executor.value, jobs=jobs, address=address,
                            backend=backend.value if backend else None, time_limit=time_limit, gap=gap,
                            on_row=advance)
@@ -73,16 +73,13 @@ def sweep(problem: Path = typer.Argument(..., help="problem YAML"),
 
 
 class _progress:
-    """A rich progress bar on stderr, or nothing (quiet, or stderr is not a terminal), or with
-    --no-color one plain line (the bar redraws itself with cursor codes)."""
+    """A rich progress bar on stderr, where one may be drawn (`live_stderr`)."""
 
     def __init__(self, total: int, quiet: bool) -> None:
         from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeRemainingColumn
-        err = Console(stderr=True, **colour())
+        err = live_stderr(f"sweep: {total} scenarios", quiet=quiet)
         self.bar = None
-        if not quiet and err.is_terminal and not OUTPUT.color:
-            err.print(f"sweep: {total} scenarios …", markup=False)
-        elif not quiet and err.is_terminal:
+        if err is not None:
             self.bar = Progress(TextColumn("sweep"), BarColumn(), MofNCompleteColumn(),
                                 TextColumn("{task.fields[last]}"), TimeRemainingColumn(), console=err, transient=True)
             self.task = self.bar.add_task("sweep", total=total, last="")
