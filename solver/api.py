@@ -21,7 +21,8 @@ from pathlib import Path
 from solver.clock import OutOfTime, RunClock
 from solver.errors import Infeasible
 from solver.load import load_problem
-from solver.milp.build import Milp, build_milp
+from solver.milp.build import build_milp
+from solver.milp.core import Milp
 from solver.milp.export import write_mps
 from solver.milp.extract import extract_plan
 from solver.milp.instance import Instance, build_instance

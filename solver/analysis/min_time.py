@@ -37,7 +37,8 @@ from ortools.linear_solver.python import model_builder as mb
 from solver.clock import OutOfTime, RunClock
 from solver.api import build, explain_quick
 from solver.errors import Infeasible, PlanRejected
-from solver.milp.build import Milp, build_milp
+from solver.milp.build import build_milp
+from solver.milp.core import Milp
 from solver.milp.decompose import fix_choice, choices_by_job
 from solver.milp.extract import extract_plan
 from solver.milp.solve import (

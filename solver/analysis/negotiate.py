@@ -61,7 +61,7 @@ from ortools.linear_solver.python import model_builder as mb
 from solver.analysis.edits import apply_edits, row_path
 from solver.api import solve_problem
 from solver.errors import Infeasible, ProblemError
-from solver.milp.build import Milp
+from solver.milp.core import Milp
 from solver.milp.instance import build_instance
 from solver.model.catalog import MODE_UNITS, UNIT_DAYS, Catalog, Offer
 from solver.model.plan import Plan

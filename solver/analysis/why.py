@@ -38,7 +38,7 @@ from ortools.linear_solver.python import model_builder as mb
 from solver.clock import OutOfTime, RunClock
 from solver.analysis.edits import apply_edits, row_path
 from solver.errors import Infeasible
-from solver.milp.build import Milp
+from solver.milp.core import Milp
 from solver.milp.capacity import widen_discount
 from solver.milp.elastic import budget_slack, power_sites, power_slack, stock_slack
 from solver.milp.solve import DEFAULT_BACKEND, NoSolution, solve_milp

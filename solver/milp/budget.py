@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from solver.milp.build import Milp
+from solver.milp.core import Milp
 
 
 def add_budget(milp: Milp) -> None:

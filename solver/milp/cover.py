@@ -28,7 +28,7 @@ from collections import defaultdict
 from ortools.linear_solver.python import model_builder as mb
 
 from solver.milp.assignment import node_share
-from solver.milp.build import Milp
+from solver.milp.core import Milp
 from solver.milp.warmstart import WARM_START_VARIABLES
 from solver.milp.work import work_coefficients
 

@@ -8,7 +8,7 @@ from collections import defaultdict
 
 from ortools.linear_solver.python import model_builder as mb
 
-from solver.milp.build import Milp
+from solver.milp.core import Milp
 from solver.milp.work import replica_work, surplus_by_domain
 
 

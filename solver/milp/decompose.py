@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from collections import defaultdict
 
-from solver.milp.build import Milp
+from solver.milp.core import Milp
 
 
 def choices_by_job(milp: Milp) -> dict[str, list]:

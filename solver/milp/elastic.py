@@ -12,7 +12,7 @@ import math
 
 from ortools.linear_solver.python import model_builder as mb
 
-from solver.milp.build import Milp
+from solver.milp.core import Milp
 from solver.milp.capacity import held_nodes
 
 

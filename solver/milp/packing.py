@@ -44,7 +44,7 @@ from dataclasses import dataclass
 from ortools.linear_solver.python import model_builder as mb
 
 from solver.milp.assignment import node_share
-from solver.milp.build import Milp
+from solver.milp.core import Milp
 
 
 @dataclass(frozen=True)

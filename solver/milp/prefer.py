@@ -24,7 +24,8 @@ from collections.abc import Callable
 from ortools.linear_solver.python import model_builder as mb
 
 from solver.errors import Infeasible
-from solver.milp.build import Milp, build_milp
+from solver.milp.build import build_milp
+from solver.milp.core import Milp
 from solver.milp.instance import Instance
 from solver.model.plan import Plan
 

@@ -23,7 +23,7 @@ from dataclasses import dataclass
 
 from ortools.linear_solver.python import model_builder as mb
 
-from solver.milp.build import Milp
+from solver.milp.core import Milp
 from solver.milp.work import asked_work, replica_work, surplus
 
 

@@ -15,7 +15,7 @@ from datetime import timedelta
 from ortools.linear_solver.python import model_builder as mb
 
 from solver.milp import warmstart
-from solver.milp.build import COST_PARTS, Milp
+from solver.milp.core import COST_PARTS, Milp
 from solver.milp.capacity import discounted_variable
 from solver.milp.export import to_mathopt
 from solver.milp.highs_options import HIGHS_PRESOLVE_RULES_OFF, HIGHS_PSCOST_MIN_RELIABLE

@@ -22,7 +22,7 @@ from collections import defaultdict
 
 from ortools.linear_solver.python import model_builder as mb
 
-from solver.milp.build import Milp
+from solver.milp.core import Milp
 
 
 def add_symmetry_breaking(milp: Milp) -> None:

@@ -27,7 +27,7 @@ from collections import defaultdict
 
 from ortools.linear_solver.python import model_builder as mb
 
-from solver.milp.build import Milp
+from solver.milp.core import Milp
 from solver.milp.instance import Instance, JobOption
 
 WARM_START_VARIABLES = 20_000

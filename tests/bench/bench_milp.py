@@ -46,7 +46,8 @@ if str(ROOT) not in sys.path:  # run as a script from anywhere
     sys.path.insert(0, str(ROOT))
 
 from solver.load import load_catalog, load_problem  # noqa: E402
-from solver.milp.build import Milp, build_milp  # noqa: E402
+from solver.milp.build import build_milp  # noqa: E402
+from solver.milp.core import Milp  # noqa: E402
 from solver.milp.instance import Instance, build_instance  # noqa: E402
 from solver.milp.site import fabric_domain  # noqa: E402
 from solver.milp.solve import BACKENDS, NoSolution, solve_milp  # noqa: E402

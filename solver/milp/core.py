@@ -1,0 +1,53 @@
+"""The built model and its handles: what every constraint family adds rows to.
+
+Why a module of its own: each family (solver/milp/<family>.py) imports `Milp` to add its
+rows, and build.py imports every family to assemble them; with `Milp` here, below both,
+the families and the assembly import in one direction only. Every constraint row carries
+a systematic name `<Family>-<what>-<index>` so that a binding or violated row can be
+named to the user.
+"""
+
+from __future__ import annotations
+
+from collections import defaultdict
+from dataclasses import dataclass, field
+
+from ortools.linear_solver.python import model_builder as mb
+
+from solver.milp.instance import Instance
+
+COST_PARTS = ("gpu_rent", "interconnect", "platform_fee", "storage", "egress", "volume_discount")
+
+
+@dataclass
+class Milp:
+    """The built model with handles to its variables, keyed like the Instance."""
+
+    inst: Instance
+    model: mb.Model = field(default_factory=mb.Model)
+    nodes: dict[tuple[str, int], mb.Variable] = field(default_factory=dict)            # (config, t)
+    contracts: dict[tuple[str, int], mb.Variable] = field(default_factory=dict)        # (config, start)
+    replicas: dict[tuple[int, int], mb.Variable] = field(default_factory=dict)         # (option, t)
+    full_price: dict[tuple[str, int], mb.Variable] = field(default_factory=dict)       # (config, t|start): v
+    discount_flag: dict[tuple[str, int], mb.Variable] = field(default_factory=dict)
+    sites: dict[tuple[str, str], mb.Variable] = field(default_factory=dict)            # (job, choice name)
+    choices: dict[str, list] = field(default_factory=dict)                             # job → [site.Choice]
+    work_coef: dict[tuple[int, int], float] = field(default_factory=dict)              # (option, t) → EFLOP
+    least_work: dict[str, float] = field(default_factory=dict)                         # job → least work_coef
+    data_sites: dict[tuple[str, str, str], mb.Variable] = field(default_factory=dict)  # (job, vendor, dc)
+    data_members: dict[tuple[str, str, str], list[mb.Variable]] = field(default_factory=dict)
+    running: dict[tuple[str, int], mb.Variable] = field(default_factory=dict)                  # (job, t)
+    stored: dict[tuple[str, str, str, int], mb.Variable] = field(default_factory=dict)         # (job, vendor, dc, t)
+    tails: dict[tuple[str, int], tuple[mb.Variable, list[tuple[mb.Variable, int]]]] = field(default_factory=dict)
+    # (job, t) → W[j,t], the job's work units from t on, and period t's (replica, units) terms
+    cover: dict[str, list[str]] = field(default_factory=dict)                                   # job → its Cover rows
+    cost: dict[str, list[tuple[mb.Variable, float]]] = field(default_factory=lambda: defaultdict(list))
+    rows: dict[str, mb.LinearConstraint] = field(default_factory=dict)
+
+    def add_row(self, name: str, constraint) -> None:
+        """Add a named constraint and keep its handle (names must be unique)."""
+        self.rows[name] = self.model.add(constraint, name=name)
+
+    def total_cost(self) -> mb.LinearExpr:
+        terms = [t for part in self.cost.values() for t in part]
+        return mb.LinearExpr.weighted_sum([v for v, _ in terms], [c for _, c in terms])
