@@ -25,12 +25,8 @@ from solver.milp import solve as solve_module
 from solver.milp import warmstart
 from solver.milp.build import build_milp
 from solver.milp.extract import extract_plan
-from solver.milp.relaxation import (
-    BOUND_SLACK,
-    BackgroundRelaxation,
-    discount_table,
-    full_discount,
-)
+from solver.milp.capacity import discount_table
+from solver.milp.relaxation import BOUND_SLACK, BackgroundRelaxation, full_discount
 from solver.milp.solve import NoSolution, solve_milp
 from solver.verify import check_plan
 

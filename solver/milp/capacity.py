@@ -5,6 +5,7 @@ from __future__ import annotations
 import math
 from collections import defaultdict
 
+import numpy as np
 from ortools.linear_solver.python import model_builder as mb
 
 from solver.milp.core import Milp
@@ -171,5 +172,18 @@ def discounted_variable(milp: Milp, key: str, t: int) -> mb.Variable:
 
 
 def discount_rows(key: str, t: int) -> tuple[str, str, str]:
-    """Names of one discount's rows v ≤ x, v ≥ x − X̄·y, x ≥ N0·y (solver.milp.relaxation finds them by these)."""
+    """Names of one discount's rows v ≤ x, v ≥ x − X̄·y, x ≥ N0·y (discount_table finds them by these)."""
     return f"Discount-{key}-{t}-le", f"Discount-{key}-{t}-cap", f"Discount-{key}-{t}-min"
+
+
+def discount_table(milp: Milp) -> np.ndarray:
+    """(v, x, y, row le, row cap, row min) per volume discount of a built model, by index: what
+    the LP relaxation's child process needs to give every discount in full
+    (solver.milp.relaxation.full_discount). Here, not there: the child reads the model alone
+    and never imports this module."""
+    rows = []
+    for (key, t), v in milp.full_price.items():
+        x = discounted_variable(milp, key, t)
+        rows.append([v.index, x.index, milp.discount_flag[key, t].index,
+                     *(milp.rows[name].index for name in discount_rows(key, t))])
+    return np.array(rows, dtype=np.int64).reshape(-1, 6)

@@ -267,6 +267,14 @@ def effective_rate(job: Job, offer: Offer, peak: float, default_mfu: float, layo
     return peak * 1e12 * mfu * perf * (1 - loss) / slow
 
 
+def fabric_domain(cfg: Config) -> str:
+    """The nodes one synchronous job may span: one vendor's GPUs of one type on one fabric in a
+    link group, and either all spot or none. Why the last: a reclaimed spot node stalls every
+    GPU of a synchronous job, so spot's loss cannot be charged to the spot GPUs alone."""
+    spot = "/spot" if cfg.offer.mode == "spot" else ""
+    return f"{cfg.offer.vendor}@{cfg.link_group}/{cfg.interconnect}/{cfg.offer.gpu}{spot}"
+
+
 def _with_tiers(job: Job, options: list[JobOption], configs: dict[str, Config],
                 inst: Instance) -> list[JobOption]:
     """Attach size tiers: per fabric domain for a synchronous job, per group otherwise.
@@ -275,8 +283,6 @@ def _with_tiers(job: Job, options: list[JobOption], configs: dict[str, Config],
     whole capacity over the job's window cannot do the work is dropped, and a domain
     left without tiers is dropped for the job: exact pruning that removes most choices.
     """
-    from solver.milp.site import fabric_domain
-
     if not job.single_site:
         return [replace(o, tiers=(_independent_tier(o, configs[o.config]),)) for o in options]
     by_domain: dict[str, list[JobOption]] = {}

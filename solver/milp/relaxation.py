@@ -75,7 +75,8 @@ class BackgroundRelaxation:
     """Starts the LP relaxation of `model` (its bounds as they are now) in a child process.
 
     `discounts`: (v, x, y, rows) per volume discount of the model (solver.milp.capacity:
-    nodes at full price v ≤ x, flag y, the indices of its three rows); the child gives every
+    nodes at full price v ≤ x, flag y, the indices of its three rows; capacity.discount_table
+    makes it); the child gives every
     one in full (see `full_discount`). Use as a context manager: leaving it stops the child
     if it is still running.
     """
@@ -162,19 +163,6 @@ def full_discount(proto, discounts: np.ndarray) -> bool:
             proto.variable[k].lower_bound = proto.variable[k].upper_bound = 0.0
         proto.constraint[int(cap)].lower_bound, proto.constraint[int(cap)].upper_bound = -math.inf, math.inf
     return True
-
-
-def discount_table(milp) -> np.ndarray:
-    """(v, x, y, row le, row cap, row min) per volume discount of a built model, by index."""
-    # imported here, not at the top: the child never needs it, and it pulls in the model's modules
-    from solver.milp.capacity import discount_rows, discounted_variable
-
-    rows = []
-    for (key, t), v in milp.full_price.items():
-        x = discounted_variable(milp, key, t)
-        rows.append([v.index, x.index, milp.discount_flag[key, t].index,
-                     *(milp.rows[name].index for name in discount_rows(key, t))])
-    return np.array(rows, dtype=np.int64).reshape(-1, 6)
 
 
 def solve_relaxation(model_path: str, out_path: str, seconds: float) -> int:

@@ -24,7 +24,7 @@ from dataclasses import dataclass
 from ortools.linear_solver.python import model_builder as mb
 
 from solver.milp.core import Milp
-from solver.milp.work import asked_work, replica_work, surplus
+from solver.milp.work import asked_work, need_row, replica_work, surplus
 
 
 @dataclass(frozen=True)
@@ -41,14 +41,6 @@ class Choice:
     factor: float
     bound_gpus: int
     node_config: str | None = None
-
-
-def fabric_domain(cfg) -> str:
-    """The nodes one synchronous job may span: one vendor's GPUs of one type on one fabric in a
-    link group, and either all spot or none. Why the last: a reclaimed spot node stalls every
-    GPU of a synchronous job, so spot's loss cannot be charged to the spot GPUs alone."""
-    spot = "/spot" if cfg.offer.mode == "spot" else ""
-    return f"{cfg.offer.vendor}@{cfg.link_group}/{cfg.interconnect}/{cfg.offer.gpu}{spot}"
 
 
 def job_choices(milp: Milp) -> dict[str, list[Choice]]:
@@ -137,11 +129,6 @@ def _domain_work(milp: Milp, job: str, options: list[int], mine: list[Choice], f
     milp.add_row(f"Site-{job}-{mine[0].domain}-work", lhs <= rhs)
     need = mb.LinearExpr.weighted_sum([flags[c.name] for c in mine], [required / c.factor for c in mine])
     milp.add_row(need_row(job, mine[0].domain), lhs >= need)
-
-
-def need_row(job: str, domain: str) -> str:
-    """Name of the row asking a synchronous job's work of one fabric domain when it is chosen."""
-    return f"Site-{job}-{domain}-need"
 
 
 def _node_exclusion(milp: Milp, job: str, options: list[int], mine: list[Choice], flags: dict) -> None:

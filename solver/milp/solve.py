@@ -16,11 +16,11 @@ from ortools.linear_solver.python import model_builder as mb
 
 from solver.milp import warmstart
 from solver.milp.core import COST_PARTS, Milp
-from solver.milp.capacity import discounted_variable
 from solver.milp.export import to_mathopt
 from solver.milp.highs_options import HIGHS_PRESOLVE_RULES_OFF, HIGHS_PSCOST_MIN_RELIABLE
 from solver.milp.packing import add_node_packing, occupied, unpacked
-from solver.milp.relaxation import BackgroundRelaxation, cores, discount_table
+from solver.milp.capacity import discount_table, discounted_variable
+from solver.milp.relaxation import BackgroundRelaxation, cores
 
 BACKENDS = {"scip": "scip", "highs": "highs", "cp_sat": "sat"}
 DEFAULT_BACKEND = "highs"

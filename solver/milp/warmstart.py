@@ -29,6 +29,7 @@ from ortools.linear_solver.python import model_builder as mb
 
 from solver.milp.core import Milp
 from solver.milp.instance import Instance, JobOption
+from solver.milp.work import work_coefficients
 
 WARM_START_VARIABLES = 20_000
 """Models with at least this many variables get a first plan (the medium synthetic instance,
@@ -144,8 +145,6 @@ def lp_shortlist(milp: Milp, lp_values, plan: dict[int, float] | None = None) ->
     per job give 831,835. Keeping `plan`'s domains keeps that plan a plan of the restriction,
     so a solve seeded with it can only improve on it.
     """
-    from solver.milp.work import work_coefficients
-
     group = option_groups(milp)
     work: dict[tuple[str, str], float] = defaultdict(float)
     for (i, t), coef in work_coefficients(milp).items():

@@ -59,10 +59,16 @@ def asked_work(milp: Milp, job: str) -> float:
 def work_rows(milp: Milp, job: str) -> list[str]:
     """Every row that asks job's work: `Work-<job>` and, for a job choosing among fabric
     domains, each domain's `need` row (solver.milp.site)."""
-    from solver.milp.site import need_row
-
     domains = sorted({c.domain for c in milp.choices.get(job, [])})
     return [f"Work-{job}", *(need_row(job, d) for d in domains if need_row(job, d) in milp.rows)]
+
+
+def need_row(job: str, domain: str) -> str:
+    """Name of the row asking a synchronous job's work of one fabric domain when it is chosen.
+
+    The row is the site family's (solver.milp.site adds it); its name is here because
+    `work_rows` lists it, and site.py already imports this module (not the other way)."""
+    return f"Site-{job}-{domain}-need"
 
 
 def add_work_slack(milp: Milp, job: str, slack: mb.Variable) -> None:

@@ -48,8 +48,7 @@ if str(ROOT) not in sys.path:  # run as a script from anywhere
 from solver.load import load_catalog, load_problem  # noqa: E402
 from solver.milp.build import build_milp  # noqa: E402
 from solver.milp.core import Milp  # noqa: E402
-from solver.milp.instance import Instance, build_instance  # noqa: E402
-from solver.milp.site import fabric_domain  # noqa: E402
+from solver.milp.instance import Instance, build_instance, fabric_domain  # noqa: E402
 from solver.milp.solve import BACKENDS, NoSolution, solve_milp  # noqa: E402
 from solver.model.catalog import Catalog, Datacenter, Offer  # noqa: E402
 from solver.model.problem import Job, ModelSpec, Problem  # noqa: E402
