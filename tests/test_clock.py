@@ -81,7 +81,7 @@ def test_a_command_whose_start_up_spent_its_budget_starts_no_solve(monkeypatch, 
     from solver.milp import solve as solve_module
 
     solves = []
-    monkeypatch.setattr(solve_module, "_solve_once", lambda *a, **k: solves.append(1))
+    monkeypatch.setattr(solve_module, "solve_once", lambda *a, **k: solves.append(1))
     monkeypatch.setattr(COMMAND, "process", time.perf_counter() - 100.0)
     problems = Path(__file__).resolve().parent.parent / "problems"
     result = CliRunner().invoke(app, [command[0], str(problems / command[1]), *command[2:], "--max-seconds", "50"])

@@ -1,5 +1,5 @@
 """The steps of a big time-limited solve that work on a plan before the whole model does
-(solver.milp.solve): improving the first plan while the LP relaxation still runs, and
+(solver.milp.big, solver.milp.repair): improving the first plan while the LP relaxation still runs, and
 topping up the rentals of a plan whose single-node jobs do not fit their nodes."""
 
 import time
@@ -8,11 +8,13 @@ import pytest
 
 from families import catalog, hourly, job, problem
 from solver.api import build
+from solver.milp import big, repair, warmstart
 from solver.milp import solve as solve_module
-from solver.milp import warmstart
+from solver.milp.backends import Incumbent
 from solver.milp.export import to_mathopt
 from solver.milp.extract import extract_plan
-from solver.milp.packing import add_node_packing, occupied, unpacked
+from solver.milp.packing import REPAIR_SECONDS, add_node_packing, occupied, unpacked
+from solver.milp.run import solve_once
 from solver.verify import verify_plan
 
 PRICES = {"A": 10.0, "B": 9.0, "C": 8.0, "D": 7.0, "E": 6.0, "F": 5.0}   # CNY per GPU-hour, one vendor each
@@ -34,7 +36,7 @@ def _five_vendors():
 def _dearest_plan(model, milp):
     """A plan of the whole model from the dearest vendor alone (a first plan gone wrong)."""
     keep = {i for i, opt in enumerate(milp.inst.options) if opt.config.startswith("A:")}
-    return solve_module._restricted_plan(model, milp, keep, time.perf_counter() + 30, None, False)
+    return big._restricted_plan(model, milp, keep, time.perf_counter() + 30, None, False)
 
 
 def test_the_first_plan_is_improved_while_the_lp_runs():
@@ -46,7 +48,7 @@ def test_the_first_plan_is_improved_while_the_lp_runs():
     model = to_mathopt(milp.model)
     dear = _dearest_plan(model, milp)
     kept = []
-    real = solve_module._restricted_plan
+    real = big._restricted_plan
 
     def restricted(model, milp, keep, *args):
         kept.append({milp.inst.options[i].config[0] for i in keep})
@@ -54,8 +56,8 @@ def test_the_first_plan_is_improved_while_the_lp_runs():
 
     until = time.perf_counter() + 30
     with pytest.MonkeyPatch.context() as mp:
-        mp.setattr(solve_module, "_restricted_plan", restricted)
-        better = solve_module._while_lp_runs(model, milp, Lp(running=True), dear, until, 60, None, False)
+        mp.setattr(big, "_restricted_plan", restricted)
+        better = big._while_lp_runs(model, milp, Lp(running=True), dear, until, 60, None, False)
     assert better.cost == pytest.approx(dear.cost * PRICES["F"] / PRICES["A"])
     assert kept == [{"A", "C", "D", "E", "F"}]   # the four cheapest vendors and the plan's (not B)
 
@@ -66,9 +68,9 @@ def test_nothing_is_improved_once_the_lp_is_in_or_too_little_time_is_left():
     model = to_mathopt(milp.model)
     dear = _dearest_plan(model, milp)
     later = time.perf_counter() + 30
-    assert solve_module._while_lp_runs(model, milp, Lp(running=False), dear, later, 60, None, False) is dear
+    assert big._while_lp_runs(model, milp, Lp(running=False), dear, later, 60, None, False) is dear
     soon = time.perf_counter() + warmstart.WIDER_MIN_SECONDS / 2
-    assert solve_module._while_lp_runs(model, milp, Lp(running=True), dear, soon, 60, None, False) is dear
+    assert big._while_lp_runs(model, milp, Lp(running=True), dear, soon, 60, None, False) is dear
 
 
 def _three_single_node_jobs(max_nodes: int):
@@ -82,7 +84,7 @@ def _three_single_node_jobs(max_nodes: int):
 
 def _unpacked_first_plan(prob, cat):
     _, milp = build(prob, cat)
-    first = solve_module._solve_once(milp, "highs", None, None, False, True)
+    first = solve_once(milp, "highs", None, None, False, True)
     cells = unpacked(milp, first.value)
     assert cells   # two nodes by count
     add_node_packing(milp, occupied(milp, first.value))
@@ -92,7 +94,7 @@ def _unpacked_first_plan(prob, cat):
 def test_a_plan_that_does_not_pack_is_topped_up_where_it_failed():
     prob, cat = _three_single_node_jobs(max_nodes=3)
     milp, first, cells = _unpacked_first_plan(prob, cat)
-    topped = solve_module._topped_up(milp, first, "highs", False, cells, time.perf_counter() + 10)
+    topped = repair._topped_up(milp, first, "highs", False, cells, time.perf_counter() + 10)
     assert topped is not None and not unpacked(milp, topped.value)
     assert topped.objective == pytest.approx(first.objective * 3 / 2)   # a third node, same replicas
     assert verify_plan(prob, cat, extract_plan(topped)) == []
@@ -101,33 +103,33 @@ def test_a_plan_that_does_not_pack_is_topped_up_where_it_failed():
 def test_no_top_up_where_the_configuration_has_no_node_to_add():
     prob, cat = _three_single_node_jobs(max_nodes=2)
     milp, first, cells = _unpacked_first_plan(prob, cat)
-    assert solve_module._topped_up(milp, first, "highs", False, cells, time.perf_counter() + 10) is None
+    assert repair._topped_up(milp, first, "highs", False, cells, time.perf_counter() + 10) is None
 
 
 def test_a_plan_that_does_not_pack_must_be_cheaper_by_the_margin(monkeypatch):
     # Target synthetic instance, seed 4, 60 s: a wider step's 2,046,668 CNY that did not pack
     # replaced a first plan of 2,051,952 that did, and its repair cost 2,153,502.
-    plain, loose = solve_module._Plan({}, 100.0), solve_module._Plan({1: 1.0}, 0.0)
-    monkeypatch.setattr(solve_module, "_unpacked_plan", lambda milp, plan: 1 in plan.values)
-    margin = solve_module.UNPACKED_MARGIN
+    plain, loose = Incumbent({}, 100.0), Incumbent({1: 1.0}, 0.0)
+    monkeypatch.setattr(big, "_unpacked_plan", lambda milp, plan: 1 in plan.values)
+    margin = big.UNPACKED_MARGIN
     loose.cost = 100.0 * (1 - margin / 2)
-    assert solve_module._cheaper(None, loose, plain) is plain
+    assert big._cheaper(None, loose, plain) is plain
     loose.cost = 100.0 * (1 - 2 * margin)
-    assert solve_module._cheaper(None, loose, plain) is loose
-    assert solve_module._cheaper(None, None, loose) is loose and solve_module._cheaper(None, plain, None) is plain
+    assert big._cheaper(None, loose, plain) is loose
+    assert big._cheaper(None, None, loose) is loose and big._cheaper(None, plain, None) is plain
 
 
 def test_the_repair_frees_every_rental_when_the_top_up_finds_nothing(monkeypatch):
     prob, cat = _three_single_node_jobs(max_nodes=3)
     milp, first, cells = _unpacked_first_plan(prob, cat)
-    monkeypatch.setattr(solve_module, "_topped_up", lambda *args: None)
-    repaired = solve_module._repaired(milp, first, "highs", first.bound, False, 0.0, cells)
+    monkeypatch.setattr(repair, "_topped_up", lambda *args: None)
+    repaired = repair.repair_plan(milp, first, "highs", first.bound, False, 0.0, cells)
     assert repaired is not None and not unpacked(milp, repaired.value)
     assert repaired.objective == pytest.approx(first.objective * 3 / 2)
 
 
 def test_a_big_solve_improves_its_first_plan_while_the_lp_runs(monkeypatch):
-    # Through the whole solve (solver.api.solve_built → _run_big): the first plan is the dearest
+    # Through the whole solve (solver.api.solve_built → big.run_big): the first plan is the dearest
     # vendor's, the LP never comes, and the step between them is what finds the cheapest.
     from solver.api import solve_built
 
@@ -149,7 +151,7 @@ def test_a_big_solve_improves_its_first_plan_while_the_lp_runs(monkeypatch):
             pass
 
     steps = []
-    real_step = solve_module._while_lp_runs
+    real_step = big._while_lp_runs
 
     def step(model, milp, lp, hint, until, *args):
         steps.append((hint.cost, until - time.perf_counter()))
@@ -157,15 +159,15 @@ def test_a_big_solve_improves_its_first_plan_while_the_lp_runs(monkeypatch):
 
     prob, cat = _five_vendors()
     inst, milp = build(prob, cat)
-    monkeypatch.setattr(solve_module, "_first_plan", lambda model, milp, *a: _dearest_plan(model, milp))
-    monkeypatch.setattr(solve_module, "BackgroundRelaxation", OutLp)
-    monkeypatch.setattr(solve_module, "_while_lp_runs", step)
-    monkeypatch.setattr(solve_module, "cores", lambda: 2)
+    monkeypatch.setattr(big, "_first_plan", lambda model, milp, *a: _dearest_plan(model, milp))
+    monkeypatch.setattr(big, "BackgroundRelaxation", OutLp)
+    monkeypatch.setattr(big, "_while_lp_runs", step)
+    monkeypatch.setattr(big, "cores", lambda: 2)
     limit = 30
     plan = solve_built(inst, milp, time_limit=limit)
     (dear, left), = steps
     assert dear == pytest.approx(plan.total_cost * PRICES["A"] / PRICES["F"])   # the first plan went in
-    assert left <= limit - solve_module.REPAIR_SECONDS   # the repair's time is kept back
+    assert left <= limit - REPAIR_SECONDS   # the repair's time is kept back
     assert verify_plan(prob, cat, plan) == []
 
 
@@ -176,18 +178,20 @@ def _rounds_after_a_repair_late_in_the_limit(guided_variables: int) -> list[floa
 
     from solver.api import solve_built
 
-    real, calls, jump = solve_module._solve_once, [], [0.0]
+    calls, jump = [], [0.0]
 
     def once(milp, backend, time_limit, *args, **kwargs):
         calls.append(time_limit)
-        solution = real(milp, backend, time_limit, *args, **kwargs)
+        solution = solve_once(milp, backend, time_limit, *args, **kwargs)
         jump[0] = 95.0
         return solution
 
+    clock = SimpleNamespace(perf_counter=lambda: time.perf_counter() + jump[0])
     with pytest.MonkeyPatch.context() as mp:
         mp.setattr(warmstart, "GUIDED_VARIABLES", guided_variables)
-        mp.setattr(solve_module, "_solve_once", once)
-        mp.setattr(solve_module, "time", SimpleNamespace(perf_counter=lambda: time.perf_counter() + jump[0]))
+        for module in (solve_module, repair):   # the solve's rounds and the repair's solves
+            mp.setattr(module, "solve_once", once)
+            mp.setattr(module, "time", clock)
         prob, cat = _three_single_node_jobs(max_nodes=3)
         inst, milp = build(prob, cat)
         plan = solve_built(inst, milp, time_limit=100)

@@ -17,7 +17,8 @@ from solver.load import load_problem
 from solver.milp import cover
 from solver.milp.build import build_milp
 from solver.milp.instance import build_instance
-from solver.milp.solve import NoSolution, solve_milp
+from solver.milp.solution import NoSolution
+from solver.milp.solve import solve_milp
 from solver.milp.work import add_work_slack
 
 PROBLEMS = Path(__file__).resolve().parent.parent / "problems"

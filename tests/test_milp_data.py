@@ -90,11 +90,11 @@ def test_a_feasible_solution_with_an_idle_site_flag_still_verifies():
 def _relaxed_storage(prob, cat) -> float:
     """Storage CNY in the LP relaxation's optimum (HiGHS on the model with every variable continuous)."""
     from solver.milp.build import build_milp
-    from solver.milp.solve import _run_model_builder
+    from solver.milp.backends import run_model_builder
 
     inst, _ = build(prob, cat)
     milp = build_milp(inst, relax=True)
-    run = _run_model_builder(milp, "highs", 30, None, False)
+    run = run_model_builder(milp, "highs", 30, None, False)
     return sum(coef * run.values[var.index] for var, coef in milp.cost["storage"])
 
 
@@ -134,7 +134,8 @@ def test_polishing_a_plan_that_stores_past_its_finish_keeps_every_row():
     # A stopped solver may leave the job "running" (and storing) after its last work, with
     # slack in the tails W (units of work still to do). _polish ends the run at the last
     # work; the tails must follow, or W ≤ units·r breaks in the MIP start of the next round.
-    from solver.milp.solve import _polish, solve_milp
+    from solver.milp.run import _polish
+    from solver.milp.solve import solve_milp
 
     _, milp = build(problem(data_job(), horizon=15), catalog(site_offer(max_nodes=1)))
     values = dict(solve_milp(milp).values)

@@ -9,7 +9,8 @@ import pytest
 from solver.api import build
 from solver.load import load_problem
 from solver.milp.decompose import choices_by_job, fix_choice
-from solver.milp.solve import NoSolution, solve_milp
+from solver.milp.solution import NoSolution
+from solver.milp.solve import solve_milp
 
 PROBLEMS = Path(__file__).resolve().parent.parent / "problems"
 

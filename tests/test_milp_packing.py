@@ -123,35 +123,38 @@ def first_round_spends_the_limit():
     import time
     from types import SimpleNamespace
 
+    from solver.milp import repair
     from solver.milp import solve as solve_module
+    from solver.milp.run import solve_once
 
-    real, saved_clock, calls, jump = solve_module._solve_once, solve_module.time, [], [0.0]
+    calls, jump = [], [0.0]
 
     def once(milp, backend, time_limit, *args, **kwargs):
-        solution = real(milp, backend, time_limit, *args, **kwargs)
+        solution = solve_once(milp, backend, time_limit, *args, **kwargs)
         calls.append(time_limit)
         jump[0] = 3600.0
         return solution
 
-    solve_module._solve_once = once
-    solve_module.time = SimpleNamespace(perf_counter=lambda: time.perf_counter() + jump[0])
-    try:
+    clock = SimpleNamespace(perf_counter=lambda: time.perf_counter() + jump[0])
+    with pytest.MonkeyPatch.context() as mp:
+        for module in (solve_module, repair):   # the solve's rounds and the repair's solves
+            mp.setattr(module, "solve_once", once)
+            mp.setattr(module, "time", clock)
         yield calls
-    finally:
-        solve_module._solve_once, solve_module.time = real, saved_clock
 
 
 def test_an_unpackable_plan_is_repaired_by_renting_what_its_jobs_need():
-    from solver.milp import solve as solve_module
     from solver.milp.extract import extract_plan
     from solver.milp.packing import unpacked
+    from solver.milp.repair import repair_plan
+    from solver.milp.run import solve_once
 
     prob, cat = _three_jobs_on_two_nodes_by_count()
     _, milp = build(prob, cat)
-    first = solve_module._solve_once(milp, "highs", None, None, False, True)
+    first = solve_once(milp, "highs", None, None, False, True)
     cells = unpacked(milp, first.value)
     assert cells and first.objective == pytest.approx(2 * NODE_DAY)   # 16 GPUs by count
-    repaired = solve_module._repaired(milp, first, "highs", first.bound, False, None)
+    repaired = repair_plan(milp, first, "highs", first.bound, False, None)
     assert repaired.objective == pytest.approx(3 * NODE_DAY) and not unpacked(milp, repaired.value)
     assert "Pack-H:ethernet-0-slots" in milp.rows                    # rows where the plan's jobs run
     assert {k: repaired.count(v) for k, v in milp.replicas.items()} == {k: first.count(v) for k, v in
@@ -164,9 +167,10 @@ def test_the_repair_lets_the_jobs_of_a_cell_that_did_not_pack_move():
     # Monthly nodes, two days: all three jobs on day 0 (4 + 6 + 6 GPUs on two nodes by count)
     # does not pack. Holding every replica, the repair must take a third month-long contract;
     # moving job a's replicas (half of them to day 1, beside nothing) packs on two.
-    from solver.milp import solve as solve_module
     from solver.milp.extract import extract_plan
-    from solver.milp.packing import unpacked
+    from solver.milp.packing import add_node_packing, unpacked
+    from solver.milp.repair import repair_plan
+    from solver.milp.run import solve_once
 
     from families import monthly
 
@@ -177,15 +181,15 @@ def test_the_repair_lets_the_jobs_of_a_cell_that_did_not_pack_move():
     day_one = [v for (i, t), v in milp.replicas.items() if t == 1]
     for v in day_one:
         v.upper_bound = 0.0
-    first = solve_module._solve_once(milp, "highs", None, None, False, True)
+    first = solve_once(milp, "highs", None, None, False, True)
     for v in day_one:
         v.upper_bound = 100.0
     cells = unpacked(milp, first.value)
     assert cells and first.objective == pytest.approx(2 * 30_000)   # 16 GPUs by count on day 0
-    solve_module.add_node_packing(milp, cells)
-    held = solve_module._repaired(milp, first, "highs", first.bound, False, None)           # replicas held
+    add_node_packing(milp, cells)
+    held = repair_plan(milp, first, "highs", first.bound, False, None)           # replicas held
     assert held.objective == pytest.approx(3 * 30_000)
-    moved = solve_module._repaired(milp, first, "highs", first.bound, False, None, cells)   # a's may move
+    moved = repair_plan(milp, first, "highs", first.bound, False, None, cells)   # a's may move
     assert moved.objective == pytest.approx(2 * 30_000) and not unpacked(milp, moved.value)
     assert verify_plan(prob, cat, extract_plan(moved)) == []
 
@@ -194,7 +198,7 @@ def test_a_first_plan_that_does_not_pack_and_spends_the_time_limit_still_gives_a
     # Before: "no plan whose single-node jobs fit their nodes found within 300 s" on the large
     # synthetic instance, whose first plan used the whole limit and did not pack.
     from solver.api import solve_built
-    from solver.milp import solve as solve_module
+    from solver.milp.repair import REPAIR_FLOOR
 
     prob, cat = _three_jobs_on_two_nodes_by_count()
     inst, milp = build(prob, cat)
@@ -203,7 +207,7 @@ def test_a_first_plan_that_does_not_pack_and_spends_the_time_limit_still_gives_a
     assert plan.total_cost == pytest.approx(3 * NODE_DAY)
     # the first round, then only the repair, within the floor's time (the limit is spent): its
     # top-up of the failing configuration's rentals, given half of it, finds the plan
-    assert calls == [pytest.approx(0.5, abs=0.05), pytest.approx(solve_module.REPAIR_FLOOR / 2, abs=0.05)]
+    assert calls == [pytest.approx(0.5, abs=0.05), pytest.approx(REPAIR_FLOOR / 2, abs=0.05)]
     # the first round's bound stands (16 GPUs by count), not the repair's own
     assert plan.lower_bound == pytest.approx(2 * NODE_DAY) and plan.status == "feasible"
     assert verify_plan(prob, cat, plan) == []
@@ -214,10 +218,15 @@ def test_a_big_first_plan_that_does_not_pack_is_repaired_when_the_lp_comes_late(
     # of a first plan that did not pack got its 2-s floor: on the target synthetic instance
     # (seed 3, 60 s, LP 75 s) it found nothing in that time and the solve ended with no plan.
     # Now the repair's time is kept back from the wait, and the repair runs without the LP.
+    import time
+
     from solver.api import solve_built
+    from solver.milp import big, warmstart
     from solver.milp import solve as solve_module
-    from solver.milp import warmstart
-    from solver.milp.packing import unpacked
+    from solver.milp.backends import Incumbent
+    from solver.milp.packing import REPAIR_SECONDS, unpacked
+    from solver.milp.repair import repair_plan
+    from solver.milp.run import solve_once
 
     monkeypatch.setattr(warmstart, "WARM_START_VARIABLES", 0)
     monkeypatch.setattr(warmstart, "GUIDED_VARIABLES", 0)
@@ -230,7 +239,7 @@ def test_a_big_first_plan_that_does_not_pack_is_repaired_when_the_lp_comes_late(
             pass
 
         def wait(self, seconds):
-            solve_module.time.sleep(max(seconds, 0.0))
+            time.sleep(max(seconds, 0.0))
             return None
 
         infeasible = False
@@ -239,39 +248,41 @@ def test_a_big_first_plan_that_does_not_pack_is_repaired_when_the_lp_comes_late(
         def stop(self):
             pass
 
-    real_repair = solve_module._repaired
-
     def repair(milp, solution, backend, bound, log, left, *args, **kwargs):
         given.append(left)
-        return real_repair(milp, solution, backend, bound, log, left, *args, **kwargs)
+        return repair_plan(milp, solution, backend, bound, log, left, *args, **kwargs)
 
     prob, cat = _three_jobs_on_two_nodes_by_count()
     inst, milp = build(prob, cat)
-    first = solve_module._solve_once(milp, "highs", None, None, False, True)   # 2 nodes by count: does not pack
+    first = solve_once(milp, "highs", None, None, False, True)   # 2 nodes by count: does not pack
     assert unpacked(milp, first.value)
-    monkeypatch.setattr(solve_module, "_first_plan", lambda *a: solve_module._Plan(first.values, first.objective))
-    monkeypatch.setattr(solve_module, "BackgroundRelaxation", LateLp)
-    monkeypatch.setattr(solve_module, "_repaired", repair)
-    limit = solve_module.REPAIR_SECONDS + 4
+    monkeypatch.setattr(big, "_first_plan", lambda *a: Incumbent(first.values, first.objective))
+    monkeypatch.setattr(big, "BackgroundRelaxation", LateLp)
+    monkeypatch.setattr(solve_module, "repair_plan", repair)
+    limit = REPAIR_SECONDS + 4
     plan = solve_built(inst, milp, time_limit=limit)
-    assert given and given[0] >= solve_module.REPAIR_SECONDS - 0.5   # the repair had its time
+    assert given and given[0] >= REPAIR_SECONDS - 0.5   # the repair had its time
     assert plan.total_cost == pytest.approx(3 * NODE_DAY)
     assert verify_plan(prob, cat, plan) == []
 
 
 def test_a_repaired_plan_stands_when_the_next_round_finds_none(monkeypatch):
     from solver.api import solve_built
+    from solver.milp import repair
     from solver.milp import solve as solve_module
+    from solver.milp.run import solve_once
+    from solver.milp.solution import NoSolution
 
-    real, rounds = solve_module._solve_once, []
+    rounds = []
 
     def no_second_plan(milp, backend, time_limit, *args, **kwargs):
         rounds.append(kwargs.get("warm_start", True))
         if len(rounds) == 3:    # first round, repair, then the round from the repaired plan
-            raise solve_module.NoSolution("no plan found within 30 s (not proven infeasible)", proven=False)
-        return real(milp, backend, time_limit, *args, **kwargs)
+            raise NoSolution("no plan found within 30 s (not proven infeasible)", proven=False)
+        return solve_once(milp, backend, time_limit, *args, **kwargs)
 
-    monkeypatch.setattr(solve_module, "_solve_once", no_second_plan)
+    monkeypatch.setattr(solve_module, "solve_once", no_second_plan)   # the solve's rounds
+    monkeypatch.setattr(repair, "solve_once", no_second_plan)         # and the repair's solve
     prob, cat = _three_jobs_on_two_nodes_by_count()
     inst, milp = build(prob, cat)
     plan = solve_built(inst, milp, backend="scip", time_limit=30)

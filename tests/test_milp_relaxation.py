@@ -21,13 +21,15 @@ from test_milp_warmstart import restricted_solve, two_jobs_one_cheap_node
 
 from solver.api import build
 from solver.load import load_problem
-from solver.milp import solve as solve_module
+from solver.milp import big as big_module
 from solver.milp import warmstart
 from solver.milp.build import build_milp
 from solver.milp.extract import extract_plan
+from solver.milp.backends import Incumbent
 from solver.milp.capacity import discount_table
 from solver.milp.relaxation import BOUND_SLACK, BackgroundRelaxation, full_discount
-from solver.milp.solve import NoSolution, solve_milp
+from solver.milp.solution import NoSolution
+from solver.milp.solve import solve_milp
 from solver.verify import check_plan
 
 BUNDLED = Path(__file__).resolve().parent.parent / "problems"
@@ -121,7 +123,7 @@ def test_a_big_solve_without_a_whole_model_step_has_the_lp_bound(big):
 def test_a_watcher_hears_the_lp_bound_and_keeps_the_best_of_each(big):
     """The spinner's listener hears the LP's bound when it arrives, and the restricted
     solves' plans after it do not wipe it; plans only fall and bounds only rise."""
-    from solver.milp.solve import PROGRESS
+    from solver.milp.progress import PROGRESS
 
     prob, cat = load_problem(BUNDLED / "seed-13b-100b.yaml")
     inst, milp = build(prob, cat)
@@ -163,7 +165,7 @@ def test_the_guided_plan_is_the_cheaper_of_the_two(big, monkeypatch):
     _, milp = build(prob, cat)
     optimum = solve_milp(milp).objective
     dear = solve_with_only(milp, "vC")
-    monkeypatch.setattr(solve_module, "_first_plan", lambda *a: solve_module._Plan(dear.values, dear.objective))
+    monkeypatch.setattr(big_module, "_first_plan", lambda *a: Incumbent(dear.values, dear.objective))
     sol = solve_milp(milp, time_limit=60)
     assert sol.objective == pytest.approx(optimum)
     check_plan(prob, cat, extract_plan(sol))
@@ -176,8 +178,8 @@ def test_on_one_core_no_child_is_started(big, monkeypatch):
     def no_child(*a, **k):
         raise AssertionError("a child was started on one core")
 
-    monkeypatch.setattr(solve_module, "cores", lambda: 1)
-    monkeypatch.setattr(solve_module, "BackgroundRelaxation", no_child)
+    monkeypatch.setattr(big_module, "cores", lambda: 1)
+    monkeypatch.setattr(big_module, "BackgroundRelaxation", no_child)
     sol = solve_milp(milp, time_limit=30)
     assert sol.objective == pytest.approx(solve_milp(milp).objective)
 
@@ -258,8 +260,8 @@ def test_time_left_after_the_guided_plan_goes_to_the_whole_model(monkeypatch):
     monkeypatch.setattr(warmstart, "WARM_START_VARIABLES", 0)
     monkeypatch.setattr(warmstart, "GUIDED_VARIABLES", 0)
     guided = []
-    real = solve_module._guided_plan
-    monkeypatch.setattr(solve_module, "_guided_plan", lambda *a: guided.append(real(*a)) or guided[-1])
+    real = big_module._guided_plan
+    monkeypatch.setattr(big_module, "_guided_plan", lambda *a: guided.append(real(*a)) or guided[-1])
     prob, cat = load_problem(BUNDLED / "seed-13b-100b.yaml")
     inst, milp = build(prob, cat)
     sol = solve_milp(milp, time_limit=60)

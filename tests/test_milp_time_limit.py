@@ -89,7 +89,7 @@ def test_exported_mps_keeps_every_digit_and_solves_to_the_same_optimum(tmp_path)
 
 
 def test_a_watched_solve_reports_incumbent_and_bound_and_ends_at_the_same_optimum():
-    from solver.milp.solve import PROGRESS
+    from solver.milp.progress import PROGRESS
 
     heard = []
     prob, cat = two_offers()
@@ -153,7 +153,7 @@ def test_gpuplan_solve_with_a_gap_prints_a_true_lower_bound():
 def _no_plan_in_time(monkeypatch):
     """Every solve stops out of time with no plan, the way a too-short limit ends."""
     from solver import api
-    from solver.milp.solve import NoSolution
+    from solver.milp.solution import NoSolution
 
     def out_of_time(milp, **options):
         raise NoSolution(f"no plan found within {options['time_limit']:.3g} s (not proven infeasible)", proven=False)

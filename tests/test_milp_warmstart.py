@@ -16,12 +16,14 @@ from families import catalog, hourly, job, problem
 
 from solver.api import build
 from solver.load import load_problem
-from solver.milp import solve as solve_module
+from solver.milp import big, run
+from solver.milp.backends import mathopt_once, mip_start
 from solver.milp import warmstart
 from solver.milp.decompose import choices_by_job, fix_choice
 from solver.milp.export import to_mathopt
 from solver.milp.extract import extract_plan
-from solver.milp.solve import NoSolution, Solution, solve_milp
+from solver.milp.solution import NoSolution, Solution
+from solver.milp.solve import solve_milp
 from solver.verify import check_plan
 
 BUNDLED = Path(__file__).resolve().parent.parent / "problems"
@@ -88,9 +90,9 @@ def test_a_solve_seeded_with_the_first_plan_ends_at_the_optimum(path, monkeypatc
     _, milp = build(prob, cat)
     optimum = solve_milp(milp).objective
     seeds = []
-    real = solve_module._first_plan
+    real = big._first_plan
     monkeypatch.setattr(warmstart, "WARM_START_VARIABLES", 0)
-    monkeypatch.setattr(solve_module, "_first_plan", lambda *a: seeds.append(real(*a)) or seeds[-1])
+    monkeypatch.setattr(big, "_first_plan", lambda *a: seeds.append(real(*a)) or seeds[-1])
     sol = solve_milp(milp, time_limit=60)
     assert seeds and seeds[0] is not None, "the first plan was not made"
     assert sol.status == "optimal"
@@ -117,7 +119,7 @@ def test_a_restriction_without_a_plan_is_widened(monkeypatch):
         restricted_solve(milp, warmstart.shortlist(milp, 1))
     monkeypatch.setattr(warmstart, "FIRST_DOMAINS", 1)
     monkeypatch.setattr(warmstart, "WARM_START_VARIABLES", 0)
-    first = solve_module._first_plan(to_mathopt(milp.model), milp, 30, None, False)
+    first = big._first_plan(to_mathopt(milp.model), milp, 30, None, False)
     assert first is not None
     priced = Solution(milp, "feasible", math.nan, math.nan, 0.0, "highs", first.values).cost_parts()
     assert sum(priced.values()) == pytest.approx(solve_milp(milp).objective)
@@ -140,7 +142,6 @@ def test_a_choice_fixed_by_a_caller_keeps_its_options():
 def test_when_highs_keeps_no_plan_the_first_plan_stands(monkeypatch):
     prob, cat = two_jobs_one_cheap_node()
     _, milp = build(prob, cat)
-    real = solve_module._mathopt_once
 
     class Empty:
         """What HiGHS returns when it stops with no plan: the seeded solve pretends to."""
@@ -152,12 +153,13 @@ def test_when_highs_keeps_no_plan_the_first_plan_stands(monkeypatch):
             return False
 
     def once(model, time_limit, gap, log, listener, hint=None, **limits):
-        result = real(model, time_limit, gap, log, listener, hint, **limits)
+        result = mathopt_once(model, time_limit, gap, log, listener, hint, **limits)
         return Empty(result) if hint is not None else result
 
     optimum = solve_milp(milp).objective
     monkeypatch.setattr(warmstart, "WARM_START_VARIABLES", 0)
-    monkeypatch.setattr(solve_module, "_mathopt_once", once)
+    monkeypatch.setattr(big, "mathopt_once", once)   # the big model's steps
+    monkeypatch.setattr(run, "mathopt_once", once)   # and a solve from a plan
     sol = solve_milp(milp, time_limit=30)
     check_plan(prob, cat, extract_plan(sol))
     assert sol.objective == pytest.approx(optimum)
@@ -169,7 +171,7 @@ def test_the_mip_start_rounds_integers_only():
     _, milp = build(prob, cat)
     slack = milp.model.new_num_var(0, 7, "slack")
     some_int = next(iter(milp.replicas.values()))
-    start = solve_module.mip_start(to_mathopt(milp.model), {slack.index: 2.5, some_int.index: 0.9999999})
+    start = mip_start(to_mathopt(milp.model), {slack.index: 2.5, some_int.index: 0.9999999})
     by_id = {v.id: x for v, x in start.variable_values.items()}
     assert by_id[slack.index] == 2.5
     assert by_id[some_int.index] == 1
@@ -214,7 +216,7 @@ def test_an_lp_relaxation_gets_no_first_plan(monkeypatch):
     relaxed = build_milp(inst, relax=True)
     calls = []
     monkeypatch.setattr(warmstart, "WARM_START_VARIABLES", 0)
-    monkeypatch.setattr(solve_module, "_first_plan", lambda *a: calls.append(a))
+    monkeypatch.setattr(big, "_first_plan", lambda *a: calls.append(a))
     lp = solve_milp(relaxed, time_limit=30)
     assert not calls
     assert lp.objective <= solve_milp(build(prob, cat)[1]).objective + 1e-6

@@ -12,7 +12,7 @@ from __future__ import annotations
 from collections import defaultdict
 
 from solver.milp.capacity import held_nodes
-from solver.milp.solve import Solution
+from solver.milp.solution import Solution
 from solver.model.plan import Binding, JobResult
 
 BUDGET_SLACK = 0.005

@@ -7,7 +7,7 @@ from collections import defaultdict
 from solver.milp.binding import binding_limits
 from solver.milp.capacity import discounted_variable
 from solver.milp.site import chosen
-from solver.milp.solve import Solution
+from solver.milp.solution import Solution
 from solver.model.plan import (Allocation, Assignment, Contract, JobResult, Plan, Rental,
                                Schedule)
 

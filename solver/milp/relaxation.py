@@ -46,7 +46,7 @@ INFEASIBLE = 2
 
 IPM_OPTIONS = f"solver=ipm\nrun_crossover=off\noutput_flag=false\npresolve_rule_off={HIGHS_PRESOLVE_RULES_OFF}"
 """Interior point without crossover, quiet, and presolve's faulty rule off as in the MILP: the
-child's "infeasible" ends a big solve as proof (solver.milp.solve._run_big), so it must not rest
+child's "infeasible" ends a big solve as proof (solver.milp.big.run_big), so it must not rest
 on the rule that called a feasible problem infeasible. Large synthetic LP: 5.7-6.1 s either way."""
 
 

@@ -49,7 +49,9 @@ from solver.load import load_catalog, load_problem  # noqa: E402
 from solver.milp.build import build_milp  # noqa: E402
 from solver.milp.core import Milp  # noqa: E402
 from solver.milp.instance import Instance, build_instance, fabric_domain  # noqa: E402
-from solver.milp.solve import BACKENDS, NoSolution, solve_milp  # noqa: E402
+from solver.milp.backends import BACKENDS  # noqa: E402
+from solver.milp.solution import NoSolution  # noqa: E402
+from solver.milp.solve import solve_milp  # noqa: E402
 from solver.model.catalog import Catalog, Datacenter, Offer  # noqa: E402
 from solver.model.problem import Job, ModelSpec, Problem  # noqa: E402
 

@@ -1,0 +1,153 @@
+"""One call of a solver on the model: OR-Tools' model builder for SCIP and CP-SAT, MathOpt for
+HiGHS; time limit, relative gap and the solvers' own settings; the answer in one shape (`Run`).
+
+What is done with the answer (polishing, pricing, the status) is solver.milp.run's; which
+calls to make for a big model is solver.milp.big's.
+"""
+
+from __future__ import annotations
+
+import math
+import os
+import sys
+from contextlib import contextmanager
+from dataclasses import dataclass
+from datetime import timedelta
+
+from ortools.linear_solver.python import model_builder as mb
+
+from solver.milp.core import Milp
+from solver.milp.highs_options import HIGHS_PRESOLVE_RULES_OFF, HIGHS_PSCOST_MIN_RELIABLE
+from solver.milp.progress import Listener, report_progress
+from solver.milp.solution import OPTIMALITY_GAP
+
+BACKENDS = {"scip": "scip", "highs": "highs", "cp_sat": "sat"}
+"""The backends a solve may use (--backend), by OR-Tools' name for each."""
+DEFAULT_BACKEND = "highs"
+"""Chosen by measurement (tests/bench/bench_milp.py; README "Performance", tests/bench/HISTORY.md):
+HiGHS proved the bundled problems optimal fastest overall; CP-SAT wins some instances, SCIP is slowest."""
+
+
+@dataclass
+class Run:
+    """What one backend call returned, in one shape for both OR-Tools interfaces."""
+
+    values: dict[int, float] | None
+    objective: float = 0.0
+    bound: float = 0.0
+    optimal: bool = False
+    proven_infeasible: bool = False
+    status_name: str = ""
+
+
+@dataclass
+class Incumbent:
+    """A plan of the model in hand (from a restricted solve, or a repaired one): variable values
+    by id, and its cost; a HiGHS solve may start from it."""
+
+    values: dict[int, float]
+    cost: float
+
+
+def run_model_builder(milp: Milp, backend: str, time_limit: float | None, gap: float | None, log: bool) -> Run:
+    """One solve through OR-Tools' model builder (SCIP and CP-SAT)."""
+    solver = mb.Solver(BACKENDS[backend])
+    if not solver.solver_is_supported():
+        raise ValueError(f"backend {backend!r} is not available in this OR-Tools build")
+    if time_limit:
+        solver.set_time_limit_in_seconds(time_limit)
+    params = _parameters(backend, gap)
+    if params:
+        solver.set_solver_specific_parameters(params)
+    solver.enable_output(log)
+    with native_stdout_to_stderr():
+        status = solver.solve(milp.model)
+    if status not in (mb.SolveStatus.OPTIMAL, mb.SolveStatus.FEASIBLE):
+        return Run(None, proven_infeasible=status == mb.SolveStatus.INFEASIBLE, status_name=status.name)
+    variables = milp.model.get_variables()
+    values = dict(zip((v.index for v in variables), solver.values(variables).to_numpy()))
+    return Run(values, solver.objective_value, solver.best_objective_bound, status == mb.SolveStatus.OPTIMAL)
+
+
+def _parameters(backend: str, gap: float | None) -> str:
+    """Solver-specific settings: the relative gap, and HiGHS kept quiet (it ignores enable_output)
+    with its faulty presolve rule off (HIGHS_PRESOLVE_RULES_OFF)."""
+    lines = ["output_flag=false", f"presolve_rule_off={HIGHS_PRESOLVE_RULES_OFF}"] if backend == "highs" else []
+    if gap is not None:
+        lines.append({"scip": f"limits/gap = {gap}", "highs": f"mip_rel_gap={gap}",
+                      "cp_sat": f"relative_gap_limit:{gap}"}[backend])
+    return "\n".join(lines)
+
+
+def mathopt_once(model, time_limit: float | None, gap: float | None, log: bool, listener: Listener | None,
+                 hint: dict[int, float] | None = None, *, ipm_lp: bool = False):
+    """One HiGHS solve of a MathOpt model, optionally from a MIP start (values by variable id).
+    ipm_lp: HiGHS' MIP solves its LPs by interior point (`mip_lp_solver=ipm`), see
+    solver.milp.big.run_big."""
+    from ortools.math_opt.python import mathopt
+
+    params = mathopt.SolveParameters(time_limit=timedelta(seconds=max(time_limit, 0.1)) if time_limit else None,
+                                     enable_output=log,
+                                     relative_gap_tolerance=gap if gap is not None else OPTIMALITY_GAP)
+    params.highs.int_options["presolve_rule_off"] = HIGHS_PRESOLVE_RULES_OFF
+    params.highs.int_options["mip_pscost_minreliable"] = HIGHS_PSCOST_MIN_RELIABLE
+    if ipm_lp:
+        params.highs.string_options["mip_lp_solver"] = "ipm"
+    model_params = None if hint is None else mathopt.ModelSolveParameters(solution_hints=[mip_start(model, hint)])
+    callback = (lambda lines: report_progress(lines, listener)) if listener is not None else None
+    with native_stdout_to_stderr():
+        return mathopt.solve(model, mathopt.SolverType.HIGHS, params=params, model_params=model_params,
+                             msg_cb=callback)
+
+
+@contextmanager
+def native_stdout_to_stderr():
+    """Send what the solvers' C++ code prints on standard output to standard error meanwhile.
+
+    Why: HiGHS prints debugging lines of its own to stdout even with output off (seen:
+    "HighsMipSolverData::transformNewIntegerFeasibleSolution tmpSolver.run();" in the
+    middle of `frontier --json`), and stdout is where --json and tables go. Python's own
+    writes keep going to sys.stdout's buffer, flushed first so nothing is reordered."""
+    sys.stdout.flush()
+    try:
+        saved = os.dup(1)
+    except OSError:  # no file descriptor 1 (an embedding host): nothing to protect
+        yield
+        return
+    try:
+        os.dup2(2, 1)
+        yield
+    finally:
+        sys.stdout.flush()
+        os.dup2(saved, 1)
+        os.close(saved)
+
+
+def mip_start(model, values: dict[int, float]):
+    """A MathOpt solution hint with every variable set: integers rounded (a solver's values
+    carry tolerance noise), continuous ones as they are (an analysis' slack may be 2.5)."""
+    from ortools.math_opt.python import mathopt
+
+    start = {v: values.get(v.id, 0.0) for v in model.variables()}
+    return mathopt.SolutionHint(variable_values={v: round(x) if v.integer else x for v, x in start.items()})
+
+
+def read(result, hint: Incumbent | None = None) -> Run:
+    """A MathOpt result as a Run; if HiGHS kept no plan of its own, `hint` stands (with
+    HiGHS' bound: solve_milp prices every integer plan from the model's cost terms)."""
+    from ortools.math_opt.python import mathopt
+
+    reason = result.termination.reason
+    bound = result.termination.objective_bounds.dual_bound
+    if reason in (mathopt.TerminationReason.UNBOUNDED, mathopt.TerminationReason.INFEASIBLE_OR_UNBOUNDED):
+        return Run(None, status_name=reason.name)  # no plan to read; a cost model is never unbounded
+    if not result.has_primal_feasible_solution():
+        if hint is not None:
+            return Run(hint.values, hint.cost, bound if math.isfinite(bound) else -math.inf)
+        return Run(None, proven_infeasible=reason == mathopt.TerminationReason.INFEASIBLE, status_name=reason.name)
+    return Run(result_values(result), result.objective_value(), bound, reason == mathopt.TerminationReason.OPTIMAL)
+
+
+def result_values(result) -> dict[int, float]:
+    """A MathOpt result's plan by variable id (= the model builder's index, solver.milp.export)."""
+    return {var.id: value for var, value in result.variable_values().items()}

@@ -1,0 +1,65 @@
+"""What a solve of the MILP gives: the variables' values with the solver's bound (`Solution`),
+or `NoSolution`.
+
+Why a module of its own: the solve loop (solver.milp.solve), the backend calls and the
+repair of a plan that does not pack all make or read solutions, and the plan's extraction
+and the analyses read them; with the types here, below all of those, they import in one
+direction only.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from ortools.linear_solver.python import model_builder as mb
+
+from solver.milp.core import COST_PARTS, Milp
+
+OPTIMALITY_GAP = 1e-4
+"""A plan is called optimal only when proven within this relative gap (the solvers' default)."""
+
+
+class NoSolution(Exception):
+    """The solver stopped without any plan: proven infeasible, or out of time with none found."""
+
+    def __init__(self, message: str, *, proven: bool) -> None:
+        self.proven = proven
+        super().__init__(message)
+
+
+@dataclass
+class Solution:
+    """Values of a solved MILP, with the solver's own bound."""
+
+    milp: Milp
+    status: str                 # optimal | feasible
+    objective: float
+    bound: float
+    seconds: float
+    backend: str
+    values: dict[int, float]    # variable index → value
+    integral: bool = True       # False: the values are an LP relaxation's
+
+    def value(self, var: mb.Variable) -> float:
+        return self.values.get(var.index, 0.0)
+
+    def count(self, var: mb.Variable) -> int:
+        return int(round(self.value(var)))
+
+    def cost_parts(self) -> dict[str, float]:
+        """Each cost part of the plan; an integer plan's integer variables at their whole values.
+
+        Why whole values: a solver's 2.9999999 nodes carry its tolerance into the cost, and one
+        plan then read 1,329.35 CNY from HiGHS and 1,329.34 from SCIP and CP-SAT (exact:
+        1,329.345; a differential test found it)."""
+        def value(var: mb.Variable) -> float:
+            return self.count(var) if self.integral and var.is_integral else self.value(var)
+        parts = {name: 0.0 for name in COST_PARTS}
+        for name, terms in self.milp.cost.items():
+            parts[name] = sum(coef * value(var) for var, coef in terms)
+        return parts
+
+    @property
+    def gap(self) -> float:
+        """Relative distance between the plan's cost and the proven lower bound."""
+        return max(0.0, (self.objective - self.bound) / max(abs(self.objective), 1e-9))
