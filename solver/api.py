@@ -1,16 +1,31 @@
-"""The small solve API the CLI and the analyses use (see DESIGN.md, Flow).
+"""The one door into the MILP: what the analyses and the commands use of solver/milp
+(docs/ARCHITECTURE.md). Nothing outside solver/milp imports it but through here (and
+solver.session / solver.limits, the api layer's re-bounded solves, which sit above this).
 
-solve_problem(problem, catalog, ...) → a verified Plan, or Infeasible.
-    Analyses change the problem or catalog (solver.analysis.edits, or pydantic
-    `model_copy(update=...)`) and call it again.
-    `constrain=f` calls f(milp) on the built model before solving: the one door for an
-    analysis that needs an extra row (a spot share cap, a vendor count, an offer forced
-    in). f adds rows through `milp.add_row` and new variables through `milp.model`; rows
-    it adds are part of the model the verifier's plan came from, but the verifier
-    checks only the problem's own constraints.
-build(problem, catalog) → (Instance, Milp) and solve_built(inst, milp, ...) → Plan:
-    build once, change bounds (a budget row, a deadline as upper bounds of zero), solve
-    again — for frontiers that reuse one model between points.
+Solving a problem:
+    solve_problem(problem, catalog, ...) → a verified Plan, or Infeasible.
+        Analyses change the problem or catalog (solver.analysis.edits, or pydantic
+        `model_copy(update=...)`) and call it again.
+        `constrain=f` calls f(milp) on the built model before solving: the one door for an
+        analysis that needs an extra row (a spot share cap, a vendor count, an offer forced
+        in). f adds rows through `milp.add_row` and new variables through `milp.model`; rows
+        it adds are part of the model the verifier's plan came from, but the verifier
+        checks only the problem's own constraints.
+    build(problem, catalog) → (Instance, Milp) and solve_built(inst, milp, ...) → Plan:
+        build once, change bounds (a budget row, a deadline as upper bounds of zero), solve
+        again — for frontiers that reuse one model between points.
+    explain_quick(inst): the obvious blockers of a problem with no plan, from preprocessing.
+
+The model itself, for analyses that edit it and solve it raw (an elastic solve's plan
+breaks the written limits, so the verifier would reject it):
+    build_instance, Instance, build_milp, Milp      the preprocessed problem and the model
+    solve_milp → Solution, or NoSolution           one raw solve (OPTIMALITY_GAP: "optimal")
+    held_nodes, asked_work, job_layout              reading the model
+    budget_slack, power_slack, power_sites, stock_slack, add_work_slack, widen_discount
+                                                    elastic edits (solver.milp.elastic)
+
+For the commands: BACKENDS (the --backend choices), DEFAULT_BACKEND, and PROGRESS (set
+PROGRESS.listener to hear a running solve's best plan and bound).
 """
 
 from __future__ import annotations
@@ -20,17 +35,34 @@ from pathlib import Path
 
 from solver.clock import OutOfTime, RunClock
 from solver.errors import Infeasible
-from solver.load import load_problem
+from solver.milp.backends import BACKENDS, DEFAULT_BACKEND
 from solver.milp.build import build_milp
+from solver.milp.capacity import held_nodes, widen_discount
 from solver.milp.core import Milp
+from solver.milp.elastic import budget_slack, power_sites, power_slack, stock_slack
 from solver.milp.export import write_mps
 from solver.milp.extract import extract_plan
-from solver.milp.instance import Instance, build_instance
-from solver.milp.solve import DEFAULT_BACKEND, NoSolution, solve_milp
+from solver.milp.instance import Instance, build_instance, job_layout
+from solver.milp.prefer import keep_preferred, pinned_milp
+from solver.milp.progress import PROGRESS
+from solver.milp.solution import OPTIMALITY_GAP, NoSolution, Solution
+from solver.milp.solve import solve_milp
+from solver.milp.work import add_work_slack, asked_work
 from solver.model.catalog import Catalog
 from solver.model.plan import Plan
 from solver.model.problem import Problem
 from solver.verify import check_plan
+
+__all__ = [
+    # solving a problem
+    "solve_problem", "build", "solve_built", "explain_quick",
+    # the model, for analyses that edit it and solve it raw
+    "Instance", "build_instance", "Milp", "build_milp", "solve_milp", "Solution", "NoSolution", "OPTIMALITY_GAP",
+    "held_nodes", "asked_work", "job_layout",
+    "budget_slack", "power_slack", "power_sites", "stock_slack", "add_work_slack", "widen_discount",
+    # for the commands
+    "BACKENDS", "DEFAULT_BACKEND", "PROGRESS",
+]
 
 
 def solve_problem(problem: Problem, catalog: Catalog, *, backend: str = DEFAULT_BACKEND,
@@ -60,8 +92,6 @@ def solve_problem(problem: Problem, catalog: Catalog, *, backend: str = DEFAULT_
                          reasons=["raise --max-seconds"], proven=False) from None
     plan = solve_built(inst, milp, backend=backend, time_limit=limit, gap=gap, more_time=clock.more_time)
     if any(job.prefer for job in problem.jobs):  # soft site preferences: re-solve pinned (solver.milp.prefer)
-        from solver.milp.prefer import keep_preferred, pinned_milp
-
         def pinned(pins: list[str]) -> Plan:
             try:
                 limit = clock.next_limit()
@@ -87,11 +117,6 @@ def solve_built(inst: Instance, milp: Milp, *, backend: str = DEFAULT_BACKEND, t
     plan = extract_plan(solution)
     check_plan(problem, catalog, plan)
     return plan
-
-
-def solve_file(path: str | Path, **options) -> Plan:
-    problem, catalog = load_problem(path)
-    return solve_problem(problem, catalog, **options)
 
 
 def build(problem: Problem, catalog: Catalog) -> tuple[Instance, Milp]:

@@ -29,7 +29,7 @@ from solver.commands.common import (
 )
 from solver.report.outputs import check_new_file
 from solver.errors import ProblemError
-from solver.milp.solve import DEFAULT_BACKEND
+from solver.api import DEFAULT_BACKEND
 
 app = typer.Typer(add_completion=False, no_args_is_help=True, pretty_exceptions_enable=False)
 

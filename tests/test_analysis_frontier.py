@@ -31,15 +31,11 @@ from solver.analysis.frontier import (
     non_dominated,
     spread,
 )
-from solver.analysis.min_time import (
-    constrain_to,
-    finish_day,
-    min_time_plan,
-    plan_vendors,
-)
+from solver.analysis.min_time import min_time_plan
 from solver.api import solve_problem
 from solver.cli import app
 from solver.errors import Infeasible, ProblemError
+from solver.limits import constrain_to, finish_day, plan_vendors
 from solver.model.plan import Plan
 from solver.verify import check_plan
 
@@ -275,17 +271,17 @@ def test_max_seconds_keeps_the_points_found_before_it_ran_out(monkeypatch):
     # The run's time runs out after the third solve (made so by moving the session's stop
     # into the past): the frontier is the points found so far (the latest finishing days,
     # tried first), with a note; without the cap the same problem gives more points.
-    from solver.analysis import min_time
+    from solver import session
     prob, cat = three_tier()
     full = frontier(prob, cat, "deadline", 10)
-    real, calls = min_time.Session.solve, []
+    real, calls = session.Session.solve, []
 
     def solve_then_spend(self):
         calls.append(1)
         if len(calls) == 3:
             self.clock.stop_at = 0.0
         return real(self)
-    monkeypatch.setattr(min_time.Session, "solve", solve_then_spend)
+    monkeypatch.setattr(session.Session, "solve", solve_then_spend)
     cut = frontier(prob, cat, "deadline", 10, max_seconds=3600)
     assert 1 <= len(cut.points) < len(full.points)
     assert {(p.finish_day, p.cost) for p in cut.points} < {(p.finish_day, p.cost) for p in full.points}
@@ -356,15 +352,15 @@ def test_every_epsilon_tried_is_a_row_or_named_when_a_row_is_tightened():
 def test_max_seconds_right_after_the_first_solve_keeps_that_plan(monkeypatch):
     # Out of time in the first earlier_at_same_cost: the cheapest plan was solved but not yet
     # recorded as a point; before, the frontier was "infeasible".
-    from solver.analysis import min_time
+    from solver import session
     prob, cat = three_tier()
-    real = min_time.Session.solve
+    real = session.Session.solve
 
     def solve_then_spend(self):
         plan = real(self)
         self.clock.stop_at = 0.0
         return plan
-    monkeypatch.setattr(min_time.Session, "solve", solve_then_spend)
+    monkeypatch.setattr(session.Session, "solve", solve_then_spend)
     cut = frontier(prob, cat, "deadline", 10, max_seconds=3600)
     assert len(cut.points) == 1 and cut.points[0].cost == pytest.approx(solve_problem(prob, cat).total_cost)
     assert any(n.startswith("stopped by the run's time (--max-seconds)") for n in cut.notes)

@@ -11,7 +11,9 @@ import pytest
 from families import catalog, hourly, job, monthly, problem
 
 from solver.analysis.edits import apply_edits
-from solver.analysis.min_time import Session, constrain_to, finish_day, min_time_plan
+from solver.analysis.min_time import min_time_plan
+from solver.limits import constrain_to, finish_day
+from solver.session import Session
 from solver.api import solve_problem
 from solver.errors import Infeasible
 from solver.load import load_problem

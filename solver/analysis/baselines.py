@@ -13,9 +13,8 @@ import time
 from dataclasses import dataclass
 
 from solver.clock import OutOfTime, RunClock
-from solver.api import solve_problem
+from solver.api import build_instance, solve_problem
 from solver.errors import Infeasible
-from solver.milp.instance import build_instance
 from solver.model.catalog import Catalog
 from solver.model.plan import Plan
 from solver.model.problem import Problem, Restrict

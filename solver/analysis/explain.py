@@ -57,11 +57,8 @@ from ortools.linear_solver.python import model_builder as mb
 from solver.clock import OutOfTime, RunClock
 from solver.analysis.edits import apply_edits, row_path
 from solver.errors import Infeasible
-from solver.milp.build import build_milp
-from solver.milp.capacity import held_nodes
-from solver.milp.elastic import budget_slack, power_slack, stock_slack
-from solver.milp.instance import build_instance
-from solver.milp.solve import DEFAULT_BACKEND, NoSolution, Solution, solve_milp
+from solver.api import (DEFAULT_BACKEND, NoSolution, Solution, budget_slack, build_instance, build_milp, held_nodes,
+                        power_slack, solve_milp, stock_slack)
 from solver.model.catalog import Catalog
 from solver.model.problem import Problem
 

@@ -26,7 +26,7 @@ Axes (x = the capped measure of the plan, y = the minimised one; both are minimi
 
 Why one model: the points differ only in bounds (a cap is upper bounds of zero on late
 replicas, the others are one row's right-hand side), so the model is built once and the
-Session (solver.analysis.min_time) re-bounds it; swept from loose to tight, a plan that
+Session (solver.session) re-bounds it; swept from loose to tight, a plan that
 still meets the tighter cap is still optimal and the next solve is skipped.
 """
 
@@ -38,9 +38,11 @@ from collections import defaultdict
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from solver.analysis.min_time import OutOfTime, Session, finish_day, plan_vendors
+from solver.api import DEFAULT_BACKEND
+from solver.clock import OutOfTime
 from solver.errors import Infeasible, ProblemError
-from solver.milp.solve import DEFAULT_BACKEND
+from solver.limits import finish_day, plan_vendors
+from solver.session import Session
 from solver.model.catalog import Catalog
 from solver.model.plan import Plan
 from solver.model.problem import Problem

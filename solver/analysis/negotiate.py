@@ -59,10 +59,8 @@ from dataclasses import asdict, dataclass, field
 from ortools.linear_solver.python import model_builder as mb
 
 from solver.analysis.edits import apply_edits, row_path
-from solver.api import solve_problem
+from solver.api import Milp, build_instance, solve_problem
 from solver.errors import Infeasible, ProblemError
-from solver.milp.core import Milp
-from solver.milp.instance import build_instance
 from solver.model.catalog import MODE_UNITS, UNIT_DAYS, Catalog, Offer
 from solver.model.plan import Plan
 from solver.model.problem import Problem

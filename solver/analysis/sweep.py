@@ -57,7 +57,6 @@ from solver.model.catalog import Catalog
 from solver.model.problem import Problem
 
 EXECUTORS = ("process", "ray")
-STATUSES = ("optimal", "feasible", "infeasible", "timeout", "error")
 OPERATORS = ("*=", "+=", "=")
 
 

@@ -11,9 +11,8 @@ from collections import defaultdict
 from dataclasses import dataclass, field
 
 from solver.analysis.edits import Change, apply_edits
-from solver.api import solve_problem
+from solver.api import DEFAULT_BACKEND, solve_problem
 from solver.errors import Infeasible
-from solver.milp.solve import DEFAULT_BACKEND
 from solver.model.catalog import Catalog
 from solver.model.plan import Plan
 from solver.model.problem import Problem

@@ -38,11 +38,8 @@ from ortools.linear_solver.python import model_builder as mb
 from solver.clock import OutOfTime, RunClock
 from solver.analysis.edits import apply_edits, row_path
 from solver.errors import Infeasible
-from solver.milp.core import Milp
-from solver.milp.capacity import widen_discount
-from solver.milp.elastic import budget_slack, power_sites, power_slack, stock_slack
-from solver.milp.solve import DEFAULT_BACKEND, NoSolution, solve_milp
-from solver.milp.work import add_work_slack, asked_work
+from solver.api import (DEFAULT_BACKEND, Milp, NoSolution, add_work_slack, asked_work, budget_slack, power_sites,
+                        power_slack, solve_milp, stock_slack, widen_discount)
 from solver.model.catalog import Catalog, Offer
 from solver.model.plan import Plan
 from solver.model.problem import Problem
@@ -249,7 +246,7 @@ class _Ctx:
     def _lp_bounds(self, name: str, key_sets: list[set[str]]) -> list[float | None]:
         """LP relaxation bound of each forced model (None: the LP is infeasible, or no time); one
         relaxed model, the job's replicas outside each candidate bounded to 0 in turn."""
-        from solver.milp.build import build_milp
+        from solver.api import build_milp
 
         if len(key_sets) <= 1:
             return [None] * len(key_sets)
@@ -287,7 +284,7 @@ class _Ctx:
         return Alternative(name, *group, offers, code, text)
 
     def _memory_words(self, name: str, group, offers: list[str]) -> str | None:
-        from solver.milp.instance import job_layout
+        from solver.api import job_layout
 
         job = next(j for j in self.problem.jobs if j.name == name)
         gpu = self.catalog.gpus[group[1]]
@@ -373,7 +370,7 @@ class _Ctx:
         else:
             alt.code = "deadline"
             job = next(j for j in self.problem.jobs if j.name == target)
-            own = milp.inst.required[target]  # the rows may ask a tiny job more (solver.milp.work.asked_work)
+            own = milp.inst.required[target]  # the rows may ask a tiny job more (solver.api.asked_work)
             undone = amount * own / limit if limit > 0 else amount
             alt.text = (f"cannot finish {target} by day {job.deadline_days} at any size: "
                         f"{_eflop(undone)} of {_eflop(own)} EFLOP left undone")
@@ -384,7 +381,7 @@ class _Ctx:
 
     def _usable_without_lead_time(self, name: str, offers: list[str]) -> bool:
         """Would preprocessing keep the job on these offers if they had no lead time? (same rules, rerun)"""
-        from solver.milp.instance import build_instance
+        from solver.api import build_instance
 
         inst = build_instance(self.problem, _no_lead_time(self.catalog, offers))
         return any(o.job == name and inst.configs[o.config].offer.offer in offers for o in inst.options)

@@ -18,7 +18,7 @@ from rich.console import Console
 from rich.markup import escape
 
 from solver.errors import Infeasible, PlanRejected, ProblemError
-from solver.milp.solve import BACKENDS
+from solver.api import BACKENDS
 
 Backend = Enum("Backend", {b: b for b in BACKENDS}, type=str)
 
@@ -146,13 +146,13 @@ def working(message: str) -> Iterator[None]:
     for when there is none).
 
     While it runs, HiGHS solves go through MathOpt, whose log lines carry the incumbent and
-    the bound (solver.milp.solve.PROGRESS); the spinner shows the latest of each.
+    the bound (solver.api.PROGRESS); the spinner shows the latest of each.
     """
     err = live_stderr(message)
     if err is None:
         yield
         return
-    from solver.milp.solve import PROGRESS
+    from solver.api import PROGRESS
 
     start, latest = time.perf_counter(), {"text": ""}
 

@@ -22,7 +22,7 @@ from solver.commands.common import (
     time_limit_option,
     working,
 )
-from solver.milp.solve import DEFAULT_BACKEND
+from solver.api import DEFAULT_BACKEND
 
 Axis = Enum("Axis", {a: a for a in ("deadline", "budget", "spot_share", "vendors")}, type=str)
 

@@ -23,7 +23,7 @@ from solver.commands.common import (
     working,
 )
 from solver.report.outputs import check_new_file
-from solver.milp.solve import DEFAULT_BACKEND
+from solver.api import DEFAULT_BACKEND
 
 
 def register(app: typer.Typer) -> None:

@@ -9,7 +9,7 @@ import typer
 from rich.console import Console
 
 from solver.commands.common import Backend, gap_option, run_action, time_limit_option, working
-from solver.milp.solve import DEFAULT_BACKEND
+from solver.api import DEFAULT_BACKEND
 
 
 def register(app: typer.Typer) -> None:

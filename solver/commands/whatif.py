@@ -16,7 +16,7 @@ from solver.commands.common import (
     time_limit_option,
     working,
 )
-from solver.milp.solve import DEFAULT_BACKEND
+from solver.api import DEFAULT_BACKEND
 
 
 def register(app: typer.Typer) -> None:

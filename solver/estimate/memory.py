@@ -45,7 +45,6 @@ GRADIENT_BYTES = 2.0
 """BF16 gradient per trained weight (ZeRO §3: 2Ψ)."""
 OPTIMIZER_BYTES = 12.0
 """FP32 master weight + Adam momentum + variance (ZeRO §3: K = 12)."""
-MODEL_STATE_BYTES = WEIGHT_BYTES + GRADIENT_BYTES + OPTIMIZER_BYTES
 
 NF4_BYTES_PER_PARAM = 0.5 + 0.127 / 8
 """4-bit NF4 weight plus double-quantised constants: 0.127 bits/param (QLoRA §3,

@@ -37,7 +37,7 @@ if str(ROOT) not in sys.path:  # run as a script from anywhere
 import ortools
 
 from solver.analysis.frontier import frontier
-from solver.analysis.min_time import constrain_to
+from solver.limits import constrain_to
 from solver.api import solve_problem
 from solver.errors import Infeasible
 from solver.load import load_problem

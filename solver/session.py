@@ -1,0 +1,406 @@
+"""Session: one built model, re-bounded and re-solved, for the frontiers and the min-time objective.
+
+Why in the api layer (solver/, beside solver/api.py), not in solver/analysis: a Session is
+a way of solving, like solver.api.solve_built, only with memory. It changes the built
+model's bounds and rows itself, solves it raw (solver.milp.solve), searches over one job's
+fabric choices (solver.milp.decompose) and verifies every plan it returns, so it needs the
+MILP's handles that the analyses never touch; the analyses (solver.analysis.min_time,
+solver.analysis.frontier) only ask it for plans under limits (solver.limits). It imports
+solver.api and the MILP; solver.api does not import it.
+
+Why a cap on a built model, not a rebuilt problem: whether some plan finishes by day D is
+monotone in D, so the earliest D is found by bisection — a dozen solves of one problem
+that differ only in when work may run. Replica variables exist only in periods wholly
+inside their job's window, so "every job done by D" is exactly "no replica in a period
+ending after D": upper bounds of zero on one model built once, restored afterwards.
+The cap limits when work runs and nothing else: the plan is priced as the problem
+prices it (storage for each job's whole window), so every point of a frontier is a plan
+of the same problem, comparable in cost.
+
+Why feasibility probes: asking "is there any plan by D" with a zero objective stops at
+the first plan found (measured 0.03–0.1 s on the bundled problems, where the min-cost
+solve takes 0.3–3 s); only the final D gets a min-cost solve. A probe's plan may finish
+before D, which moves the bisection's upper end straight to its finish.
+
+Session keeps, for each fabric choice of the one job that chooses (see
+solver.milp.decompose), the last plan and proven bound found. When the next solve only
+tightens the model (an earlier cap, a smaller budget, spot share or vendor count), those
+bounds stay valid and a remembered plan that meets the tighter limits is still optimal:
+a frontier swept from loose to tight re-solves only where the answer changes.
+"""
+
+from __future__ import annotations
+
+import bisect
+import heapq
+import math
+import time
+from dataclasses import dataclass, replace
+
+from solver.api import build, explain_quick
+from solver.clock import RunClock
+from solver.errors import Infeasible, PlanRejected
+from solver.limits import Handles, Limits, finish_day, plan_vendors
+from solver.milp.backends import DEFAULT_BACKEND
+from solver.milp.build import build_milp
+from solver.milp.decompose import choices_by_job, fix_choice
+from solver.milp.extract import extract_plan
+from solver.milp.solution import OPTIMALITY_GAP, NoSolution, Solution
+from solver.milp.solve import solve_milp
+from solver.milp.work import replica_work
+from solver.model.catalog import Catalog
+from solver.model.plan import Plan
+from solver.model.problem import Problem
+from solver.verify import check_plan
+
+INF = math.inf
+EFFORT = 0.25
+"""Time of an earlier-at-the-same-cost probe, as a share of the solve it follows."""
+
+
+@dataclass
+class _Known:
+    """What is known of one fabric choice under the remembered limits (valid for tighter ones)."""
+
+    bound: float = -INF
+    sol: Solution | None = None
+    infeasible: bool = False
+    lp_done: bool = False      # bounded by an LP under the remembered limits
+
+
+class Session:
+    """One built model, re-bounded and re-solved: caps on finishing day, budget, spot work, vendors.
+
+    `spot=True` adds the row `Frontier-Spot`: Σ work on spot nodes ≤ ε (EFLOP, counted as
+    the work rows count it). `vendors=True` adds a flag per vendor, rows tying every node
+    and contract variable at that vendor to its flag, and `Frontier-Vendors`: Σ flags ≤ ε.
+
+    Solving is an exact search over the one choosing job's fabric choices (fixed and
+    freed with solver.milp.decompose): choices visited best LP bound first, each solved
+    as a MILP with the choice fixed, until no open bound can beat the best plan; with two
+    additions: each choice's LP bound is taken from an LP relaxation
+    that carries the same limits (a cap makes a choice's bound rise fast, or shows it
+    infeasible, for the price of one LP), and what was learnt under looser limits — a
+    choice's bound, its plan, its infeasibility — is kept while the limits only tighten.
+    With several choosing jobs, or none, the full MILP is solved (as a plain solve does).
+    Plans are verified against the problem by solver.verify, and the limits are checked
+    again on the plan itself before it is returned.
+    """
+
+    def __init__(self, problem: Problem, catalog: Catalog, *, backend: str = DEFAULT_BACKEND,
+                 time_limit: float | None = None, gap: float | None = None,
+                 spot: bool = False, vendors: bool = False, lp_bounds: bool = True,
+                 stop_at: float | None = None) -> None:
+        self.problem, self.catalog = problem, catalog
+        self.lp_bounds = lp_bounds  # False: each choice's LP bound once per tightening run
+        self.backend, self.gap = backend, gap
+        self.clock = RunClock(time_limit, stop_at)  # OutOfTime once stop_at has passed
+        self.tolerance = gap if gap is not None else OPTIMALITY_GAP
+        self.inst, self.milp = build(problem, catalog)
+        stranded = [j.name for j in problem.jobs if not any(o.job == j.name for o in self.inst.options)]
+        if stranded:
+            raise Infeasible(f"no offer can carry job {', '.join(stranded)}", reasons=explain_quick(self.inst))
+        self.latest = max(j.deadline_days for j in problem.jobs)
+        self.ends = [min((t + 1) * self.inst.period_days, problem.horizon_days) for t in self.inst.periods]
+        self.required = sum(self.inst.required.values())
+        self.limits = Limits(self.latest, problem.budget)
+        self.exact = Handles(self.milp, spot=spot, vendors=vendors, relaxed=False)
+        choosing = choices_by_job(self.milp)
+        self.relaxed: Handles | None = None
+        self._flags: list = []
+        self._lp_flags: list = []
+        if len(choosing) == 1:
+            (job, self._flags), = choosing.items()
+            self.relaxed = Handles(build_milp(self.inst, relax=True), spot=spot, vendors=vendors, relaxed=True)
+            self._lp_flags = choices_by_job(self.relaxed.milp)[job]
+        self.last: Solution | None = None     # what the last solve() returned
+        self.last_seconds = 0.0
+        self.unsettled: list[int] = []        # finishing days earlier_at_same_cost could not settle
+        self._memory: dict[int | None, _Known] = {}
+        self._memory_limits: Limits | None = None
+        self.milp_solves = self.lp_solves = self.probes = self.reused = 0
+        self.plans: list[Plan] = []
+        self.seconds = 0.0
+
+    @property
+    def time_limit(self) -> float | None:
+        """The next solve's limit (solver.clock); OutOfTime when the run's is spent."""
+        return self.clock.next_limit()
+
+    # ----- limits -----------------------------------------------------------------------------
+    def _set(self, **change) -> None:
+        self.limits = replace(self.limits, **change)
+        for handles in (self.exact, self.relaxed):
+            if handles is not None:
+                handles.apply(self.limits, self.ends)
+
+    def set_cap(self, day: int | None) -> None:
+        """Every job done by `day` (None: by its own deadline)."""
+        self._set(cap=self.latest if day is None else min(int(day), self.latest))
+
+    def set_budget(self, value: float | None) -> None:
+        """Total cost ≤ min(value, the problem's budget); None: the problem's own budget."""
+        own = self.problem.budget
+        self._set(budget=own if value is None else (value if own is None else min(value, own)))
+
+    def set_spot(self, eflop: float | None) -> None:
+        assert self.exact.spot_row is not None, "Session(spot=True) adds the spot row"
+        self._set(spot=eflop)
+
+    def set_vendors(self, count: int | None) -> None:
+        assert self.exact.vendor_row is not None, "Session(vendors=True) adds the vendor rows"
+        self._set(vendors=count)
+
+    # ----- what a solution does ----------------------------------------------------------------
+    def finish(self, sol: Solution) -> int:
+        return max((self.ends[t] for (i, t), var in self.milp.replicas.items() if sol.count(var) > 0), default=0)
+
+    def spot_work(self, sol: Solution) -> float:
+        return sum(w * sol.count(var) for var, w in self.exact.spot_terms)
+
+    def plan_spot_work(self, plan: Plan, *, spot_only: bool = True) -> float:
+        """Work (EFLOP, as the Frontier-Spot row counts it) the plan does on spot nodes, or in all."""
+        index = {(o.job, o.config): i for i, o in enumerate(self.inst.options)}
+        return sum(a.replicas * replica_work(self.milp, index[a.job, f"{a.offer}:{a.interconnect}"], a.period)
+                   for a in plan.schedule.assignments if not spot_only or self.catalog.offers[a.offer].mode == "spot")
+
+    def plan_spot_share(self, plan: Plan) -> float:
+        """Share of the work the plan does that runs on spot nodes (at most 1).
+
+        Why the work done, not the work needed, here: whole replicas do a little more than
+        the need, so an all-spot plan's spot work ÷ need read 101%. The Frontier-Spot row
+        still bounds spot work by ε × the need (a fixed denominator: a share of work done
+        could be lowered by surplus replicas on idle non-spot nodes); since the work done is
+        at least the need, a plan within that row has a share of at most ε."""
+        done = self.plan_spot_work(plan, spot_only=False)
+        return self.plan_spot_work(plan) / done if done > 0 else 0.0
+
+    def vendors_used(self, sol: Solution) -> set[str]:
+        return {v for v, held in self.exact.vendor_of.items() if any(sol.count(var) > 0 for var in held)}
+
+    def meets(self, sol: Solution, limits: Limits | None = None) -> bool:
+        lim = limits or self.limits
+        return (self.finish(sol) <= lim.cap
+                and (lim.budget is None or sol.objective <= lim.budget * (1 + 1e-9) + 1e-6)
+                and (lim.spot is None or self.spot_work(sol) <= lim.spot + 1e-9 * max(1.0, self.required))
+                and (lim.vendors is None or len(self.vendors_used(sol)) <= lim.vendors))
+
+    # ----- solving -----------------------------------------------------------------------------
+    def probe(self, time_limit: float | None = None) -> Solution | None:
+        """Any plan under the current limits (zero objective), or None when there is proven none.
+        Infeasible(proven=False) when the time limit (the smaller of the session's and this)
+        stops it first."""
+        for known in self._memory.values():
+            if known.sol is not None and self.meets(known.sol):
+                return known.sol
+        self.probes += 1
+        start = time.perf_counter()
+        self.milp.model.minimize(0)
+        limits = [t for t in (self.time_limit, time_limit) if t is not None]
+        try:
+            return solve_milp(self.milp, backend=self.backend, time_limit=min(limits) if limits else None)
+        except NoSolution as exc:
+            if not exc.proven:
+                raise Infeasible(f"cannot tell whether a plan exists {self.describe()}: {exc}",
+                                 reasons=[f"raise {self.clock.more_time}, or try another --backend"],
+                                 proven=False) from None
+            return None
+        finally:
+            self.milp.model.minimize(self.milp.total_cost())
+            self.seconds += time.perf_counter() - start
+
+    def earliest_cap(self, hi: int | None = None) -> int:
+        """Smallest day D such that some plan finishes by D under the other limits (bisection
+        over period ends; `hi` a day known or assumed feasible). Leaves the cap where it was."""
+        return self._earliest(hi)[0]
+
+    def _earliest(self, hi: int | None = None, *, lo: int = 0, known: Solution | None = None,
+                  step_first: bool = False, probe_limit: float | None = None) -> tuple[int, Solution]:
+        """(earliest day after `lo`, a plan finishing by then). `known`: a plan meeting the
+        current limits (saves the first probe); `step_first`: probe one period before its
+        finish first, the usual answer when `known` is already the earliest."""
+        saved = self.limits.cap
+        top = self.latest if hi is None else min(hi, self.latest)
+        days = [d for d in sorted(set(self.ends)) if lo < d <= top]
+        try:
+            sol = known
+            if sol is None:
+                if not days:
+                    raise Infeasible(f"no plan finishing by day {top}", reasons=explain_quick(self.inst))
+                self.set_cap(days[-1])
+                sol = self.probe(probe_limit)
+                if sol is None:
+                    raise Infeasible(f"no plan {self.describe()}", reasons=explain_quick(self.inst))
+            lo_i, hi_i = 0, max(0, bisect.bisect_right(days, self.finish(sol)) - 1)
+            first = step_first
+            while lo_i < hi_i:
+                mid = hi_i - 1 if first else (lo_i + hi_i) // 2
+                first = False
+                self.set_cap(days[mid])
+                found = self.probe(probe_limit)
+                if found is None:
+                    lo_i = mid + 1
+                else:
+                    sol, hi_i = found, min(mid, bisect.bisect_right(days, self.finish(found)) - 1)
+            return days[hi_i], sol
+        finally:
+            self.set_cap(saved)
+
+    def earlier_at_same_cost(self, after: int = 0, effort: float | None = EFFORT) -> Plan | None:
+        """After solve(): the earliest plan finishing after day `after` that costs no more than
+        the one just found (so it is optimal too), or None when that one finishes earliest.
+
+        One feasibility probe when it does — but a hard one, as hard as proving the cost
+        optimal a period earlier (debug-then-train: 10 s after a 12 s solve). So a frontier
+        asks only about days its grid skips, and each probe may take `effort` × the solve's
+        time (at least 0.5 s; None: no limit). When that runs out the plan is kept as found
+        and its finishing day is added to `unsettled`: an equally cheap plan might finish
+        earlier. Makes points lexicographic: cheapest first, then earliest.
+        """
+        last = self.last
+        assert last is not None, "call solve() first"
+        if self.finish(last) <= after + 1:
+            return None
+        saved = self.limits
+        limit = None if effort is None else max(0.5, effort * self.last_seconds)
+        self.set_budget(last.objective * (1 + 1e-9) + 1e-6)
+        try:
+            _, sol = self._earliest(self.finish(last), lo=after, known=last, step_first=True, probe_limit=limit)
+        except Infeasible as exc:
+            if exc.proven:
+                raise
+            self.unsettled.append(self.finish(last))
+            return None
+        finally:
+            self._set(budget=saved.budget)
+        if sol is last:
+            return None
+        better = replace(sol, bound=min(last.bound, sol.objective))
+        better.status = "optimal" if better.gap <= self.tolerance + 1e-12 else "feasible"
+        return self._plan(better)
+
+    def solve(self) -> Plan:
+        """Cheapest verified plan under the current limits; Infeasible when there is none."""
+        start = time.perf_counter()
+        try:
+            self.last = sol = self._solve()
+        finally:
+            self.last_seconds = time.perf_counter() - start
+            self.seconds += self.last_seconds
+        plan = self._plan(sol)
+        self.plans.append(plan)  # every verified plan, for a frontier cut short (OutOfTime)
+        return plan
+
+    def _solve(self) -> Solution:
+        if self._memory_limits is None or not self.limits.within(self._memory_limits):
+            self._memory = {}  # loosened: what was learnt no longer holds
+        self._memory_limits = self.limits
+        keys: list[int | None] = list(range(len(self._flags))) if self._flags else [None]
+        queue = []
+        for k in keys:
+            known = self._memory.setdefault(k, _Known())
+            if not known.infeasible:
+                heapq.heappush(queue, (known.bound, -1 if k is None else k, k))
+        fresh: set[int | None] = set() if self.relaxed is not None else {None}
+        best: Solution | None = None
+        open_bound = INF
+        began = time.perf_counter()
+        budget = self.time_limit  # for all of this solve's choices
+        while queue:
+            lower, _, k = heapq.heappop(queue)
+            if best is not None and lower >= best.objective * (1 - self.tolerance):
+                break
+            known = self._memory[k]
+            if known.sol is not None and self.meets(known.sol):
+                sol = known.sol  # still meets the tighter limits: still the best under this choice
+                self.reused += 1
+            elif k not in fresh and not (known.lp_done and not self.lp_bounds):
+                fresh.add(k)  # bound this choice under the current limits before solving it
+                known.lp_done = True
+                lp = self._lp_bound(k)
+                if lp is None:
+                    known.infeasible = True
+                else:
+                    known.bound = max(known.bound, lp)
+                    heapq.heappush(queue, (known.bound, -1 if k is None else k, k))
+                continue
+            else:
+                left = None if budget is None else budget - (time.perf_counter() - began)
+                if left is not None and left <= 0:
+                    open_bound = min(open_bound, lower)
+                    break
+                sol = self._solve_choice(k, left)
+                if sol is None:
+                    if not known.infeasible:  # stopped by the time limit: still open
+                        open_bound = min(open_bound, lower)
+                    continue
+            if sol.status != "optimal":
+                open_bound = min(open_bound, sol.bound)
+            if best is None or sol.objective < best.objective:
+                best = sol
+        if best is None:
+            proven = open_bound == INF
+            why = "proven infeasible" if proven else "no plan found within the time limit"
+            raise Infeasible(f"no plan {self.describe()} ({why})",
+                             reasons=explain_quick(self.inst) if proven else [f"raise {self.clock.more_time}"],
+                             proven=proven)
+        out = replace(best, bound=min(best.objective, open_bound))
+        out.status = "optimal" if out.gap <= self.tolerance + 1e-12 else "feasible"
+        return out
+
+    def _lp_bound(self, k: int | None) -> float | None:
+        """LP bound of choice k under the current limits; None when the LP is infeasible."""
+        assert self.relaxed is not None and k is not None
+        self.lp_solves += 1
+        fix_choice(self._lp_flags, k)
+        try:
+            return solve_milp(self.relaxed.milp, backend="highs").objective
+        except NoSolution as exc:
+            return None if exc.proven else -INF
+        finally:
+            fix_choice(self._lp_flags, None)
+
+    def _solve_choice(self, k: int | None, left: float | None) -> Solution | None:
+        """Solve with choice k fixed (None: the full model); remember the result."""
+        known = self._memory[k]
+        if k is not None:
+            fix_choice(self._flags, k)
+        self.milp_solves += 1
+        try:
+            sol = solve_milp(self.milp, backend=self.backend, time_limit=left, gap=self.gap)
+        except NoSolution as exc:
+            known.infeasible = exc.proven
+            return None
+        finally:
+            fix_choice(self._flags, None)
+        known.sol, known.bound = sol, max(known.bound, sol.bound)
+        return sol
+
+    def _plan(self, sol: Solution) -> Plan:
+        """Extract, verify against the problem, check the limits on the plan itself."""
+        plan = extract_plan(sol)
+        check_plan(self.problem, self.catalog, plan)
+        lim = self.limits
+        broken = []
+        if finish_day(plan) > lim.cap:
+            broken.append(f"finishes on day {finish_day(plan)}, after the cap {lim.cap}")
+        if lim.budget is not None and plan.total_cost > lim.budget * (1 + 1e-9) + 0.01:
+            broken.append(f"costs {plan.total_cost:,.2f}, over {lim.budget:,.2f}")
+        if lim.vendors is not None and len(plan_vendors(plan)) > lim.vendors:
+            broken.append(f"rents from {len(plan_vendors(plan))} vendors, over {lim.vendors}")
+        if lim.spot is not None and self.plan_spot_work(plan) > lim.spot + 1e-6 * max(1.0, self.required):
+            broken.append("does more work on spot nodes than allowed")
+        if broken:
+            raise PlanRejected(broken)
+        return plan
+
+    def describe(self) -> str:
+        lim = self.limits
+        parts = [f"finishing by day {lim.cap}" if lim.cap < self.latest else "meeting the deadlines"]
+        if lim.budget is not None:
+            parts.append(f"within {lim.budget:,.0f} {self.problem.currency}")
+        if lim.spot is not None:
+            parts.append(f"with at most {lim.spot / max(self.required, 1e-12):.0%} of the work on spot")
+        if lim.vendors is not None:
+            parts.append(f"with at most {lim.vendors} vendor{'s' if lim.vendors != 1 else ''}")
+        return ", ".join(parts)
