@@ -1,6 +1,6 @@
 """The one door into the MILP: what the analyses and the commands use of solver/milp
-(docs/ARCHITECTURE.md). Nothing outside solver/milp imports it but through here (and
-solver.session / solver.limits, the api layer's re-bounded solves, which sit above this).
+(docs/ARCHITECTURE.md). Outside solver/milp only this module imports it, and the api
+layer's re-bounded solves beside it (solver.session, solver.limits), which import this one.
 
 Solving a problem:
     solve_problem(problem, catalog, ...) → a verified Plan, or Infeasible.
@@ -18,11 +18,11 @@ Solving a problem:
 
 The model itself, for analyses that edit it and solve it raw (an elastic solve's plan
 breaks the written limits, so the verifier would reject it):
-    build_instance, Instance, build_milp, Milp      the preprocessed problem and the model
-    solve_milp → Solution, or NoSolution           one raw solve (OPTIMALITY_GAP: "optimal")
+    build_instance, build_milp, Milp                the preprocessed problem, the model
+    solve_milp → Solution, or NoSolution            one raw solve
     held_nodes, asked_work, job_layout              reading the model
     budget_slack, power_slack, power_sites, stock_slack, add_work_slack, widen_discount
-                                                    elastic edits (solver.milp.elastic)
+                                                    elastic edits (solver.milp.elastic, ...)
 
 For the commands: BACKENDS (the --backend choices), DEFAULT_BACKEND, and PROGRESS (set
 PROGRESS.listener to hear a running solve's best plan and bound).
@@ -45,7 +45,7 @@ from solver.milp.extract import extract_plan
 from solver.milp.instance import Instance, build_instance, job_layout
 from solver.milp.prefer import keep_preferred, pinned_milp
 from solver.milp.progress import PROGRESS
-from solver.milp.solution import OPTIMALITY_GAP, NoSolution, Solution
+from solver.milp.solution import NoSolution, Solution
 from solver.milp.solve import solve_milp
 from solver.milp.work import add_work_slack, asked_work
 from solver.model.catalog import Catalog
@@ -57,7 +57,7 @@ __all__ = [
     # solving a problem
     "solve_problem", "build", "solve_built", "explain_quick",
     # the model, for analyses that edit it and solve it raw
-    "Instance", "build_instance", "Milp", "build_milp", "solve_milp", "Solution", "NoSolution", "OPTIMALITY_GAP",
+    "build_instance", "Milp", "build_milp", "solve_milp", "Solution", "NoSolution",
     "held_nodes", "asked_work", "job_layout",
     "budget_slack", "power_slack", "power_sites", "stock_slack", "add_work_slack", "widen_discount",
     # for the commands
