@@ -86,6 +86,7 @@ class Handles:
             self.vendor_row = milp.rows["Frontier-Vendors"]
 
     def apply(self, limits: Limits, ends: list[int]) -> None:
+        """Bound the model to `limits` (None: the problem's own); `ends`: each period's last day."""
         for (i, t), var in self.milp.replicas.items():
             var.upper_bound = 0.0 if ends[t] > limits.cap else self.ub[i, t]
         if limits.budget is not None and self.budget_row is None:
