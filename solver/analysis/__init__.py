@@ -5,5 +5,5 @@ problems, by the edit language of edits), frontier and min_time (ε-constraint s
 one re-bounded model, solver.session), negotiate (what each offer's price may rise or fall
 to), why (each job's runners-up and the binding limits' worth) and explain (the smallest
 relaxations that make an infeasible problem feasible). They reach the MILP only through
-solver.api (and the api layer's solver.session and solver.limits), never solver.milp.
+solver.api (and the api layer's solver.session and solver.limits), never the MILP package itself.
 """
