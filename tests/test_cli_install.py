@@ -1,8 +1,9 @@
 """The sample catalog ships with the package: `gpuplan estimate` and `gpuplan catalog show` work from
 a non-editable install (a wheel, `pip install --target`), not only from a checkout.
 
-catalogs/ stays at the top of the repo (DESIGN.md); pyproject maps it to solver/catalogs/ in the
-wheel, and solver.commands.common.sample_catalog() looks in the source tree, then there.
+catalogs/ stays at the top of the repo (docs/ARCHITECTURE.md, module map); pyproject maps it to
+solver/catalogs/ in the wheel, and solver.commands.common.sample_catalog() looks in the source tree,
+then there.
 """
 
 from __future__ import annotations

@@ -1,7 +1,7 @@
 """End-to-end: `gpuplan solve` as a subprocess (real exit codes, real stdout/stderr).
 
 The seed problem (seed 000's 7B × 200B tokens in 30 days) must come out at 5 monthly
-nodes of 8 A100-80G, and the JSON must carry every contract key (DESIGN.md, CLI).
+nodes of 8 A100-80G, and the JSON must carry every contract key (docs/ARCHITECTURE.md, CLI and file contract).
 """
 
 from __future__ import annotations

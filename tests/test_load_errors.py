@@ -1,5 +1,5 @@
 """Bad input end to end: every case exits 2 with one message naming the file and the key,
-and no traceback (DESIGN.md: exit 2 = bad input, one clear message).
+and no traceback (docs/ARCHITECTURE.md, exit codes: 2 = bad input, one clear message).
 
 Problem fixtures are tests/data/bad/*.yaml (the seed with one line changed, marked BAD).
 Broken catalogs are copies of catalogs/beijing-sample in a tmp folder with one cell edited.
