@@ -32,6 +32,10 @@ from solver.model.plan import Plan
 from solver.model.problem import Problem
 from solver.verify import check_plan
 
+# for the registry
+from solver.milp.exclusion import Exclusion  # noqa: F401 - what Instance.excluded holds
+from solver.milp.vendors import add_vendor_count, vendor_nodes  # noqa: F401 - the vendor-count family's rows
+
 
 def solve_problem(problem: Problem, catalog: Catalog, *, backend: str = DEFAULT_BACKEND,
                   time_limit: float | None = None, gap: float | None = None,
@@ -121,11 +125,9 @@ def _distinct_reasons(inst: Instance, job: str, most: int = 6) -> list[str]:
     """One line per kind of reason (memory, lead_time, ...) with an example; for capacity the
     fabric that comes closest, since that is the one to enlarge."""
     seen: dict[str, str] = {}
-    for line in inst.excluded[job]:
-        config, why = line.split(": ", 1)
-        kind = why.split(":", 1)[0]
-        if kind != "capacity":
-            seen.setdefault(kind, f"{why} (e.g. {config})")
+    for reason in inst.excluded[job]:
+        if reason.code != "capacity":
+            seen.setdefault(reason.kind, f"{reason.text} (e.g. {reason.config})")
     if job in inst.closest:
-        seen["capacity"] = inst.closest[job][1]
+        seen["capacity"] = inst.closest[job][1].text
     return list(seen.values())[:most]

@@ -345,7 +345,7 @@ def negotiate(problem: Problem, catalog: Catalog, *, vendors: list[str] | None =
     horizon = problem.horizon_days
     base_days = node_days(base, catalog, horizon)
     used = offers_used(base)
-    usable, why = _usability(problem, catalog)
+    usable, why, kinds = _usability(problem, catalog)
     tolerance = max(1.0, 2 * options["gap"] * base.total_cost)
 
     chosen = [o for o in catalog.offers.values() if not vendors or o.vendor in vendors]
@@ -434,18 +434,16 @@ def _grown(new: Plan, old: Plan, catalog: Catalog, horizon: int, *, exclude: str
     return sorted(grown, key=lambda o: -grown[o])
 
 
-def _usability(problem: Problem, catalog: Catalog) -> tuple[set[str], dict[str, str]]:
-    """Offers some job can use, and for the others why not (one reason per kind, per job)."""
+def _usability(problem: Problem, catalog: Catalog) -> tuple[set[str], dict[str, str], dict[str, set[str]]]:
+    """Offers some job can use; for the others why not (one reason per kind, per job), and
+    the kinds of those reasons (solver.milp.exclusion.Exclusion.kind)."""
     inst = build_instance(problem, catalog)
     usable = {inst.configs[o.config].offer.offer for o in inst.options}
     reasons: dict[str, dict[str, str]] = defaultdict(dict)
-    for job, lines in inst.excluded.items():
-        for line in lines:
-            config, text = line.split(": ", 1)
-            offer = config.rsplit(":", 1)[0]
-            kind = text.split(":", 1)[0]
-            reasons[offer].setdefault(kind, f"{job}: {text}")
-    why = {}
+    for job, exclusions in inst.excluded.items():
+        for reason in exclusions:
+            reasons[reason.offer].setdefault(reason.kind, f"{job}: {reason.text}")
+    why, kinds = {}, {}
     for name in catalog.offers:
         if name in usable:
             continue
@@ -453,7 +451,8 @@ def _usability(problem: Problem, catalog: Catalog) -> tuple[set[str], dict[str, 
             why[name] = "excluded by the problem's restrict list"
         else:
             why[name] = "; ".join(reasons[name].values()) or "no job can use it"
-    return usable, why
+            kinds[name] = set(reasons[name])
+    return usable, why, kinds
 
 
 def reason_kinds(reason: str) -> set[str]:

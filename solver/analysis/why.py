@@ -51,7 +51,11 @@ CODES = ("price", "memory", "power", "lead_time", "availability", "residency", "
 WORK_WEIGHT = 1000.0
 STOCK_RAISE = 8
 TOL = 1e-6
-_PREFIX = {"memory": "memory", "lead_time": "lead_time", "fabric": "fabric", "capacity": "deadline"}
+_EXCLUDED_CODE = {"memory": "memory", "lead_time": "lead_time", "fabric": "fabric", "capacity": "deadline",
+                  "residency": "residency", "spot": "availability", "window": "availability",
+                  "precision": "availability"}
+"""The code (of CODES) an alternative gets for each preprocessing reason (solver.milp.exclusion.CODES)."""
+_DETAIL_ONLY = frozenset({"memory", "lead_time", "fabric", "capacity"})
 _ORDER = ("residency", "memory", "lead_time", "fabric", "deadline", "availability")
 """Which preprocessing reason names an alternative whose configurations were dropped for several."""
 
@@ -219,7 +223,7 @@ class _Ctx:
                 continue
             reasons = [excluded[key] for key in keys if key in excluded]
             if not any(key in usable for key in keys):
-                if all(r.startswith("excluded by") for r in reasons):
+                if all(r.code == "restrict" for r in reasons):
                     continue  # the user's own restrict list: not a candidate at all
                 out.append(self._excluded(name, group, offers, reasons))
             else:
@@ -270,10 +274,10 @@ class _Ctx:
                     var.upper_bound = upper
         return out
 
-    def _excluded(self, name: str, group, offers: list[str], reasons: list[str]) -> Alternative:
-        coded = [(_code(r), r) for r in reasons if not r.startswith("excluded by")] or [("availability", "unusable")]
-        code, reason = min(coded, key=lambda cr: _ORDER.index(cr[0]) if cr[0] in _ORDER else len(_ORDER))
-        text = reason.split(": ", 1)[1] if code in _PREFIX.values() and ": " in reason else reason
+    def _excluded(self, name: str, group, offers: list[str], reasons: list[Exclusion]) -> Alternative:
+        coded = [(_EXCLUDED_CODE[r.code], _words(r)) for r in reasons if r.code != "restrict"] \
+            or [("availability", "unusable")]
+        code, text = min(coded, key=lambda cr: _ORDER.index(cr[0]) if cr[0] in _ORDER else len(_ORDER))
         if code == "memory":
             text = self._memory_words(name, group, offers) or text
         elif code == "deadline":
@@ -484,23 +488,17 @@ def _no_lead_time(catalog: Catalog, names: list[str]) -> Catalog:
     return catalog.model_copy(update={"offers": offers})
 
 
-def _excluded_by_config(lines: list[str]) -> dict[str, str]:
-    out: dict[str, str] = {}
-    for line in lines:
-        key, reason = line.split(": ", 1)
-        out.setdefault(key, reason)
+def _excluded_by_config(reasons: list[Exclusion]) -> dict[str, Exclusion]:
+    """Each configuration's first reason."""
+    out: dict[str, Exclusion] = {}
+    for reason in reasons:
+        out.setdefault(reason.config, reason)
     return out
 
 
-def _code(reason: str) -> str:
-    head = reason.split(":", 1)[0]
-    if head in _PREFIX:
-        return _PREFIX[head]
-    if "residency" in reason:
-        return "residency"
-    if reason.startswith("spot"):
-        return "availability"
-    return "availability"
+def _words(reason: Exclusion) -> str:
+    """A reason as an alternative's text: the detail alone where the code says the rest."""
+    return reason.detail if reason.code in _DETAIL_ONLY else reason.text
 
 
 def _rank(alt: Alternative) -> tuple:
