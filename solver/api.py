@@ -34,6 +34,8 @@ from solver.verify import check_plan
 
 # for the registry
 from solver.milp.exclusion import Exclusion  # noqa: F401 - what Instance.excluded holds
+from solver.milp.registry import (  # noqa: F401 - the constraint families
+    AVAILABILITY, FAMILIES, POWER, Family, NotApplicable, family)
 from solver.milp.vendors import add_vendor_count, vendor_nodes  # noqa: F401 - the vendor-count family's rows
 
 

@@ -59,7 +59,7 @@ from dataclasses import asdict, dataclass, field
 from ortools.linear_solver.python import model_builder as mb
 
 from solver.analysis.edits import apply_edits, row_path
-from solver.api import solve_problem
+from solver.api import AVAILABILITY, POWER, Family, solve_problem
 from solver.errors import Infeasible, ProblemError
 from solver.milp.core import Milp
 from solver.milp.instance import build_instance
@@ -367,7 +367,7 @@ def negotiate(problem: Problem, catalog: Catalog, *, vendors: list[str] | None =
         terms.append(t)
 
     out_of_time = max_seconds is not None and time.perf_counter() - started > max_seconds
-    lever_list = _levers(session, base, terms, vendors, kw, lead_days, nodes) if levers and not out_of_time else []
+    lever_list = _levers(session, base, terms, kinds, vendors, kw, lead_days, nodes) if levers and not out_of_time else []
     levers_note = "not analysed: the run's time budget (--max-seconds) ran out" if levers and out_of_time else ""
     return Negotiation(problem.name, base.currency, base.total_cost, base.status, margin, options["gap"],
                        vendors, terms, lever_list, session.solves, round(time.perf_counter() - started, 3),
@@ -464,21 +464,20 @@ def reason_kinds(reason: str) -> set[str]:
     return kinds
 
 
-def _levers(session: Session, base: Plan, terms: list[OfferTerms], vendors: list[str] | None, kw: float,
-            lead_days: int, nodes: int) -> list[Lever]:
+def _levers(session: Session, base: Plan, terms: list[OfferTerms], kinds: dict[str, set[str]],
+            vendors: list[str] | None, kw: float, lead_days: int, nodes: int) -> list[Lever]:
+    """Power at binding sites (+kw), shorter lead times, stock of binding offers (+nodes), in that order."""
     cat = session.catalog
 
     def mine(offer: str) -> bool:
         return not vendors or cat.offers[offer].vendor in vendors
 
-    out: list[Lever] = []
-    for site in dict.fromkeys(b.name for b in base.binding if b.kind == "power"):
-        out.append(_lever(session, base, "power", site, None, f"{row_path('datacenters', 'datacenter', site)}.power_quota_kw+={kw:g}", kw, "kW"))
+    out = _family_levers(session, base, POWER, kw, mine)
     if lead_days > 0:
         lead = [t.offer for t in terms if t.status == "in_plan"]
         lead += [t.offer for t in terms if t.status == "not_in_plan" and t.limit_price is not None
                  and t.limit_price >= t.price * (1 - NEAR)]
-        lead += [t.offer for t in terms if t.status == "unusable" and reason_kinds(t.reason) == {"lead_time"}]
+        lead += [t.offer for t in terms if t.status == "unusable" and kinds.get(t.offer) == {"lead_time"}]
         lead += [o for o in offers_used(base) if o not in lead and mine(o)]
         for o in dict.fromkeys(lead):
             days = cat.offers[o].lead_time_days
@@ -487,10 +486,18 @@ def _levers(session: Session, base: Plan, terms: list[OfferTerms], vendors: list
                 out.append(_lever(session, base, "lead_time", o, cat.offers[o].vendor,
                                   f"{row_path('offers', 'offer', o)}.lead_time_days={days - shorter}", shorter, "days"))
     if nodes > 0:
-        for o in dict.fromkeys(b.name for b in base.binding if b.kind == "availability"):
-            if mine(o):
-                out.append(_lever(session, base, "availability", o, cat.offers[o].vendor,
-                                  f"{row_path('offers', 'offer', o)}.max_nodes+={nodes}", nodes, "nodes"))
+        out += _family_levers(session, base, AVAILABILITY, nodes, mine)
+    return out
+
+
+def _family_levers(session: Session, base: Plan, fam: Family, amount: float, mine) -> list[Lever]:
+    """+amount of the family's limit at each target binding in the plan (an offer: only `mine`)."""
+    out = []
+    for name in dict.fromkeys(b.name for b in base.binding if b.kind == fam.name):
+        vendor = session.catalog.offers[name].vendor if fam.targets == "offer" else None
+        if fam.targets != "offer" or mine(name):
+            step = fam.lever(session.problem, session.catalog, name, amount)
+            out.append(_lever(session, base, fam.name, name, vendor, step.edits[0], amount, fam.unit))
     return out
 
 

@@ -23,7 +23,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, fields, is_dataclass
 
 from solver.milp import binding, elastic
 from solver.milp.budget import add_budget
@@ -325,3 +325,44 @@ def family_of_row(name: str) -> Family | None:
 def binding_limits(sol, jobs: list[JobResult]) -> list[Binding]:
     """Every family's binding limits of the solved plan, in FAMILIES order."""
     return [b for fam in FAMILIES if not isinstance(fam.binding, NotApplicable) for b in fam.binding(sol, jobs)]
+
+
+# --- completeness: what tests/test_milp_registry.py asserts ----------------------------------
+
+def missing_parts(fam: Family) -> list[str]:
+    """The parts the family lacks: None or empty where a part (or a part's part) belongs,
+    a NotApplicable without its reason, a prefix-less Rows."""
+    out = []
+
+    def walk(obj, path: str) -> None:
+        for f in fields(obj):
+            value, where = getattr(obj, f.name), f"{path}{f.name}"
+            if isinstance(value, NotApplicable):
+                if not value.why.strip():
+                    out.append(f"{where} (NotApplicable without a reason)")
+            elif is_dataclass(value):
+                walk(value, where + ".")
+            elif value is None or value == "" or value == ():
+                out.append(where)
+            elif f.type.startswith(("Callable", "Callable[")) and not callable(value):
+                out.append(f"{where} (not callable)")
+
+    walk(fam, f"{fam.name or '?'}.")
+    return out
+
+
+def unregistered_rows(milp: Milp) -> list[str]:
+    """Rows whose name begins with neither a family's prefix nor a STRUCTURAL one."""
+    return [name for name in milp.rows
+            if family_of_row(name) is None and name.split("-", 1)[0] not in STRUCTURAL]
+
+
+def unkeyed_rows(milp: Milp) -> list[str]:
+    """Rows named as a family's but not kept under that family's RowKey (so no analysis finds them)."""
+    keyed = {id(row): key.family for key, row in milp.keyed.items()}
+    out = []
+    for name, row in milp.rows.items():
+        fam = family_of_row(name)
+        if fam is not None and keyed.get(id(row)) != fam.name:
+            out.append(name)
+    return out
