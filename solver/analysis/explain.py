@@ -55,12 +55,12 @@ from dataclasses import asdict, dataclass, field
 from ortools.linear_solver.python import model_builder as mb
 
 from solver.clock import OutOfTime, RunClock
-from solver.analysis.edits import apply_edits, row_path
-from solver.errors import Infeasible
+from solver.analysis.edits import apply_edits
 from solver.api import FAMILIES, Family, NotApplicable, family
+from solver.errors import Infeasible
 from solver.milp.build import build_milp
 from solver.milp.instance import build_instance
-from solver.milp.solve import DEFAULT_BACKEND, NoSolution, Solution, solve_milp
+from solver.milp.solve import DEFAULT_BACKEND, NoSolution, solve_milp
 from solver.model.catalog import Catalog
 from solver.model.problem import Problem
 

@@ -367,7 +367,8 @@ def negotiate(problem: Problem, catalog: Catalog, *, vendors: list[str] | None =
         terms.append(t)
 
     out_of_time = max_seconds is not None and time.perf_counter() - started > max_seconds
-    lever_list = _levers(session, base, terms, kinds, vendors, kw, lead_days, nodes) if levers and not out_of_time else []
+    lever_list = (_levers(session, base, terms, kinds, vendors, kw, lead_days, nodes)
+                  if levers and not out_of_time else [])
     levers_note = "not analysed: the run's time budget (--max-seconds) ran out" if levers and out_of_time else ""
     return Negotiation(problem.name, base.currency, base.total_cost, base.status, margin, options["gap"],
                        vendors, terms, lever_list, session.solves, round(time.perf_counter() - started, 3),
