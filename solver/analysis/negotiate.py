@@ -443,7 +443,7 @@ def _usability(problem: Problem, catalog: Catalog) -> tuple[set[str], dict[str, 
     reasons: dict[str, dict[str, str]] = defaultdict(dict)
     for job, exclusions in inst.excluded.items():
         for reason in exclusions:
-            reasons[reason.offer].setdefault(reason.kind, f"{job}: {reason.text}")
+            reasons[inst.configs[reason.config].offer.offer].setdefault(reason.kind, f"{job}: {reason.text}")
     why, kinds = {}, {}
     for name in catalog.offers:
         if name in usable:

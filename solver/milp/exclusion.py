@@ -29,10 +29,6 @@ class Exclusion:
             raise ValueError(f"unknown exclusion code {self.code!r}")
 
     @property
-    def offer(self) -> str:
-        return self.config.rsplit(":", 1)[0]
-
-    @property
     def text(self) -> str:
         """The reason as users read it: `memory: the model does not fit …`, or the detail alone."""
         return f"{self.code}: {self.detail}" if self.code in _WRITTEN_WITH_CODE else self.detail
