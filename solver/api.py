@@ -40,13 +40,16 @@ from solver.milp.build import build_milp
 from solver.milp.capacity import held_nodes, widen_discount
 from solver.milp.core import Milp
 from solver.milp.elastic import budget_slack, power_sites, power_slack, stock_slack
+from solver.milp.exclusion import Exclusion
 from solver.milp.export import write_mps
 from solver.milp.extract import extract_plan
 from solver.milp.instance import Instance, build_instance, job_layout
 from solver.milp.prefer import keep_preferred, pinned_milp
 from solver.milp.progress import PROGRESS
+from solver.milp.registry import AVAILABILITY, FAMILIES, POWER, Family, NotApplicable, family
 from solver.milp.solution import NoSolution, Solution
 from solver.milp.solve import solve_milp
+from solver.milp.vendors import add_vendor_count, vendor_nodes
 from solver.milp.work import add_work_slack, asked_work
 from solver.model.catalog import Catalog
 from solver.model.plan import Plan
@@ -60,6 +63,9 @@ __all__ = [
     "build_instance", "Milp", "build_milp", "solve_milp", "Solution", "NoSolution",
     "held_nodes", "asked_work", "job_layout",
     "budget_slack", "power_slack", "power_sites", "stock_slack", "add_work_slack", "widen_discount",
+    # the constraint families (solver.milp.registry) and what preprocessing excluded
+    "FAMILIES", "Family", "NotApplicable", "family", "AVAILABILITY", "POWER", "Exclusion",
+    "add_vendor_count", "vendor_nodes",
     # for the commands
     "BACKENDS", "DEFAULT_BACKEND", "PROGRESS",
 ]
@@ -146,11 +152,9 @@ def _distinct_reasons(inst: Instance, job: str, most: int = 6) -> list[str]:
     """One line per kind of reason (memory, lead_time, ...) with an example; for capacity the
     fabric that comes closest, since that is the one to enlarge."""
     seen: dict[str, str] = {}
-    for line in inst.excluded[job]:
-        config, why = line.split(": ", 1)
-        kind = why.split(":", 1)[0]
-        if kind != "capacity":
-            seen.setdefault(kind, f"{why} (e.g. {config})")
+    for reason in inst.excluded[job]:
+        if reason.code != "capacity":
+            seen.setdefault(reason.kind, f"{reason.text} (e.g. {reason.config})")
     if job in inst.closest:
-        seen["capacity"] = inst.closest[job][1]
+        seen["capacity"] = inst.closest[job][1].text
     return list(seen.values())[:most]

@@ -13,8 +13,10 @@ from dataclasses import dataclass
 from ortools.linear_solver.python import model_builder as mb
 
 from solver.milp.core import Milp
+from solver.milp.vendors import add_vendor_count, vendor_nodes
 from solver.milp.work import replica_work
 from solver.model.plan import Plan
+from solver.verify import vendors_rented
 
 INF = math.inf
 
@@ -67,23 +69,14 @@ class Handles:
         self.budget_row = milp.rows.get("Budget")
         self.spot_terms = [(var, replica_work(milp, i, t)) for (i, t), var in milp.replicas.items()
                            if inst.configs[inst.options[i].config].offer.mode == "spot"]
-        self.vendor_of: dict[str, list[mb.Variable]] = {}
-        for key, var in [*milp.nodes.items(), *milp.contracts.items()]:
-            self.vendor_of.setdefault(inst.configs[key[0]].offer.vendor, []).append(var)
+        self.vendor_of = vendor_nodes(milp)
         self.spot_row = self.vendor_row = None
         if spot:
             lhs = mb.LinearExpr.weighted_sum([v for v, _ in self.spot_terms], [w for _, w in self.spot_terms])
             milp.add_row("Frontier-Spot", lhs <= INF)
             self.spot_row = milp.rows["Frontier-Spot"]
         if vendors:
-            flags = []
-            for vendor, held in sorted(self.vendor_of.items()):
-                flag = milp.model.new_var(0, 1, not relaxed, f"vendor[{vendor}]")
-                flags.append(flag)
-                for k, var in enumerate(held):
-                    milp.add_row(f"Frontier-Vendor-{vendor}-{k}", var <= var.upper_bound * flag)
-            milp.add_row("Frontier-Vendors", mb.LinearExpr.sum(flags) <= INF)
-            self.vendor_row = milp.rows["Frontier-Vendors"]
+            self.vendor_row = add_vendor_count(milp, self.vendor_of, integral=not relaxed)
 
     def apply(self, limits: Limits, ends: list[int]) -> None:
         """Bound the model to `limits` (None: the problem's own); `ends`: each period's last day."""
@@ -102,5 +95,5 @@ class Handles:
 
 
 def plan_vendors(plan: Plan) -> set[str]:
-    """Vendors the plan rents anything from."""
-    return {a.vendor for a in plan.allocations}
+    """Vendors the plan rents anything from (solver.verify.vendors_rented)."""
+    return vendors_rented(plan)

@@ -40,6 +40,12 @@ def check_plan(problem: Problem, catalog: Catalog, plan: Plan) -> None:
         raise PlanRejected(violations)
 
 
+def vendors_rented(plan: Plan) -> set[str]:
+    """Vendors the plan rents anything from: what a vendor-count limit (a frontier's ε,
+    solver.milp.vendors) counts, read from the plan alone."""
+    return {a.vendor for a in plan.allocations}
+
+
 class _Verifier:
     def __init__(self, problem: Problem, catalog: Catalog, plan: Plan) -> None:
         self.p, self.cat, self.plan = problem, catalog, plan
@@ -60,7 +66,8 @@ class _Verifier:
         if self.pd != expected:
             self.fail(f"plan uses {self.pd}-day periods, the problem {expected}-day periods")
         self._rentals()
-        self._availability_and_power()
+        self._availability()
+        self._power()
         self._assignments()
         self._cost()
 
@@ -111,20 +118,24 @@ class _Verifier:
             self.fail(f"{what} of {offer.offer} in period {period} (day {period * self.pd}) "
                       f"before its lead time of {offer.lead_time_days} days")
 
-    def _availability_and_power(self) -> None:
-        """Stock and power day by day, over each contract's whole term (not only the periods
-        it may be used in): a vendor's nodes stay rented, and racks draw power, to its last day."""
+    def _availability(self) -> None:
+        """Stock day by day, over each contract's whole term (not only the periods it may be
+        used in): a vendor's nodes stay rented to its last day."""
         per_offer: dict[tuple[str, int], int] = defaultdict(int)
-        draw: dict[tuple[str, int], float] = defaultdict(float)
         for name, day, nodes in self._held_days():
-            offer = self.cat.offers[name]
             per_offer[name, day] += nodes
-            if offer.counts_power:
-                draw[offer.datacenter, day] += nodes * (offer.node_kw or 0.0)
         for (name, day), nodes in sorted(per_offer.items()):
             if nodes > self.cat.offers[name].max_nodes:
                 self.fail(f"availability: {nodes} nodes of {name} on day {day}, "
                           f"max_nodes is {self.cat.offers[name].max_nodes}")
+
+    def _power(self) -> None:
+        """Power day by day: a rack draws to its contract's last day."""
+        draw: dict[tuple[str, int], float] = defaultdict(float)
+        for name, day, nodes in self._held_days():
+            offer = self.cat.offers[name]
+            if offer.counts_power:
+                draw[offer.datacenter, day] += nodes * (offer.node_kw or 0.0)
         for (dc, day), kw in sorted(draw.items()):
             quota = self.cat.datacenters[dc].power_quota_kw
             if kw > quota + 1e-6:
@@ -294,6 +305,9 @@ class _Verifier:
         parts = sum(self.plan.cost_breakdown.values())
         if not math.isclose(parts, self.plan.total_cost, rel_tol=TOL_REL, abs_tol=TOL_CNY):
             self.fail(f"cost: breakdown adds up to {parts:,.2f}, total is {self.plan.total_cost:,.2f}")
+        self._budget(total)
+
+    def _budget(self, total: float) -> None:
         if self.p.budget is not None and total > self.p.budget + TOL_CNY:
             self.fail(f"budget: plan costs {total:,.2f} CNY, budget is {self.p.budget:,.2f}")
 

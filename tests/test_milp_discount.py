@@ -96,13 +96,14 @@ def test_the_discount_stays_exact_where_why_raises_the_stock(nodes):
     """`why` raises every node bound above the catalog's max_nodes (here 2) and puts the cap
     back through a slack; the discount must then still be exact: 3 and 4 nodes were forced
     to take it and 5 or more were infeasible before `widen_discount` (v ≥ x − X̄·y with X̄ = 2)."""
-    from solver.analysis.why import _stock_slack
+    from solver.analysis.why import STOCK_RAISE
     from solver.api import build
+    from solver.milp.elastic import stock_slacks
     from solver.milp.solve import solve_milp
 
     cat = catalog(hourly("B", 5, max_nodes=2, discount_from_gpus=8, discount_pct=5))
     _, milp = build(problem(job("j", days=10, deadline=10), horizon=10), cat)
-    _stock_slack(milp)
+    stock_slacks(milp, factor=STOCK_RAISE)
     first = min(milp.nodes, key=lambda key: key[1])
     milp.nodes[first].lower_bound = nodes
     sol = solve_milp(milp, backend="highs")

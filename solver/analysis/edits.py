@@ -27,6 +27,7 @@ from pydantic import ValidationError
 
 from solver.errors import ProblemError
 from solver.model.catalog import Catalog
+from solver.model.paths import row_path  # noqa: F401 - part of the edit language's API (solver.model.paths)
 from solver.model.problem import Problem
 
 CATALOG_TABLES = {"offers": "offer", "gpus": "gpu", "datacenters": "datacenter"}
@@ -263,15 +264,6 @@ def _pick_list(items: list, selector: str, edit: Edit, part: str) -> list[int]:
             raise ProblemError(f"{part} has no entry {selector!r}", key=edit.text, fix=f"entries: {names}")
         return wanted
     return [int(k) for k in _select({str(i): it for i, it in enumerate(items)}, selector, edit, part)]
-
-
-def row_path(table: str, column: str, name: str) -> str:
-    """`offers.NAME` in this language, or `offers[offer="NAME"]` (quoted, escaped) when NAME
-    holds a dot, bracket, quote, =, comma or a leading/trailing space."""
-    if any(c in name for c in ".[]=,\"'\\") or name != name.strip():
-        quoted = name.replace("\\", "\\\\").replace('"', '\\"')
-        return f'{table}[{column}="{quoted}"]'
-    return f"{table}.{name}"
 
 
 def _combine(old: Any, edit: Edit) -> Any:

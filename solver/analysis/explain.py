@@ -54,15 +54,16 @@ from dataclasses import asdict, dataclass, field
 
 from ortools.linear_solver.python import model_builder as mb
 
+from solver.analysis.edits import apply_edits
+from solver.api import (DEFAULT_BACKEND, FAMILIES, Family, NoSolution, NotApplicable, build_instance, build_milp,
+                        family, solve_milp)
 from solver.clock import OutOfTime, RunClock
-from solver.analysis.edits import apply_edits, row_path
 from solver.errors import Infeasible
-from solver.api import (DEFAULT_BACKEND, NoSolution, Solution, budget_slack, build_instance, build_milp, held_nodes,
-                        power_slack, solve_milp, stock_slack)
 from solver.model.catalog import Catalog
 from solver.model.problem import Problem
 
-UNITS = {"deadline": "days", "power": "kW", "budget": "CNY", "availability": "nodes"}
+STRATEGIES = ("days", "without", "each", "together")
+"""The order the lone relaxations are tried and listed in, by each family's Relax.how."""
 RAISE_FACTORS = (2, 8, 64)
 """Caps are raised this much for the stock slack, the next only when the last is not enough:
 the smaller the raise, the tighter the model (the bundled example's combination: 5.3 s from ×4, 0.5 s from ×2)."""
@@ -81,24 +82,14 @@ class Part:
     horizon_days: int | None = None  # deadline: the horizon the later deadlines need (None: the written one holds)
 
     def words(self, *, percent: bool = False) -> str:
-        text = self._words()
+        """Every change the part's edits make, in the amounts they make it (nothing left implicit)."""
+        text = family(self.kind).relax.words(self.amount, self.target, self.horizon_days)
         if percent and self.relative is not None:
             text += f" (+{self.relative:.1%})"
         return text
 
-    def _words(self) -> str:
-        """Every change the part's edits make, in the amounts they make it (nothing left implicit)."""
-        a = self.amount
-        if self.kind == "deadline":
-            text = f"{_int(a)} more day{'s' if a != 1 else ''} on every deadline"
-            if self.horizon_days is not None:  # a deadline past the horizon is rejected as input
-                text += f" (and the horizon to {self.horizon_days} days)"
-            return text
-        if self.kind == "power":
-            return f"{_int(a):,} kW more at {self.target}"
-        if self.kind == "budget":
-            return f"¥{_int(a):,} more budget"
-        return f"{_int(a)} more node{'s' if a != 1 else ''} of {self.target}"
+    def edits(self) -> list[str]:
+        return family(self.kind).relax.edits(self.amount, self.target, self.horizon_days)
 
 
 @dataclass
@@ -176,11 +167,10 @@ def explain_infeasible(problem: Problem, catalog: Catalog, *, backend: str = DEF
     start = time.perf_counter()
     ctx = _Context(problem, catalog, backend, time_limit,
                    None if max_seconds is None else start + max_seconds)
-    alone = [ctx.deadline(max_extra_days)]
-    if problem.budget is not None:
-        alone.append(ctx.budget())
-    alone += ctx.power()
-    alone.append(ctx.availability())
+    strategies = {"days": lambda fam: [ctx.deadline(fam, max_extra_days)], "without": ctx.without,
+                  "each": ctx.each, "together": lambda fam: [ctx.together(fam)]}
+    alone = [rel for how in STRATEGIES for fam in FAMILIES
+             if not isinstance(fam.relax, NotApplicable) and fam.relax.how == how for rel in strategies[how](fam)]
     combination = ctx.combination()
     return Explanation(alone, combination, ctx.notes, time.perf_counter() - start)
 
@@ -226,7 +216,7 @@ class _Context:
         """Turn parts into edits, verify them by a re-solve, and word the result."""
         for p in parts:
             p.relative = self._relative(p)
-        edits = [e for p in parts for e in self._edits(p)]
+        edits = [e for p in parts for e in p.edits()]
         refuted = False
         try:
             cost = self._resolve(edits)
@@ -241,47 +231,31 @@ class _Context:
         return rel
 
     def _relative(self, part: Part) -> float | None:
-        limit = {"deadline": lambda: max(j.deadline_days for j in self.problem.jobs),
-                 "budget": lambda: self.problem.budget,
-                 "power": lambda: self.catalog.datacenters[part.target].power_quota_kw,
-                 "availability": lambda: self.catalog.offers[part.target].max_nodes}[part.kind]()
+        limit = family(part.kind).relax.limit(self.problem, self.catalog, part.target)
         return part.amount / limit if limit else None
 
-    def _edits(self, part: Part) -> list[str]:
-        a = part.amount
-        if part.kind == "deadline":
-            edits = [f"jobs[*].deadline_days+={_int(a)}"]
-            if part.horizon_days is not None:
-                edits.append(f"horizon_days={part.horizon_days}")
-            return edits
-        if part.kind == "budget":
-            return [f"budget+={_int(a)}"]
-        if part.kind == "power":
-            return [f"{row_path('datacenters', 'datacenter', part.target)}.power_quota_kw+={_int(a)}"]
-        return [f"{row_path('offers', 'offer', part.target)}.max_nodes+={_int(a)}"]
-
     def _cannot(self, kind: str, target: str, text: str) -> Relaxation:
-        return Relaxation(kind, target, None, UNITS[kind], text=text)
+        return Relaxation(kind, target, None, family(kind).unit, text=text)
 
     def _undetermined(self, kind: str, target: str, what: str) -> Relaxation:
         rel = self._cannot(kind, target, f"{what}: not determined within the time limit (raise {self.clock.more_time})")
         rel.determined = False
         return rel
 
-    # --- deadline: a search over whole days --------------------------------------------------
+    # --- "days" (deadline): a search over whole days -----------------------------------------
 
-    def _deadline_part(self, k: int) -> Part:
+    def _deadline_part(self, fam: Family, k: int) -> Part:
         """k more days on every deadline, with the horizon extended when the latest passes it."""
         latest = max(j.deadline_days for j in self.problem.jobs) + k
-        return Part("deadline", "every job", k, "days",
+        return Part(fam.name, "every job", k, fam.unit,
                     horizon_days=latest if latest > self.problem.horizon_days else None)
 
-    def deadline(self, max_extra_days: int | None) -> Relaxation:
+    def deadline(self, fam: Family, max_extra_days: int | None) -> Relaxation:
         cap = max_extra_days if max_extra_days is not None else max(self.problem.horizon_days, 30)
         cap = min(cap, 3650 - max(j.deadline_days for j in self.problem.jobs))  # the horizon's validation cap
 
         def feasible(k: int) -> bool:
-            return self._resolve(self._edits(self._deadline_part(k))) is not None
+            return self._resolve(self._deadline_part(fam, k).edits()) is not None
 
         try:
             lo, hi, k = 0, None, 1
@@ -291,36 +265,38 @@ class _Context:
                     break
                 lo, k = k, (cap if k < cap < 2 * k else 2 * k)
             if hi is None:
-                return self._cannot("deadline", "every job",
+                return self._cannot(fam.name, "every job",
                                     f"moving every deadline alone, by up to {cap} days, does not make it feasible")
             while hi - lo > 1:
                 mid = (lo + hi) // 2
                 lo, hi = (lo, mid) if feasible(mid) else (mid, hi)
         except _Undetermined:
-            return self._undetermined("deadline", "every job", "the smallest deadline extension")
-        return self._finish("deadline", "every job", [self._deadline_part(hi)])
+            return self._undetermined(fam.name, "every job", "the smallest deadline extension")
+        return self._finish(fam.name, "every job", [self._deadline_part(fam, hi)])
 
-    # --- budget: the cheapest plan without one -----------------------------------------------
+    # --- "without" (budget): the cheapest plan without one ------------------------------------
 
-    def budget(self) -> Relaxation:
+    def without(self, fam: Family) -> list[Relaxation]:
         from solver.api import solve_problem
 
+        if self.problem.budget is None:
+            return []
         if self.stranded:
-            return self._cannot("budget", "budget", "more budget alone does not make it feasible")
+            return [self._cannot(fam.name, "budget", "more budget alone does not make it feasible")]
         try:
             plan = solve_problem(self.problem.model_copy(update={"budget": None}), self.catalog, backend=self.backend,
                                  time_limit=self.time_limit, gap=0.0)
         except _Undetermined:
-            return self._undetermined("budget", "budget", "the cheapest plan without a budget")
+            return [self._undetermined(fam.name, "budget", "the cheapest plan without a budget")]
         except Infeasible as exc:
             if not exc.proven:
-                return self._undetermined("budget", "budget", "the cheapest plan without a budget")
-            return self._cannot("budget", "budget", "more budget alone does not make it feasible "
-                                                    "(there is no plan even without a budget)")
+                return [self._undetermined(fam.name, "budget", "the cheapest plan without a budget")]
+            return [self._cannot(fam.name, "budget", "more budget alone does not make it feasible "
+                                                     "(there is no plan even without a budget)")]
         need = max(1, math.ceil(plan.total_cost - self.problem.budget - TOL))
-        return self._finish("budget", "budget", [Part("budget", "budget", need, "CNY")])
+        return [self._finish(fam.name, "budget", [Part(fam.name, "budget", need, fam.unit)])]
 
-    # --- power: an elastic model per site ----------------------------------------------------
+    # --- "each" (power): an elastic model per site --------------------------------------------
 
     def _power_sites(self) -> dict[str, bool]:
         """Datacenters where an allowed offer draws against the quota → whether the model has
@@ -332,55 +308,60 @@ class _Context:
                 sites[cfg.offer.datacenter] = sites.get(cfg.offer.datacenter, False) or used
         return dict(sorted(sites.items()))
 
-    def power(self) -> list[Relaxation]:
+    def each(self, fam: Family) -> list[Relaxation]:
         if not self.sites:
             return []
         used = [dc for dc, in_model in self.sites.items() if in_model]
         out, undetermined = [], False
         for dc in used:
             try:
-                needs = self._elastic(power={dc: 1.0})
+                needs = self._elastic({fam.name: {dc: 1.0}})
             except _Undetermined:
                 undetermined = True
                 continue
             if needs is not None:
-                out.append(self._finish("power", dc, needs))
+                out.append(self._finish(fam.name, dc, needs))
         if out:
             return out
         if undetermined:
-            return [self._undetermined("power", "any site", "the smallest power increase")]
+            return [self._undetermined(fam.name, "any site", "the smallest power increase")]
         if len(used) > 1:
             try:
-                needs = self._elastic(power={dc: 1.0 for dc in used})
+                needs = self._elastic({fam.name: {dc: 1.0 for dc in used}})
             except _Undetermined:
-                return [self._undetermined("power", "all sites", "the smallest power increase at all sites")]
+                return [self._undetermined(fam.name, "all sites", "the smallest power increase at all sites")]
             if needs is not None:
-                return [self._finish("power", "all sites", needs)]
+                return [self._finish(fam.name, "all sites", needs)]
         where = "at " + ", ".join(self.sites) + (" (one at a time or together)" if len(used) > 1 else "")
-        return [self._cannot("power", "any site", f"more power alone {where} does not make it feasible")]
+        return [self._cannot(fam.name, "any site", f"more power alone {where} does not make it feasible")]
 
-    # --- availability: raised caps, slack on the written ones --------------------------------
+    # --- "together" (availability): raised caps, slack on the written ones --------------------
 
-    def availability(self) -> Relaxation:
+    def together(self, fam: Family) -> Relaxation:
         try:
-            needs = self._elastic(stock=True)
+            needs = self._elastic({fam.name: None})
         except _Undetermined:
-            return self._undetermined("availability", "offers", "the fewest extra nodes")
+            return self._undetermined(fam.name, "offers", "the fewest extra nodes")
         if needs is None:
-            return self._cannot("availability", "offers", "more stock (max_nodes) of the offers alone "
-                                                           "does not make it feasible")
+            return self._cannot(fam.name, "offers", "more stock (max_nodes) of the offers alone "
+                                                    "does not make it feasible")
         target = ", ".join(p.target for p in needs)
-        return self._finish("availability", target, needs)
+        return self._finish(fam.name, target, needs)
 
     # --- the cheapest combination -------------------------------------------------------------
 
     def combination(self) -> Relaxation | None:
-        budget = self.problem.budget
+        stretch: dict[str, dict[str, float] | None] = {}
+        for fam in FAMILIES:
+            how = None if isinstance(fam.relax, NotApplicable) else fam.relax.how
+            if how == "without" and self.problem.budget is not None:
+                stretch[fam.name] = {"budget": self._weight(fam, "budget")}
+            elif how == "each":
+                stretch[fam.name] = {dc: self._weight(fam, dc) for dc, in_model in self.sites.items() if in_model}
+            elif how == "together":
+                stretch[fam.name] = None
         try:
-            needs = self._elastic(budget=1 / budget if budget else None,
-                                  power={dc: 1 / max(self.catalog.datacenters[dc].power_quota_kw, 1.0)
-                                         for dc, in_model in self.sites.items() if in_model}, stock=True,
-                                  weighted=True)
+            needs = self._elastic(stretch, weighted=True)
         except _Undetermined:
             self.notes.append("the cheapest combination: not determined within the time limit")
             return None
@@ -390,66 +371,51 @@ class _Context:
             return None
         return self._finish("combination", "limits", needs)
 
+    def _weight(self, fam: Family, target: str) -> float:
+        """1 ÷ the written limit: 10 % more of any limit weighs the same (a limit under 1 as 1)."""
+        return 1 / max(fam.relax.limit(self.problem, self.catalog, target), 1.0)
+
     # --- the elastic MILP ----------------------------------------------------------------------
 
-    def _elastic(self, *, budget: float | None = None, power: dict[str, float] | None = None,
-                 stock: bool = False, weighted: bool = False) -> list[Part] | None:
+    def _elastic(self, stretch: dict[str, dict[str, float] | None], *,
+                 weighted: bool = False) -> list[Part] | None:
         """Smallest weighted slack on the chosen limits; the parts it needs, or None if none helps.
 
-        budget/power: weights of the budget's and each site's slack; stock: slack on every
-        offer's max_nodes, weight 1 per node (1/max_nodes when weighted).
+        stretch: family name → {target: weight of its slack}, or None for every target of a
+        "together" family (each offer's stock: weight 1 per node, 1/max_nodes when weighted),
+        whose model is built with raised caps (×2, ×8, ×64 while that is not enough).
         """
-        factors = RAISE_FACTORS if stock else (1,)
-        for factor in factors:
+        chosen = [fam for fam in FAMILIES if fam.name in stretch]
+        raise_caps = any(fam.relax.how == "together" for fam in chosen)
+        caps = {o.offer: o.max_nodes for o in self.catalog.offers.values()}
+        for factor in RAISE_FACTORS if raise_caps else (1,):
             catalog = _raised(self.catalog, factor) if factor > 1 else self.catalog
             inst = build_instance(self.problem, catalog) if factor > 1 else self.inst
             if any(not any(o.job == j.name for o in inst.options) for j in self.problem.jobs):
                 continue
             milp = build_milp(inst)
-            model, objective = milp.model, []
-            b_slack = budget_slack(milp) if budget is not None else None
-            if b_slack is not None:
-                objective.append((b_slack, budget))
-            objective += [(power_slack(milp, dc), weight) for dc, weight in (power or {}).items()]
-            if stock:
-                objective += _stock_slack(milp, self.catalog, factor, weighted)
-            model.minimize(mb.LinearExpr.weighted_sum([v for v, _ in objective], [w for _, w in objective]))
+            objective, slacked = [], {}
+            for fam in chosen:
+                weights = stretch[fam.name]
+                if weights is None:
+                    slacks = fam.slack(milp, None, caps=caps, factor=factor)
+                    weights = {t: (1 / caps[t] if weighted else 1.0) for t in slacks}
+                else:
+                    slacks = fam.slack(milp, list(weights))
+                objective += [(var, weights[t]) for t, var in slacks.items()]
+                if slacks:
+                    slacked[fam.name] = list(weights) if stretch[fam.name] is not None else None
+            milp.model.minimize(mb.LinearExpr.weighted_sum([v for v, _ in objective], [w for _, w in objective]))
             try:
                 sol = solve_milp(milp, backend=self.backend, time_limit=self.time_limit, gap=0.0)
             except NoSolution as exc:
                 if not exc.proven:
                     raise _Undetermined(str(exc)) from None
                 continue
-            needs = self._needs(sol, b_slack is not None, set(power or ()), stock)
+            needs = [Part(fam.name, target, amount, fam.unit) for fam in chosen if fam.name in slacked
+                     for target, amount in fam.relax.over(sol, self.catalog, slacked[fam.name])]
             return needs or None  # nothing over any limit: only numerical noise made it infeasible
         return None
-
-    def _needs(self, sol: Solution, budget: bool, sites: set[str], stock: bool) -> list[Part]:
-        """What the integer plan of an elastic solve uses beyond each written limit, rounded up."""
-        milp, out = sol.milp, []
-        if budget:
-            over = sum(sol.cost_parts().values()) - self.problem.budget
-            if over > TOL:
-                out.append(Part("budget", "budget", math.ceil(over - TOL), "CNY"))
-        draw: dict[tuple[str, int], float] = {}
-        held: dict[tuple[str, int], int] = {}
-        for (key, t), variables in held_nodes(milp).items():
-            offer = milp.inst.configs[key].offer
-            n = sum(sol.count(var) for var in variables)
-            if offer.counts_power and offer.datacenter in sites:
-                draw[offer.datacenter, t] = draw.get((offer.datacenter, t), 0.0) + n * offer.node_kw
-            held[offer.offer, t] = held.get((offer.offer, t), 0) + n
-        for dc in sorted(sites):
-            over = max((kw for (d, _), kw in draw.items() if d == dc), default=0.0) \
-                - self.catalog.datacenters[dc].power_quota_kw
-            if over > TOL:
-                out.append(Part("power", dc, math.ceil(over - TOL), "kW"))
-        if stock:
-            for offer in sorted({o for o, _ in held}):
-                over = max(n for (o, _), n in held.items() if o == offer) - self.catalog.offers[offer].max_nodes
-                if over > 0:
-                    out.append(Part("availability", offer, over, "nodes"))
-        return out
 
 
 class _Undetermined(Exception):
@@ -459,12 +425,6 @@ class _Undetermined(Exception):
 def _raised(catalog: Catalog, factor: int) -> Catalog:
     offers = {k: o.model_copy(update={"max_nodes": o.max_nodes * factor}) for k, o in catalog.offers.items()}
     return catalog.model_copy(update={"offers": offers})
-
-
-def _stock_slack(milp, catalog: Catalog, factor: int, weighted: bool) -> list[tuple]:
-    """Slack on every offer's written max_nodes (the model was built with caps raised ×factor)."""
-    caps = {o.offer: o.max_nodes for o in catalog.offers.values()}
-    return [(s, 1 / caps[offer] if weighted else 1.0) for offer, s in stock_slack(milp, caps, factor).items()]
 
 
 def _flag(rel: Relaxation, prefix: str = "") -> str:

@@ -59,7 +59,7 @@ from dataclasses import asdict, dataclass, field
 from ortools.linear_solver.python import model_builder as mb
 
 from solver.analysis.edits import apply_edits, row_path
-from solver.api import Milp, build_instance, solve_problem
+from solver.api import AVAILABILITY, POWER, Family, Milp, build_instance, solve_problem
 from solver.errors import Infeasible, ProblemError
 from solver.model.catalog import MODE_UNITS, UNIT_DAYS, Catalog, Offer
 from solver.model.plan import Plan
@@ -343,7 +343,7 @@ def negotiate(problem: Problem, catalog: Catalog, *, vendors: list[str] | None =
     horizon = problem.horizon_days
     base_days = node_days(base, catalog, horizon)
     used = offers_used(base)
-    usable, why = _usability(problem, catalog)
+    usable, why, kinds = _usability(problem, catalog)
     tolerance = max(1.0, 2 * options["gap"] * base.total_cost)
 
     chosen = [o for o in catalog.offers.values() if not vendors or o.vendor in vendors]
@@ -365,7 +365,8 @@ def negotiate(problem: Problem, catalog: Catalog, *, vendors: list[str] | None =
         terms.append(t)
 
     out_of_time = max_seconds is not None and time.perf_counter() - started > max_seconds
-    lever_list = _levers(session, base, terms, vendors, kw, lead_days, nodes) if levers and not out_of_time else []
+    lever_list = (_levers(session, base, terms, kinds, vendors, kw, lead_days, nodes)
+                  if levers and not out_of_time else [])
     levers_note = "not analysed: the run's time budget (--max-seconds) ran out" if levers and out_of_time else ""
     return Negotiation(problem.name, base.currency, base.total_cost, base.status, margin, options["gap"],
                        vendors, terms, lever_list, session.solves, round(time.perf_counter() - started, 3),
@@ -432,18 +433,16 @@ def _grown(new: Plan, old: Plan, catalog: Catalog, horizon: int, *, exclude: str
     return sorted(grown, key=lambda o: -grown[o])
 
 
-def _usability(problem: Problem, catalog: Catalog) -> tuple[set[str], dict[str, str]]:
-    """Offers some job can use, and for the others why not (one reason per kind, per job)."""
+def _usability(problem: Problem, catalog: Catalog) -> tuple[set[str], dict[str, str], dict[str, set[str]]]:
+    """Offers some job can use; for the others why not (one reason per kind, per job), and
+    the kinds of those reasons (solver.milp.exclusion.Exclusion.kind)."""
     inst = build_instance(problem, catalog)
     usable = {inst.configs[o.config].offer.offer for o in inst.options}
     reasons: dict[str, dict[str, str]] = defaultdict(dict)
-    for job, lines in inst.excluded.items():
-        for line in lines:
-            config, text = line.split(": ", 1)
-            offer = config.rsplit(":", 1)[0]
-            kind = text.split(":", 1)[0]
-            reasons[offer].setdefault(kind, f"{job}: {text}")
-    why = {}
+    for job, exclusions in inst.excluded.items():
+        for reason in exclusions:
+            reasons[inst.configs[reason.config].offer.offer].setdefault(reason.kind, f"{job}: {reason.text}")
+    why, kinds = {}, {}
     for name in catalog.offers:
         if name in usable:
             continue
@@ -451,7 +450,8 @@ def _usability(problem: Problem, catalog: Catalog) -> tuple[set[str], dict[str, 
             why[name] = "excluded by the problem's restrict list"
         else:
             why[name] = "; ".join(reasons[name].values()) or "no job can use it"
-    return usable, why
+            kinds[name] = set(reasons[name])
+    return usable, why, kinds
 
 
 def reason_kinds(reason: str) -> set[str]:
@@ -463,21 +463,20 @@ def reason_kinds(reason: str) -> set[str]:
     return kinds
 
 
-def _levers(session: Session, base: Plan, terms: list[OfferTerms], vendors: list[str] | None, kw: float,
-            lead_days: int, nodes: int) -> list[Lever]:
+def _levers(session: Session, base: Plan, terms: list[OfferTerms], kinds: dict[str, set[str]],
+            vendors: list[str] | None, kw: float, lead_days: int, nodes: int) -> list[Lever]:
+    """Power at binding sites (+kw), shorter lead times, stock of binding offers (+nodes), in that order."""
     cat = session.catalog
 
     def mine(offer: str) -> bool:
         return not vendors or cat.offers[offer].vendor in vendors
 
-    out: list[Lever] = []
-    for site in dict.fromkeys(b.name for b in base.binding if b.kind == "power"):
-        out.append(_lever(session, base, "power", site, None, f"{row_path('datacenters', 'datacenter', site)}.power_quota_kw+={kw:g}", kw, "kW"))
+    out = _family_levers(session, base, POWER, kw, mine)
     if lead_days > 0:
         lead = [t.offer for t in terms if t.status == "in_plan"]
         lead += [t.offer for t in terms if t.status == "not_in_plan" and t.limit_price is not None
                  and t.limit_price >= t.price * (1 - NEAR)]
-        lead += [t.offer for t in terms if t.status == "unusable" and reason_kinds(t.reason) == {"lead_time"}]
+        lead += [t.offer for t in terms if t.status == "unusable" and kinds.get(t.offer) == {"lead_time"}]
         lead += [o for o in offers_used(base) if o not in lead and mine(o)]
         for o in dict.fromkeys(lead):
             days = cat.offers[o].lead_time_days
@@ -486,10 +485,18 @@ def _levers(session: Session, base: Plan, terms: list[OfferTerms], vendors: list
                 out.append(_lever(session, base, "lead_time", o, cat.offers[o].vendor,
                                   f"{row_path('offers', 'offer', o)}.lead_time_days={days - shorter}", shorter, "days"))
     if nodes > 0:
-        for o in dict.fromkeys(b.name for b in base.binding if b.kind == "availability"):
-            if mine(o):
-                out.append(_lever(session, base, "availability", o, cat.offers[o].vendor,
-                                  f"{row_path('offers', 'offer', o)}.max_nodes+={nodes}", nodes, "nodes"))
+        out += _family_levers(session, base, AVAILABILITY, nodes, mine)
+    return out
+
+
+def _family_levers(session: Session, base: Plan, fam: Family, amount: float, mine) -> list[Lever]:
+    """+amount of the family's limit at each target binding in the plan (an offer: only `mine`)."""
+    out = []
+    for name in dict.fromkeys(b.name for b in base.binding if b.kind == fam.name):
+        vendor = session.catalog.offers[name].vendor if fam.targets == "offer" else None
+        if fam.targets != "offer" or mine(name):
+            step = fam.lever(session.problem, session.catalog, name, amount)
+            out.append(_lever(session, base, fam.name, name, vendor, step.edits[0], amount, fam.unit))
     return out
 
 

@@ -35,20 +35,23 @@ from dataclasses import asdict, dataclass, field
 
 from ortools.linear_solver.python import model_builder as mb
 
+from solver.analysis.edits import apply_edits
+from solver.api import DEFAULT_BACKEND, FAMILIES, Exclusion, Milp, NoSolution, NotApplicable, family, solve_milp
 from solver.clock import OutOfTime, RunClock
-from solver.analysis.edits import apply_edits, row_path
 from solver.errors import Infeasible
-from solver.api import (DEFAULT_BACKEND, Milp, NoSolution, add_work_slack, asked_work, budget_slack, power_sites,
-                        power_slack, solve_milp, stock_slack, widen_discount)
 from solver.model.catalog import Catalog, Offer
 from solver.model.plan import Plan
 from solver.model.problem import Problem
 
 CODES = ("price", "memory", "power", "lead_time", "availability", "residency", "deadline", "fabric")
-WORK_WEIGHT = 1000.0
 STOCK_RAISE = 8
+"""Offers' node bounds are raised this much for the stock slack of a forced model."""
 TOL = 1e-6
-_PREFIX = {"memory": "memory", "lead_time": "lead_time", "fabric": "fabric", "capacity": "deadline"}
+_EXCLUDED_CODE = {"memory": "memory", "lead_time": "lead_time", "fabric": "fabric", "capacity": "deadline",
+                  "residency": "residency", "spot": "availability", "window": "availability",
+                  "precision": "availability"}
+"""The code (of CODES) an alternative gets for each preprocessing reason (solver.milp.exclusion.CODES)."""
+_DETAIL_ONLY = frozenset({"memory", "lead_time", "fabric", "capacity"})
 _ORDER = ("residency", "memory", "lead_time", "fabric", "deadline", "availability")
 """Which preprocessing reason names an alternative whose configurations were dropped for several."""
 
@@ -216,7 +219,7 @@ class _Ctx:
                 continue
             reasons = [excluded[key] for key in keys if key in excluded]
             if not any(key in usable for key in keys):
-                if all(r.startswith("excluded by") for r in reasons):
+                if all(r.code == "restrict" for r in reasons):
                     continue  # the user's own restrict list: not a candidate at all
                 out.append(self._excluded(name, group, offers, reasons))
             else:
@@ -267,10 +270,10 @@ class _Ctx:
                     var.upper_bound = upper
         return out
 
-    def _excluded(self, name: str, group, offers: list[str], reasons: list[str]) -> Alternative:
-        coded = [(_code(r), r) for r in reasons if not r.startswith("excluded by")] or [("availability", "unusable")]
-        code, reason = min(coded, key=lambda cr: _ORDER.index(cr[0]) if cr[0] in _ORDER else len(_ORDER))
-        text = reason.split(": ", 1)[1] if code in _PREFIX.values() and ": " in reason else reason
+    def _excluded(self, name: str, group, offers: list[str], reasons: list[Exclusion]) -> Alternative:
+        coded = [(_EXCLUDED_CODE[r.code], _words(r)) for r in reasons if r.code != "restrict"] \
+            or [("availability", "unusable")]
+        code, text = min(coded, key=lambda cr: _ORDER.index(cr[0]) if cr[0] in _ORDER else len(_ORDER))
         if code == "memory":
             text = self._memory_words(name, group, offers) or text
         elif code == "deadline":
@@ -322,21 +325,12 @@ class _Ctx:
         _, milp = build(self.problem, self.catalog)
         force_job(alt.job, keys)(milp)
         model, slacks = milp.model, []  # (family, target, var, weight, limit)
-        s = budget_slack(milp)
-        if s is not None:
-            slacks.append(("budget", "budget", s, 1 / self.problem.budget, self.problem.budget))
-        for dc in power_sites(milp):
-            s = power_slack(milp, dc)
-            quota = self.catalog.datacenters[dc].power_quota_kw
-            rack = min((o.node_kw for o in self.catalog.offers.values()
-                        if o.datacenter == dc and o.counts_power and o.node_kw), default=1.0)
-            slacks.append(("power", dc, s, 1 / max(quota, rack), quota))
-        slacks += _stock_slack(milp)
-        for job in self.problem.jobs:
-            s = model.new_num_var(0, math.inf, f"slack[work,{job.name}]")
-            add_work_slack(milp, job.name, s)
-            need = asked_work(milp, job.name)  # what the rows ask (the message rescales to the job's own)
-            slacks.append(("work", job.name, s, WORK_WEIGHT / max(need, TOL), need))
+        for fam in FAMILIES:
+            if isinstance(fam.slack, NotApplicable) or isinstance(fam.lost, NotApplicable):
+                continue
+            for target, var in fam.slack(milp, None, factor=STOCK_RAISE).items():
+                weight, limit = fam.lost.scale(milp, target)
+                slacks.append((fam, target, var, weight, limit))
         model.minimize(mb.LinearExpr.weighted_sum([s[2] for s in slacks], [s[3] for s in slacks]))
         try:
             sol = solve_milp(milp, backend=self.backend, time_limit=self.time_limit)
@@ -351,29 +345,14 @@ class _Ctx:
             alt.code, alt.text = "deadline", "infeasible when forced (numerically at the edge)"
             return
         fam, target, amount, _, limit = max(used, key=lambda u: u[3])
-        if fam == "power":
-            alt.code = "power"
-            alt.text = f"site quota at {target}: needs {limit + amount:,.0f} kW, {limit:,.0f} kW available"
-        elif fam == "stock":
-            alt.code = "availability"
-            alt.text = (f"{target} has {limit:,.0f} nodes; the plan forced onto it needs "
-                        f"{limit + math.ceil(amount - TOL):,.0f} at once")
-        elif fam == "budget":
+        alt.code, alt.text = fam.lost.code, fam.lost.words(milp, target, amount, limit)
+        if alt.code == "price":  # only the budget stands in the way: what the forced plan costs without it
             unbounded = self.problem.model_copy(update={"budget": None})
             cost = self._solve(unbounded, constrain=force_job(alt.job, keys))
-            alt.code = "price"
             if cost is not None:
                 alt.cost, alt.delta = cost, cost - self.plan.total_cost
                 alt.text = f"{_dearer(alt.delta)}; over the budget by ¥{cost - self.problem.budget:,.0f}"
-            else:
-                alt.text = f"over the budget by ¥{amount:,.0f}"
-        else:
-            alt.code = "deadline"
-            job = next(j for j in self.problem.jobs if j.name == target)
-            own = milp.inst.required[target]  # the rows may ask a tiny job more (solver.api.asked_work)
-            undone = amount * own / limit if limit > 0 else amount
-            alt.text = (f"cannot finish {target} by day {job.deadline_days} at any size: "
-                        f"{_eflop(undone)} of {_eflop(own)} EFLOP left undone")
+        elif alt.code == "deadline":
             if target == alt.job and self._lead_time_blocks(alt, keys):
                 alt.code = "lead_time"
                 lead = max(self.catalog.offers[o].lead_time_days for o in alt.offers)
@@ -395,44 +374,13 @@ class _Ctx:
 
     # --- binding limits --------------------------------------------------------------------
 
-    def _later_deadline(self, name: str) -> tuple[list[str], str]:
-        """Edits and label for one more period (a day, or 5 days on long plans) on a job's deadline.
-
-        Why a period, and the period length pinned when the horizon must grow: a job runs
-        only in the periods wholly inside its window, so one more day on a 5-day grid
-        adds nothing but can move the horizon, which reshapes the last period; and a
-        horizon grown past 120 days would switch the whole plan to 5-day periods. A
-        reviewer saw "+1 day on pretrain-30b's deadline" cost +1,750 CNY on hybrid-burst:
-        the horizon 217 → 218 alone cost 57,936 (its deadline of 217 then no longer
-        ended a whole period)."""
-        job = next(j for j in self.problem.jobs if j.name == name)
-        step = self.problem.effective_period_days
-        edits = [f"{row_path('jobs', 'name', name)}.deadline_days+={step}"]
-        days = "1 day" if step == 1 else f"{step} days (one period)"
-        if job.deadline_days + step > self.problem.horizon_days:
-            edits += [f"horizon_days={job.deadline_days + step}", f"period_days={step}"]
-            return edits, f"+{days} on {name}'s deadline and the horizon"
-        return edits, f"+{days} on {name}'s deadline"
-
     def lever(self, b) -> Lever | None:
         slack, unit = b.limit - b.used, b.unit
-        if b.kind == "power":
-            kws = [o.node_kw for o in self.catalog.offers.values()
-                   if o.datacenter == b.name and o.counts_power and o.node_kw]
-            rack = min(kws) if kws else 1.0
-            edits = [f"{row_path('datacenters', 'datacenter', b.name)}.power_quota_kw+={rack:g}"]
-            relax = f"+{rack:g} kW at {b.name} (one rack)"
-        elif b.kind == "availability":
-            edits = [f"{row_path('offers', 'offer', b.name)}.max_nodes+=1"]
-            relax = f"+1 node of {b.name}"
-        elif b.kind == "budget":
-            step = max(1, round(self.problem.budget * 0.01))
-            edits = [f"budget+={step}"]
-            relax = f"+¥{step:,} budget (1 %)"
-        elif b.kind == "deadline":
-            edits, relax = self._later_deadline(b.name)
-        else:
+        fam = family(b.kind)
+        if isinstance(fam.lever, NotApplicable):
             return None
+        step = fam.lever(self.problem, self.catalog, b.name)
+        edits, relax = step.edits, step.words
         lever = Lever(b.kind, b.name, b.text, slack, unit, relax, edits)
         try:
             prob, cat, _ = apply_edits(self.problem, self.catalog, edits)
@@ -458,22 +406,6 @@ class _OutOfBudget(_Undetermined):
     """The run's --max-seconds is spent: no more solves are started."""
 
 
-def _stock_slack(milp: Milp) -> list[tuple]:
-    """Raise every offer's node bounds ×STOCK_RAISE; rows Σ n[o,t] − s ≤ max_nodes put the cap back."""
-    inst = milp.inst
-    caps = {o: inst.catalog.offers[o].max_nodes for o in {inst.configs[key].offer.offer for key, _ in milp.nodes}}
-    raised = {o: cap * STOCK_RAISE for o, cap in caps.items()}
-    for (key, _), var in [*milp.nodes.items(), *milp.contracts.items()]:
-        var.upper_bound = raised[inst.configs[key].offer.offer]
-    for key, t in milp.full_price:
-        widen_discount(milp, key, t, raised[inst.configs[key].offer.offer])
-    for name, row in milp.rows.items():
-        if name.startswith("Availability-"):
-            row.upper_bound = math.inf
-    return [("stock", offer, s, 1 / caps[offer], caps[offer])
-            for offer, s in stock_slack(milp, caps, STOCK_RAISE).items()]
-
-
 def _no_lead_time(catalog: Catalog, names: list[str]) -> Catalog:
     offers = dict(catalog.offers)
     for name in names:
@@ -481,23 +413,17 @@ def _no_lead_time(catalog: Catalog, names: list[str]) -> Catalog:
     return catalog.model_copy(update={"offers": offers})
 
 
-def _excluded_by_config(lines: list[str]) -> dict[str, str]:
-    out: dict[str, str] = {}
-    for line in lines:
-        key, reason = line.split(": ", 1)
-        out.setdefault(key, reason)
+def _excluded_by_config(reasons: list[Exclusion]) -> dict[str, Exclusion]:
+    """Each configuration's first reason."""
+    out: dict[str, Exclusion] = {}
+    for reason in reasons:
+        out.setdefault(reason.config, reason)
     return out
 
 
-def _code(reason: str) -> str:
-    head = reason.split(":", 1)[0]
-    if head in _PREFIX:
-        return _PREFIX[head]
-    if "residency" in reason:
-        return "residency"
-    if reason.startswith("spot"):
-        return "availability"
-    return "availability"
+def _words(reason: Exclusion) -> str:
+    """A reason as an alternative's text: the detail alone where the code says the rest."""
+    return reason.detail if reason.code in _DETAIL_ONLY else reason.text
 
 
 def _rank(alt: Alternative) -> tuple:
@@ -517,7 +443,3 @@ def _dearer(delta: float) -> str:
 def _label(offer: Offer) -> str:
     return f"{offer.vendor}/{offer.gpu}/{offer.mode} @ {offer.datacenter}"
 
-
-def _eflop(x: float) -> str:
-    """EFLOP as the tables write them; a job below one EFLOP keeps two significant digits."""
-    return f"{x:,.0f}" if x >= 1 else f"{x:.2g}"

@@ -5,6 +5,8 @@ negotiation (more kW, more nodes, more money, more time) could pay off. Read fro
 solution's values against the named rows' own limits, so it names exactly what the
 MILP enforced. A limit binds when less than one more unit of what it limits fits: one
 more node of the offer, one more rack at the site; the budget when under 0.5 % is left.
+Each reader is one family's part in solver.milp.registry, which asks them all in turn
+(registry.binding_limits); they share the signature (solution, job results).
 """
 
 from __future__ import annotations
@@ -18,11 +20,7 @@ from solver.model.plan import Binding, JobResult
 BUDGET_SLACK = 0.005
 
 
-def binding_limits(sol: Solution, jobs: list[JobResult]) -> list[Binding]:
-    return [*_budget(sol), *_power(sol), *_availability(sol), *_deadlines(sol, jobs)]
-
-
-def _budget(sol: Solution) -> list[Binding]:
+def budget_binding(sol: Solution, jobs: list[JobResult]) -> list[Binding]:
     budget = sol.milp.inst.problem.budget
     if budget is None or sol.objective < budget * (1 - BUDGET_SLACK):
         return []
@@ -31,7 +29,7 @@ def _budget(sol: Solution) -> list[Binding]:
                     limit=budget, unit="CNY", text=f"budget: {sol.objective:,.0f} of {budget:,.0f} CNY used")]
 
 
-def _power(sol: Solution) -> list[Binding]:
+def power_binding(sol: Solution, jobs: list[JobResult]) -> list[Binding]:
     inst = sol.milp.inst
     used: dict[str, dict[int, float]] = defaultdict(lambda: defaultdict(float))
     smallest: dict[str, float] = {}
@@ -52,7 +50,7 @@ def _power(sol: Solution) -> list[Binding]:
     return out
 
 
-def _availability(sol: Solution) -> list[Binding]:
+def availability_binding(sol: Solution, jobs: list[JobResult]) -> list[Binding]:
     inst = sol.milp.inst
     held: dict[str, dict[int, int]] = defaultdict(lambda: defaultdict(int))
     for (key, t), variables in held_nodes(sol.milp).items():
@@ -67,7 +65,7 @@ def _availability(sol: Solution) -> list[Binding]:
     return out
 
 
-def _deadlines(sol: Solution, jobs: list[JobResult]) -> list[Binding]:
+def deadline_binding(sol: Solution, jobs: list[JobResult]) -> list[Binding]:
     problem = sol.milp.inst.problem
     out = []
     for job, result in zip(problem.jobs, jobs):

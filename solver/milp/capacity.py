@@ -8,7 +8,7 @@ from collections import defaultdict
 import numpy as np
 from ortools.linear_solver.python import model_builder as mb
 
-from solver.milp.core import Milp
+from solver.milp.core import Milp, RowKey
 
 
 def add_capacity(milp: Milp) -> None:
@@ -106,7 +106,8 @@ def add_availability(milp: Milp) -> None:
     for (offer, t), variables in by_offer.items():
         if len(variables) > 1:
             cap = milp.inst.catalog.offers[offer].max_nodes
-            milp.add_row(f"Availability-{offer}-{t}", mb.LinearExpr.sum(variables) <= cap)
+            milp.add_row(f"Availability-{offer}-{t}", mb.LinearExpr.sum(variables) <= cap,
+                         RowKey("availability", offer, t))
 
 
 def add_volume_discount(milp: Milp) -> None:

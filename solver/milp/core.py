@@ -4,7 +4,9 @@ Why a module of its own: each family (solver/milp/<family>.py) imports `Milp` to
 rows, and build.py imports every family to assemble them; with `Milp` here, below both,
 the families and the assembly import in one direction only. Every constraint row carries
 a systematic name `<Family>-<what>-<index>` so that a binding or violated row can be
-named to the user.
+named to the user. The rows of a limit a user can relax (budget, power, stock, a job's
+work, a vendor count: solver.milp.registry) are also kept under a `RowKey`, so an analysis
+finds them by (family, target, period) instead of reading names back.
 """
 
 from __future__ import annotations
@@ -17,6 +19,18 @@ from ortools.linear_solver.python import model_builder as mb
 from solver.milp.instance import Instance
 
 COST_PARTS = ("gpu_rent", "interconnect", "platform_fee", "storage", "egress", "volume_discount")
+
+
+@dataclass(frozen=True)
+class RowKey:
+    """Where a limit's row sits: its family (solver.milp.registry), what it limits (a site,
+    an offer, a job, a vendor; "" for the one budget row), its period (None when it has
+    none) and, where one family writes several rows there, which (`part`)."""
+
+    family: str
+    target: str = ""
+    period: int | None = None
+    part: str = ""
 
 
 @dataclass
@@ -43,10 +57,24 @@ class Milp:
     cover: dict[str, list[str]] = field(default_factory=dict)                                   # job → its Cover rows
     cost: dict[str, list[tuple[mb.Variable, float]]] = field(default_factory=lambda: defaultdict(list))
     rows: dict[str, mb.LinearConstraint] = field(default_factory=dict)
+    keyed: dict[RowKey, mb.LinearConstraint] = field(default_factory=dict)
 
-    def add_row(self, name: str, constraint) -> None:
-        """Add a named constraint and keep its handle (names must be unique)."""
-        self.rows[name] = self.model.add(constraint, name=name)
+    def add_row(self, name: str, constraint, key: RowKey | None = None) -> None:
+        """Add a named constraint and keep its handle (names must be unique); a limit's row
+        also under its key."""
+        row = self.rows[name] = self.model.add(constraint, name=name)
+        if key is not None:
+            assert key not in self.keyed, f"two rows under {key}"
+            self.keyed[key] = row
+
+    def family_rows(self, family: str, target: str | None = None) -> dict[RowKey, mb.LinearConstraint]:
+        """The rows of one family (of one target), in the order they were added."""
+        return {k: row for k, row in self.keyed.items()
+                if k.family == family and (target is None or k.target == target)}
+
+    def targets(self, family: str) -> list[str]:
+        """What the family's rows limit in this model (sites, offers, jobs), sorted."""
+        return sorted({k.target for k in self.keyed if k.family == family})
 
     def total_cost(self) -> mb.LinearExpr:
         terms = [t for part in self.cost.values() for t in part]

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from collections import defaultdict
 
-from solver.milp.binding import binding_limits
+from solver.milp.registry import binding_limits
 from solver.milp.capacity import discounted_variable
 from solver.milp.site import chosen
 from solver.milp.solution import Solution

@@ -16,6 +16,7 @@ from solver.estimate.flops import flops_factor, training_flops
 from solver.estimate.memory import Layout, minimal_layout
 from solver.estimate.shape import infer_shape
 from solver.estimate.throughput import fabric_factor, peak_tflops, scale_factor, scale_tiers, spot_loss
+from solver.milp.exclusion import Exclusion
 from solver.model.catalog import DEFAULT_WAN_GBPS, Catalog, Gpu, Offer
 from solver.model.problem import Job, Problem, Restrict
 
@@ -99,8 +100,8 @@ class Instance:
     configs: dict[str, Config]
     required: dict[str, float]          # EFLOP each job must complete, redundancy included
     options: list[JobOption]
-    excluded: dict[str, list[str]] = field(default_factory=dict)  # job → why configs were dropped
-    closest: dict[str, tuple[float, str]] = field(default_factory=dict)  # job → (most EFLOP, reason)
+    excluded: dict[str, list[Exclusion]] = field(default_factory=dict)  # job → why configs were dropped
+    closest: dict[str, tuple[float, Exclusion]] = field(default_factory=dict)  # job → (most EFLOP, its reason)
 
     @property
     def periods(self) -> range:
@@ -140,7 +141,8 @@ def build_instance(problem: Problem, catalog: Catalog) -> Instance:
             if isinstance(option, JobOption):
                 options.append(option)
             else:
-                inst.excluded[job.name].append(f"{config.key}: {option}")
+                code, detail = option
+                inst.excluded[job.name].append(Exclusion(code, config.key, detail))
         inst.options.extend(_with_tiers(job, options, configs, inst))
     return inst
 
@@ -180,29 +182,29 @@ def _expand(offer: Offer, catalog: Catalog, pd: int) -> list[Config]:
     return out
 
 
-def _job_option(job: Job, config: Config, inst: Instance) -> JobOption | str:
-    """The job's option on this configuration, or why it cannot use it."""
+def _job_option(job: Job, config: Config, inst: Instance) -> JobOption | tuple[str, str]:
+    """The job's option on this configuration, or why it cannot use it: (code, detail) of an Exclusion."""
     offer, problem = config.offer, inst.problem
     if not _allowed(offer, job.restrict) or (
             job.restrict and job.restrict.interconnects and config.interconnect not in job.restrict.interconnects):
-        return "excluded by the job's restrict list"
+        return "restrict", "excluded by the job's restrict list"
     if problem.restrict and problem.restrict.interconnects and config.interconnect not in problem.restrict.interconnects:
-        return "excluded by restrict.interconnects"
+        return "restrict", "excluded by restrict.interconnects"
     if offer.mode == "spot" and not job.interruptible:
-        return "spot capacity can be reclaimed; the job is not interruptible"
+        return "spot", "spot capacity can be reclaimed; the job is not interruptible"
     if job.residency and job.residency not in inst.catalog.datacenters[offer.datacenter].residency:
-        return f"datacenter {offer.datacenter} does not carry residency {job.residency}"
+        return "residency", f"datacenter {offer.datacenter} does not carry residency {job.residency}"
     gpu = inst.catalog.gpus[offer.gpu]
     max_gpus = offer.gpus_per_node * offer.max_nodes
     layout = job_layout(job, gpu, offer.gpus_per_node, max_gpus)
     if layout is None:
-        return f"memory: the model does not fit on {max_gpus} × {gpu.gpu}"
+        return "memory", f"the model does not fit on {max_gpus} × {gpu.gpu}"
     if layout.multi_node and config.interconnect == "ethernet":
-        return "fabric: its model-parallel group spans nodes and needs RDMA (IB or RoCE)"
+        return "fabric", "its model-parallel group spans nodes and needs RDMA (IB or RoCE)"
     try:
         peak = peak_tflops(gpu.bf16_tflops, gpu.fp8_tflops, job.precision)
     except ValueError as exc:
-        return str(exc)
+        return "precision", str(exc)
     wait = transfer_days(job, offer.datacenter, inst.catalog)
     window = [t for t in inst.periods if t * inst.period_days >= job.start_day + wait and
               min((t + 1) * inst.period_days, problem.horizon_days) <= job.deadline_days]
@@ -213,17 +215,17 @@ def _job_option(job: Job, config: Config, inst: Instance) -> JobOption | str:
     return JobOption(job.name, config.key, layout.gpus, layout, rate, (), periods, None)
 
 
-def _why_no_period(job: Job, inst: Instance, wait: int, window: list[int]) -> str:
+def _why_no_period(job: Job, inst: Instance, wait: int, window: list[int]) -> tuple[str, str]:
     """Why no period of the plan lies inside the job's window on this configuration (`window`:
     the periods wholly inside it, lead time aside)."""
     pd = inst.period_days
     if not window and pd > 1:
-        return (f"window: days {job.start_day + wait}–{job.deadline_days} hold no whole {pd}-day period of the "
-                f"plan (periods start on multiples of {pd}); set period_days: 1, or widen the window")
+        return "window", (f"days {job.start_day + wait}–{job.deadline_days} hold no whole {pd}-day period of the "
+                          f"plan (periods start on multiples of {pd}); set period_days: 1, or widen the window")
     if wait and job.data is not None:
-        return (f"lead_time: not available inside the job's window once its {job.data.dataset_tb:g} TB "
-                f"dataset has moved from {job.data.site} ({wait} days)")
-    return "lead_time: not available inside the job's window"
+        return "lead_time", (f"not available inside the job's window once its {job.data.dataset_tb:g} TB "
+                             f"dataset has moved from {job.data.site} ({wait} days)")
+    return "lead_time", "not available inside the job's window"
 
 
 def transfer_days(job: Job, datacenter: str, catalog: Catalog) -> int:
@@ -309,12 +311,12 @@ def _with_tiers(job: Job, options: list[JobOption], configs: dict[str, Config],
             if tiers:
                 out.append(replace(o, tiers=tuple(tiers), domain=domain))
             else:
-                inst.excluded[job.name].append(
-                    f"{o.config}: capacity: all of {domain} does at most {most:,.0f} of the "
-                    f"{inst.required[job.name]:,.0f} EFLOP needed by day {job.deadline_days}")
+                reason = Exclusion("capacity", o.config, f"all of {domain} does at most {most:,.0f} of the "
+                                   f"{inst.required[job.name]:,.0f} EFLOP needed by day {job.deadline_days}")
+                inst.excluded[job.name].append(reason)
                 best = inst.closest.get(job.name)
                 if best is None or most > best[0]:
-                    inst.closest[job.name] = (most, inst.excluded[job.name][-1].split(": ", 1)[1])
+                    inst.closest[job.name] = (most, reason)
     return out
 
 

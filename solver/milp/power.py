@@ -6,7 +6,7 @@ from collections import defaultdict
 
 from ortools.linear_solver.python import model_builder as mb
 
-from solver.milp.core import Milp
+from solver.milp.core import Milp, RowKey
 from solver.milp.capacity import held_nodes
 
 
@@ -26,4 +26,4 @@ def add_power(milp: Milp) -> None:
     for (dc, t), terms in draw.items():
         quota = inst.catalog.datacenters[dc].power_quota_kw
         lhs = mb.LinearExpr.weighted_sum([v for v, _ in terms], [kw for _, kw in terms])
-        milp.add_row(f"Power-{dc}-{t}", lhs <= quota)
+        milp.add_row(f"Power-{dc}-{t}", lhs <= quota, RowKey("power", dc, t))

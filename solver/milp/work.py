@@ -7,7 +7,7 @@ from collections import defaultdict
 
 from ortools.linear_solver.python import model_builder as mb
 
-from solver.milp.core import Milp
+from solver.milp.core import Milp, RowKey
 
 
 def add_work(milp: Milp) -> None:
@@ -32,7 +32,7 @@ def add_work(milp: Milp) -> None:
         if len(choices) > 1:
             pairs = pairs + [(milp.sites[job.name, c.name], -required * (1 / c.factor - 1)) for c in choices]
         lhs = mb.LinearExpr.weighted_sum([v for v, _ in pairs], [c for _, c in pairs])
-        milp.add_row(f"Work-{job.name}", lhs >= required)
+        milp.add_row(f"Work-{job.name}", lhs >= required, RowKey("deadline", job.name))
 
 
 def asked_work(milp: Milp, job: str) -> float:

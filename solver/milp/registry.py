@@ -1,0 +1,368 @@
+"""The constraint families a user can relax, each listed once with every part of it.
+
+Why: a limit's knowledge — its rows, its slack, whether a plan runs into it, how the
+infeasibility explanation relaxes it, what one more unit of it is worth, how the
+verifier checks it, its unit — used to be spread over eleven files keyed by strings, so a
+family added to build.py but forgotten in one of them failed nothing: it was silently
+missing from an explanation. Here each family is one `Family`, every field required;
+a part that does not apply is said so in words (`NotApplicable`), never left out.
+binding, elastic, explain, why and negotiate loop over `FAMILIES`, and
+tests/test_milp_registry.py fails when a family lacks a part or a built model has rows
+of a family that is not registered (or listed in `STRUCTURAL`).
+
+Why in solver/milp: binding limits are read while a plan is extracted (solver.milp.extract),
+below the analyses, so the table must sit at the MILP's level or lower. Every part only
+needs the MILP, the models (solver.model: a lever or a relaxation is worded as what-if
+edits with solver.model.paths.row_path) and the verifier (solver.verify, which imports no
+MILP code: the registry points at it, never the reverse). So imports stay one-way:
+model, estimate, verify → milp (families, then this table) → api → analysis. Analyses
+reach the table through solver.api.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable
+from dataclasses import dataclass, fields, is_dataclass
+
+from solver.milp import binding, elastic
+from solver.milp.budget import add_budget
+from solver.milp.capacity import add_availability
+from solver.milp.core import Milp
+from solver.milp.power import add_power
+from solver.milp.vendors import add_vendor_count
+from solver.milp.work import add_work, asked_work
+from solver.model.catalog import Catalog
+from solver.model.paths import row_path
+from solver.model.plan import Binding, JobResult
+from solver.model.problem import Problem
+from solver.verify import _Verifier, vendors_rented
+
+TOL = 1e-6
+WORK_WEIGHT = 1000.0
+"""why: missing work is the last resort — its slack weighs ×1000 against the others'."""
+
+
+@dataclass(frozen=True)
+class NotApplicable:
+    """A part a family has not, and why (a reason is required: leaving a part out is a decision)."""
+
+    why: str
+
+
+@dataclass(frozen=True)
+class Rows:
+    """The family's rows: what build.py (or an analysis) calls to add them, and their names'
+    beginnings (`<prefix>` or `<prefix>-…`); every such row is also kept under a RowKey."""
+
+    add: Callable
+    prefixes: tuple[str, ...]
+
+
+@dataclass(frozen=True)
+class Relax:
+    """How the infeasibility explanation (solver.analysis.explain) relaxes the limit.
+
+    how:   the strategy that finds its smallest lone relaxation — "days" (a search over
+           whole days, each probe a full solve), "without" (the cheapest plan with the limit
+           dropped), "each" (an elastic solve per target), "together" (one elastic solve
+           with slack on every target, on a model built with raised caps).
+    limit: the written limit of a target (problem, catalog, target) → amount, for "+x %".
+    edits: (amount, target, horizon_days or None) → what-if edits making that change.
+    words: the same change in words, naming every edit.
+    over:  the elastic plan's use past each written limit (solver.milp.elastic.*_over).
+    """
+
+    how: str
+    limit: Callable[[Problem, Catalog, str], float | None]
+    edits: Callable[[float, str, int | None], list[str]]
+    words: Callable[[float, str, int | None], str]
+    over: Callable | NotApplicable
+
+
+@dataclass(frozen=True)
+class Step:
+    """A lever: the edits relaxing a limit by `amount` (None: one meaningful unit), in words."""
+
+    edits: list[str]
+    words: str
+
+
+@dataclass(frozen=True)
+class Lost:
+    """What the runners-up (solver.analysis.why) say when this family's slack is what a forced
+    plan needs most: the code, the slack's weight and written limit, and the words."""
+
+    code: str
+    scale: Callable[[Milp, str], tuple[float, float]]        # (weight per unit of slack, written limit)
+    words: Callable[[Milp, str, float, float], str]          # (milp, target, slack used, limit) → text
+
+
+@dataclass(frozen=True)
+class Family:
+    name: str                   # Binding.kind, explain's Relaxation.kind, why's and negotiate's Lever.kind
+    unit: str
+    targets: str                # what one target is: budget | datacenter | offer | job | vendor
+    rows: Rows
+    slack: Callable | NotApplicable          # solver.milp.elastic: (milp, targets, caps, factor) → {target: var}
+    binding: Callable[..., list[Binding]] | NotApplicable   # solver.milp.binding: (solution, jobs) → Bindings
+    relax: Relax | NotApplicable
+    lever: Callable[..., Step] | NotApplicable               # (problem, catalog, target, amount) → Step
+    lost: Lost | NotApplicable
+    verify: Callable                          # the solver.verify check of the same rule
+
+
+def _int(x: float) -> int:
+    return int(round(x))
+
+
+def _plural(n: float, word: str) -> str:
+    return f"{word}{'s' if n != 1 else ''}"
+
+
+# --- budget ---------------------------------------------------------------------------------
+
+def _budget_lever(problem: Problem, catalog: Catalog, target: str, amount: float | None = None) -> Step:
+    step = max(1, round(problem.budget * 0.01)) if amount is None else amount
+    words = f"+¥{step:,} budget (1 %)" if amount is None else f"+¥{step:,} budget"
+    return Step([f"budget+={step}"], words)
+
+
+BUDGET = Family(
+    name="budget", unit="CNY", targets="budget",
+    rows=Rows(add_budget, ("Budget",)),
+    slack=elastic.budget_slacks,
+    binding=binding.budget_binding,
+    relax=Relax("without", limit=lambda problem, catalog, target: problem.budget,
+                edits=lambda a, target, horizon: [f"budget+={_int(a)}"],
+                words=lambda a, target, horizon: f"¥{_int(a):,} more budget",
+                over=elastic.budget_over),
+    lever=_budget_lever,
+    lost=Lost("price", scale=lambda milp, target: (1 / milp.inst.problem.budget, milp.inst.problem.budget),
+              words=lambda milp, target, amount, limit: f"over the budget by ¥{amount:,.0f}"),
+    verify=_Verifier._budget,
+)
+
+
+# --- power ----------------------------------------------------------------------------------
+
+def smallest_rack_kw(catalog: Catalog, dc: str) -> float:
+    """The least kW one node draws against the site's quota (1 when none does): one meaningful unit."""
+    kws = [o.node_kw for o in catalog.offers.values() if o.datacenter == dc and o.counts_power and o.node_kw]
+    return min(kws) if kws else 1.0
+
+
+def _power_lever(problem: Problem, catalog: Catalog, target: str, amount: float | None = None) -> Step:
+    kw = smallest_rack_kw(catalog, target) if amount is None else amount
+    words = f"+{kw:g} kW at {target}" + (" (one rack)" if amount is None else "")
+    return Step([f"{row_path('datacenters', 'datacenter', target)}.power_quota_kw+={kw:g}"], words)
+
+
+def _power_scale(milp: Milp, dc: str) -> tuple[float, float]:
+    quota = milp.inst.catalog.datacenters[dc].power_quota_kw
+    return 1 / max(quota, smallest_rack_kw(milp.inst.catalog, dc)), quota
+
+
+POWER = Family(
+    name="power", unit="kW", targets="datacenter",
+    rows=Rows(add_power, ("Power",)),
+    slack=elastic.power_slacks,
+    binding=binding.power_binding,
+    relax=Relax("each", limit=lambda problem, catalog, dc: catalog.datacenters[dc].power_quota_kw,
+                edits=lambda a, dc, horizon: [f"{row_path('datacenters', 'datacenter', dc)}.power_quota_kw+={_int(a)}"],
+                words=lambda a, dc, horizon: f"{_int(a):,} kW more at {dc}",
+                over=elastic.power_over),
+    lever=_power_lever,
+    lost=Lost("power", scale=_power_scale,
+              words=lambda milp, dc, amount, limit: (f"site quota at {dc}: needs {limit + amount:,.0f} kW, "
+                                                     f"{limit:,.0f} kW available")),
+    verify=_Verifier._power,
+)
+
+
+# --- availability (offers' stock) ----------------------------------------------------------
+
+def _availability_lever(problem: Problem, catalog: Catalog, target: str, amount: float | None = None) -> Step:
+    n = 1 if amount is None else amount
+    return Step([f"{row_path('offers', 'offer', target)}.max_nodes+={n}"], f"+{n} {_plural(n, 'node')} of {target}"
+                if amount is not None else f"+1 node of {target}")
+
+
+def _stock_scale(milp: Milp, offer: str) -> tuple[float, float]:
+    cap = milp.inst.catalog.offers[offer].max_nodes
+    return 1 / cap, cap
+
+
+AVAILABILITY = Family(
+    name="availability", unit="nodes", targets="offer",
+    rows=Rows(add_availability, ("Availability", "Stock")),
+    slack=elastic.stock_slacks,
+    binding=binding.availability_binding,
+    relax=Relax("together", limit=lambda problem, catalog, offer: catalog.offers[offer].max_nodes,
+                edits=lambda a, offer, horizon: [f"{row_path('offers', 'offer', offer)}.max_nodes+={_int(a)}"],
+                words=lambda a, offer, horizon: f"{_int(a)} more {_plural(a, 'node')} of {offer}",
+                over=elastic.stock_over),
+    lever=_availability_lever,
+    lost=Lost("availability", scale=_stock_scale,
+              words=lambda milp, offer, amount, limit: (f"{offer} has {limit:,.0f} nodes; the plan forced onto it "
+                                                        f"needs {limit + _ceil(amount):,.0f} at once")),
+    verify=_Verifier._availability,
+)
+
+
+def _ceil(x: float) -> int:
+    return math.ceil(x - TOL)
+
+
+# --- deadline (a job's work inside its window) ----------------------------------------------
+
+def _deadline_edits(a: float, target: str, horizon: int | None) -> list[str]:
+    return [f"jobs[*].deadline_days+={_int(a)}", *([f"horizon_days={horizon}"] if horizon is not None else [])]
+
+
+def _deadline_words(a: float, target: str, horizon: int | None) -> str:
+    text = f"{_int(a)} more {_plural(a, 'day')} on every deadline"
+    if horizon is not None:  # a deadline past the horizon is rejected as input
+        text += f" (and the horizon to {horizon} days)"
+    return text
+
+
+def _deadline_lever(problem: Problem, catalog: Catalog, name: str, amount: float | None = None) -> Step:
+    """One more period (a day, or 5 days on long plans) on a job's deadline, by default.
+
+    Why a period, and the period length pinned when the horizon must grow: a job runs
+    only in the periods wholly inside its window, so one more day on a 5-day grid
+    adds nothing but can move the horizon, which reshapes the last period; and a
+    horizon grown past 120 days would switch the whole plan to 5-day periods. A
+    reviewer saw "+1 day on pretrain-30b's deadline" cost +1,750 CNY on hybrid-burst:
+    the horizon 217 → 218 alone cost 57,936 (its deadline of 217 then no longer
+    ended a whole period)."""
+    job = next(j for j in problem.jobs if j.name == name)
+    step = problem.effective_period_days if amount is None else int(amount)
+    edits = [f"{row_path('jobs', 'name', name)}.deadline_days+={step}"]
+    if amount is None:
+        days = "1 day" if step == 1 else f"{step} days (one period)"
+    else:
+        days = f"{step} {_plural(step, 'day')}"
+    if job.deadline_days + step > problem.horizon_days:
+        edits += [f"horizon_days={job.deadline_days + step}", f"period_days={problem.effective_period_days}"]
+        return Step(edits, f"+{days} on {name}'s deadline and the horizon")
+    return Step(edits, f"+{days} on {name}'s deadline")
+
+
+def _work_scale(milp: Milp, job: str) -> tuple[float, float]:
+    need = asked_work(milp, job)  # what the rows ask (the words rescale to the job's own)
+    return WORK_WEIGHT / max(need, TOL), need
+
+
+def _unfinished_words(milp: Milp, name: str, amount: float, limit: float) -> str:
+    job = next(j for j in milp.inst.problem.jobs if j.name == name)
+    own = milp.inst.required[name]  # the rows may ask a tiny job more (solver.milp.work.asked_work)
+    undone = amount * own / limit if limit > 0 else amount
+    return (f"cannot finish {name} by day {job.deadline_days} at any size: "
+            f"{eflop(undone)} of {eflop(own)} EFLOP left undone")
+
+
+def eflop(x: float) -> str:
+    """EFLOP as the tables write them; a job below one EFLOP keeps two significant digits."""
+    return f"{x:,.0f}" if x >= 1 else f"{x:.2g}"
+
+
+DEADLINE = Family(
+    name="deadline", unit="days", targets="job",
+    rows=Rows(add_work, ("Work",)),
+    slack=elastic.work_slacks,
+    binding=binding.deadline_binding,
+    relax=Relax("days", limit=lambda problem, catalog, target: max(j.deadline_days for j in problem.jobs),
+                edits=_deadline_edits, words=_deadline_words,
+                over=NotApplicable("days change the periods and the jobs' windows: no linear slack, "
+                                   "a search over whole days instead")),
+    lever=_deadline_lever,
+    lost=Lost("deadline", scale=_work_scale, words=_unfinished_words),
+    verify=_Verifier._assignments,   # each assignment inside its job's window; the work done by then
+)
+
+
+# --- vendor count (a frontier's ε; no problem writes one) -----------------------------------
+
+VENDORS = Family(
+    name="vendors", unit="vendors", targets="vendor",
+    rows=Rows(add_vendor_count, ("Frontier-Vendor", "Frontier-Vendors")),
+    slack=NotApplicable("a frontier's ε, set on the count row; no analysis stretches it"),
+    binding=NotApplicable("no problem writes a vendor count: a plan cannot run into one"),
+    relax=NotApplicable("not a written limit, so never the cause of an infeasible problem"),
+    lever=NotApplicable("the frontier sweeps ε itself"),
+    lost=NotApplicable("a runner-up is forced onto one vendor's offers; the count is not asked"),
+    verify=vendors_rented,   # the frontier checks its ε on the plan's vendors
+)
+
+
+FAMILIES: tuple[Family, ...] = (BUDGET, POWER, AVAILABILITY, DEADLINE, VENDORS)
+"""In the order a plan lists its binding limits."""
+
+STRUCTURAL = ("Capacity", "Use", "Site", "Data", "Storage", "Finish", "Order", "Cover", "Pack", "Discount", "Prefer")
+"""Prefixes of the rows that shape the model but are no limit a user could be offered more
+of (capacity bookkeeping, assignment, site choice, data, packing, cuts). A new row prefix
+must be either a family above or listed here, by decision (tests/test_milp_registry.py)."""
+
+
+def family(name: str) -> Family:
+    """The family of a Binding, Relaxation or Lever kind."""
+    for fam in FAMILIES:
+        if fam.name == name:
+            return fam
+    raise KeyError(f"no constraint family {name!r}")
+
+
+def family_of_row(name: str) -> Family | None:
+    """The registered family whose rows carry this name (None: a structural or an analysis's row)."""
+    for fam in FAMILIES:
+        if any(name == p or name.startswith(p + "-") for p in fam.rows.prefixes):
+            return fam
+    return None
+
+
+def binding_limits(sol, jobs: list[JobResult]) -> list[Binding]:
+    """Every family's binding limits of the solved plan, in FAMILIES order."""
+    return [b for fam in FAMILIES if not isinstance(fam.binding, NotApplicable) for b in fam.binding(sol, jobs)]
+
+
+# --- completeness: what tests/test_milp_registry.py asserts ----------------------------------
+
+def missing_parts(fam: Family) -> list[str]:
+    """The parts the family lacks: None or empty where a part (or a part's part) belongs,
+    a NotApplicable without its reason, a prefix-less Rows."""
+    out = []
+
+    def walk(obj, path: str) -> None:
+        for f in fields(obj):
+            value, where = getattr(obj, f.name), f"{path}{f.name}"
+            if isinstance(value, NotApplicable):
+                if not value.why.strip():
+                    out.append(f"{where} (NotApplicable without a reason)")
+            elif is_dataclass(value):
+                walk(value, where + ".")
+            elif value is None or value == "" or value == ():
+                out.append(where)
+            elif f.type.startswith(("Callable", "Callable[")) and not callable(value):
+                out.append(f"{where} (not callable)")
+
+    walk(fam, f"{fam.name or '?'}.")
+    return out
+
+
+def unregistered_rows(milp: Milp) -> list[str]:
+    """Rows whose name begins with neither a family's prefix nor a STRUCTURAL one."""
+    return [name for name in milp.rows
+            if family_of_row(name) is None and name.split("-", 1)[0] not in STRUCTURAL]
+
+
+def unkeyed_rows(milp: Milp) -> list[str]:
+    """Rows named as a family's but not kept under that family's RowKey (so no analysis finds them)."""
+    keyed = {id(row): key.family for key, row in milp.keyed.items()}
+    out = []
+    for name, row in milp.rows.items():
+        fam = family_of_row(name)
+        if fam is not None and keyed.get(id(row)) != fam.name:
+            out.append(name)
+    return out
