@@ -129,3 +129,7 @@ def _distinct_reasons(inst: Instance, job: str, most: int = 6) -> list[str]:
     if job in inst.closest:
         seen["capacity"] = inst.closest[job][1]
     return list(seen.values())[:most]
+
+
+# for the CLI (solver/commands)
+from solver.milp.solve import BACKENDS, PROGRESS  # noqa: E402,F401  the choices of --backend; the spinner's listener

@@ -15,6 +15,8 @@ from enum import Enum
 
 import typer
 
+from solver.report.terminal import print_json
+
 SCHEMA_DIALECT = "https://json-schema.org/draft/2020-12/schema"
 
 Which = Enum("Which", {"problem": "problem", "catalog": "catalog"}, type=str)
@@ -63,6 +65,4 @@ def schema(which: Which = typer.Argument(..., help="problem | catalog")) -> None
     Save it and point the YAML language server at it, e.g. `gpuplan schema problem > problem.schema.json`
     and `# yaml-language-server: $schema=./problem.schema.json` on a problem file's first line.
     """
-    from solver.commands.common import print_json
-
     print_json(problem_schema() if which.value == "problem" else catalog_schema())

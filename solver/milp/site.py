@@ -47,7 +47,7 @@ def fabric_domain(cfg) -> str:
     """The nodes one synchronous job may span: one vendor's GPUs of one type on one fabric in a
     link group, and either all spot or none. Why the last: a reclaimed spot node stalls every
     GPU of a synchronous job, so spot's loss cannot be charged to the spot GPUs alone."""
-    spot = "/spot" if cfg.offer.mode == "spot" else ""
+    spot = "/spot" if cfg.offer.preemptible else ""
     return f"{cfg.offer.vendor}@{cfg.link_group}/{cfg.interconnect}/{cfg.offer.gpu}{spot}"
 
 
