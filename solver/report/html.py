@@ -22,7 +22,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from solver.files import check_new_file
-from solver.model.catalog import MODE_UNITS, Catalog
+from solver.model.catalog import Catalog
 from solver.model.modes import MODES, legend_order
 from solver.model.plan import Allocation, Plan
 from solver.model.problem import Problem
@@ -583,7 +583,7 @@ def _answers(offers: list, plan: Plan, storage_tb: dict, egress_tb: float) -> di
         storage_parts.append(f"{site}: storage {'included (0)' if st == 0 else f'{st:,.0f} CNY/TB-month'}")
         egress_parts.append(f"{site}: {'free (0)' if eg == 0 else f'{eg:,.0f} CNY/TB'}")
     fabric = [f"{o.offer}: {'|'.join(o.interconnect)} at {'|'.join(f'{p:g}' for p in o.interconnect_price)} "
-              f"CNY/node-{MODE_UNITS[o.mode]} extra" for o in offers if any(o.interconnect_price)]
+              f"CNY/node-{MODES[o.mode].unit} extra" for o in offers if any(o.interconnect_price)]
     storage = known("catalog: " + "; ".join(storage_parts) + (". Interconnect " + "; ".join(fabric) if fabric else
                                                               ". Interconnect included")) + \
         " — " + ask + " about the bandwidth of the line to your data"
