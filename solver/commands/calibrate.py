@@ -9,7 +9,7 @@ import typer
 
 from solver.commands.common import SAMPLE_CATALOG, run_action
 from solver.commands.options import AsJson
-from solver.report.calibrate import calibration_lines
+from solver.report.calibrate import render_calibration
 from solver.report.terminal import print_json
 
 
@@ -130,6 +130,5 @@ def calibrate(
         if as_json:
             print_json({**result.to_dict(), "written": written})
         else:
-            for line in calibration_lines(result, written):
-                typer.echo(line)
+            render_calibration(result, written)
     run_action(action)

@@ -6,7 +6,6 @@ from pathlib import Path
 from typing import Annotated, Optional
 
 import typer
-from rich.markup import escape
 
 from solver.analysis.negotiate import check_vendor
 from solver.analysis.negotiate import export_vendor as write_sheet
@@ -77,8 +76,5 @@ def negotiate(problem: ProblemFile,
             data["export"] = written
             print_json(data)
         else:
-            console = plan_console()
-            render_negotiation(result, console)
-            if written:
-                console.print(escape(f"wrote {written['rows']} offers of {sheet_vendor} to {sheet_path}"))
+            render_negotiation(result, plan_console(), written)
     run_action(action)

@@ -5,14 +5,13 @@ from __future__ import annotations
 from pathlib import Path
 
 import typer
-from rich.console import Console
 
 from solver.api import DEFAULT_BACKEND, solve_problem
 from solver.commands.common import run_action, working
 from solver.commands.options import BackendChoice, Gap, ProblemFile, TimeLimit
 from solver.load import load_problem
-from solver.report.html import check_html_path, plain_summary, write_html
-from solver.report.terminal import render_written
+from solver.report.html import check_html_path, write_html
+from solver.report.terminal import render_report_written
 
 
 def register(app: typer.Typer) -> None:
@@ -43,8 +42,6 @@ def report_command(
             from solver.analysis.frontier import frontier
             front = frontier(prob, cat, "deadline", frontier_points, **options)
         path = write_html(output, plan, prob, cat, frontier=front, force=force, option="--output")
-        console = Console(soft_wrap=True)
-        console.print(plain_summary(plan, prob), highlight=False, markup=False)
-        render_written([path], console)
+        render_report_written(plan, prob, path)
     run_action(action)
 

@@ -2,6 +2,13 @@
 
 from __future__ import annotations
 
+import typer
+
+
+def render_calibration(c, written: dict[str, str]) -> None:
+    for line in calibration_lines(c, written):
+        typer.echo(line)
+
 
 def calibration_lines(c, written: dict[str, str]) -> list[str]:
     """Plain lines: what was measured, the MFU with its spread, against what the planner assumed."""

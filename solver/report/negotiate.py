@@ -23,7 +23,8 @@ def _pct(x: float | None) -> str:
     return "" if x is None else f"{x:+.1%}"
 
 
-def render_negotiation(result, console: Console) -> None:
+def render_negotiation(result, console: Console, written: dict | None = None) -> None:
+    """The tables, then the vendor's sheet when one was written (`written`: vendor, file, rows)."""
     cur = result.currency
     console.print(f"{escape(result.problem)}: optimum {result.base_cost:,.0f} {cur} ({result.base_status}); "
                   f"{result.solves} solves in {result.seconds:.1f} s", highlight=False)
@@ -93,7 +94,8 @@ def render_negotiation(result, console: Console) -> None:
         summary = ", ".join(f"{n} {k}" for k, n in sorted(kinds.items(), key=lambda kv: -kv[1]))
         console.print(f"{len(unusable)} offers no job can use ({summary}); --vendor lists them with reasons",
                       highlight=False)
-
+    if written:
+        console.print(escape(f"wrote {written['rows']} offers of {written['vendor']} to {written['file']}"))
 
 LEFT = {"offer", "on", "lever"}
 

@@ -15,6 +15,8 @@ from rich.markup import escape
 from rich.table import Table
 
 from solver.model.plan import Plan
+from solver.model.problem import Problem
+from solver.report.html import plain_summary
 
 
 def _money(value: float) -> str:
@@ -110,6 +112,13 @@ def render_written(paths: list[Path], console: Console) -> None:
     """One "wrote PATH" line per file written beside the terminal output."""
     for path in paths:
         console.print(f"wrote {path}", highlight=False, markup=False)
+
+
+def render_report_written(plan: Plan, problem: Problem, path: Path) -> None:
+    """`gpuplan report`: the report's summary sentence as plain text, and the file written."""
+    console = Console(soft_wrap=True)
+    console.print(plain_summary(plan, problem), highlight=False, markup=False)
+    render_written([path], console)
 
 
 def solve_json(plan: Plan, *, why: dict | None = None, baselines: list | None = None) -> dict:
