@@ -42,9 +42,10 @@ from pydantic import ValidationError
 from pydantic_core import PydanticUndefined
 
 from solver.errors import ProblemError
-from solver.files import as_if_opened
+from solver.files import as_if_opened, require_openpyxl
 from solver.load import TABLES, _read_table
 from solver.model.catalog import Catalog, Datacenter, Gpu, Offer, inconsistencies
+from solver.model.modes import MODES, UNIT_DAYS
 
 SHEET = "offers"
 COLUMNS = [f.alias or name for name, f in Offer.model_fields.items()]     # the order of offers.csv
@@ -52,15 +53,36 @@ EXAMPLE_ID = "example-yz-a100-80-8x-monthly"
 EXAMPLE_SOURCE = "EXAMPLE ROW - replace with your quote (vendor, contact, document, date) or delete the row"
 TEMPLATE_ROWS = 1000                     # rows of the template that carry dropdowns and formats
 
+
+
+def _mode_note() -> str:
+    """The mode column's note, from the mode table: "hourly/spot: paid per hour used;
+    monthly/yearly/hosted: paid per whole term" (modes grouped by how they are paid)."""
+    groups: dict[str, list[str]] = {}
+    for mode in MODES.values():
+        groups.setdefault(mode.paid, []).append(mode.name)
+    return "; ".join(f"{'/'.join(names)}: {paid}" for paid, names in groups.items())
+
+
+def _price_unit_note() -> str:
+    """The price_unit column's note, from the mode table: "hourly and spot: *_hour; monthly and
+    hosted: *_month (30 days); yearly: *_year (365 days)" (modes grouped by price unit)."""
+    groups: dict[str, list[str]] = {}
+    for mode in MODES.values():
+        groups.setdefault(mode.unit, []).append(mode.name)
+    return "; ".join(f"{' and '.join(names)}: *_{unit}" + ("" if unit == "hour" else f" ({UNIT_DAYS[unit]:g} days)")
+                     for unit, names in groups.items())
+
+
 # What each column's numbers mean (documentation only; the rules live in solver.model.catalog.Offer).
 UNITS = {
     "offer": "unique id, e.g. vendor-site-gpu-8x-mode",
     "vendor": "vendor id (same spelling on all its offers)",
     "datacenter": "a datacenter of the catalog (datacenters.csv)",
     "gpu": "a GPU of the catalog (gpus.csv)",
-    "mode": "hourly/spot: paid per hour used; monthly/yearly/hosted: paid per whole term",
+    "mode": _mode_note(),
     "price": "CNY per price_unit; rent only (no interconnect, storage, egress or fee)",
-    "price_unit": "hourly and spot: *_hour; monthly and hosted: *_month (30 days); yearly: *_year (365 days)",
+    "price_unit": _price_unit_note(),
     "gpus_per_node": "GPUs in one rentable node",
     "max_nodes": "nodes the vendor can give at once at this site",
     "min_term_days": "days; 0 for hourly/spot, e.g. 30 monthly, 365 yearly",
@@ -194,8 +216,7 @@ def example_row(catalog: Catalog | None = None) -> dict[str, Any]:
 
 
 def _write_xlsx_template(path: Path, rows: list[dict[str, Any]], catalog: Catalog | None) -> None:
-    from solver.report.tables import _openpyxl
-    openpyxl = _openpyxl(key=None)
+    openpyxl = require_openpyxl(key=None)
     from openpyxl.comments import Comment
     from openpyxl.styles import Font
     from openpyxl.utils import get_column_letter
@@ -369,8 +390,7 @@ class _Cell:
 
 
 def _xlsx_grid(path: Path, sheet: str) -> tuple[str, list[tuple[int, list[_Cell]]]]:
-    from solver.report.tables import _openpyxl
-    openpyxl = _openpyxl(key=None)
+    openpyxl = require_openpyxl(key=None)
     try:
         wb = openpyxl.load_workbook(path, data_only=True)
     except Exception as exc:  # noqa: BLE001 -- zip, XML and format errors all mean the same to a user

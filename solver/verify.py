@@ -17,11 +17,11 @@ from solver.estimate.memory import minimal_layout
 from solver.estimate.shape import infer_shape
 from solver.estimate.throughput import fabric_factor, peak_tflops, scale_factor, spot_loss
 from solver.model.catalog import DEFAULT_WAN_GBPS, Catalog, Offer
+from solver.model.modes import MODES
 from solver.model.plan import Plan
 from solver.model.problem import Job, Problem
 
 DAYS_PER_UNIT = {"hour": 1 / 24, "month": 30.0, "year": 365.0}
-COMMITTED = {"monthly", "yearly", "hosted"}
 TOL_CNY = 1.0
 TOL_REL = 1e-6
 
@@ -88,7 +88,7 @@ class _Verifier:
             offer = self._offer(c.offer, c.interconnect, f"contract {c.offer}@{c.start_period}")
             if offer is None:
                 continue
-            if offer.mode not in COMMITTED:
+            if not MODES[offer.mode].committed:
                 self.fail(f"contract on {offer.offer}: {offer.mode} offers are not contracts")
             self._lead(offer, c.start_period, "contract")
             if not 0 <= c.start_period < self.n_periods:
@@ -104,7 +104,7 @@ class _Verifier:
             offer = self._offer(r.offer, r.interconnect, f"rental {r.offer}@{r.period}")
             if offer is None:
                 continue
-            if offer.mode in COMMITTED:
+            if MODES[offer.mode].committed:
                 self.fail(f"rental of {offer.offer}: {offer.mode} capacity must be a contract")
             if r.nodes <= 0:
                 self.fail(f"rental of {offer.offer} with {r.nodes} nodes: counts must be positive")
@@ -145,7 +145,7 @@ class _Verifier:
         """(offer, day, nodes) for every day of the horizon on which a contract or rental holds nodes."""
         for c in self.plan.schedule.contracts:
             offer = self.cat.offers.get(c.offer)
-            if offer is not None and offer.mode in COMMITTED and c.nodes > 0:
+            if offer is not None and MODES[offer.mode].committed and c.nodes > 0:
                 first = c.start_period * self.pd
                 for day in range(max(first, 0), min(first + math.ceil(_term_days(offer)), self.p.horizon_days)):
                     yield offer.offer, day, c.nodes
@@ -174,7 +174,7 @@ class _Verifier:
             taken = _node_share(a.group_gpus, gpn)
             used[a.offer, a.interconnect, a.period] += a.replicas * taken
             link = self.cat.datacenters[offer.datacenter].link_group
-            spot = " (spot)" if offer.mode == "spot" else ""  # a reclaimed spot node stalls the whole job
+            spot = " (spot)" if MODES[offer.mode].preemptible else ""  # a reclaimed spot node stalls the whole job
             groups[job.name].add(f"{offer.vendor}@{link}/{a.interconnect}/{offer.gpu}{spot}")
             by_job_period[job.name, a.period].append(a)
             on_config[a.offer, a.interconnect, a.period].append(a)
@@ -242,7 +242,7 @@ class _Verifier:
         if wait and start < job.start_day + wait:
             self.fail(f"data: job {job.name} runs at {offer.datacenter} from day {start}, before its dataset "
                       f"arrives from {job.data.site} on day {job.start_day + wait}")
-        if offer.mode == "spot" and not job.interruptible:
+        if MODES[offer.mode].preemptible and not job.interruptible:
             self.fail(f"spot: job {job.name} is not interruptible but runs on spot offer {offer.offer}")
         dc = self.cat.datacenters[offer.datacenter]
         if job.residency and job.residency not in dc.residency:
@@ -278,7 +278,7 @@ class _Verifier:
         mfu = job.mfu if job.mfu is not None else gpu.default_mfu
         perf = (offer.perf_guarantee_pct or 90.0) / 100
         loss = spot_loss(offer.preemptions_per_day, job.checkpoint_interval_hours, job.restart_hours) \
-            if offer.mode == "spot" else 0.0
+            if MODES[offer.mode].preemptible else 0.0
         layout = self._layout(job, offer)
         slow = flops_factor(job.kind, True) / flops_factor(job.kind, False) if layout and layout.recompute else 1.0
         if job.single_site:  # single-node speed only where the plan places the job in one node (checked)

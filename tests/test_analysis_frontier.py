@@ -256,7 +256,7 @@ def test_the_table_names_every_epsilon_it_tried():
 
     from rich.console import Console
 
-    from solver.commands.frontier import render_frontier
+    from solver.report.frontier import render_frontier
     prob, cat = three_tier()
     result = frontier(prob, cat, "budget", 10)
     out = io.StringIO()
@@ -333,7 +333,7 @@ def test_every_epsilon_tried_is_a_row_or_named_when_a_row_is_tightened():
 
     from rich.console import Console
 
-    from solver.commands.frontier import render_frontier
+    from solver.report.frontier import render_frontier
     from solver.model.catalog import Catalog
     from solver.model.problem import Problem
     case = json.loads((Path(__file__).parent / "data" / "frontier_tightened_eps.json").read_text(encoding="utf-8"))

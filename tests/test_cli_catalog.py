@@ -118,7 +118,7 @@ def test_show_fits_100_columns_and_keeps_names_and_sources(runs, table):
 def test_a_narrow_console_folds_cells_but_drops_no_column(table, width):
     from rich.console import Console
 
-    from solver.commands.catalog import render_table
+    from solver.report.catalog_table import render_table
     from solver.load import load_catalog
 
     console = Console(width=width, record=True, color_system=None, file=open(os.devnull, "w"))

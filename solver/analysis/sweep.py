@@ -347,36 +347,3 @@ def _missing(value: Any) -> bool:
 def _cell(value: Any) -> Any:
     """Grid values as table cells: lists and mappings as their YAML text (Parquet needs one type)."""
     return _value_text(value) if isinstance(value, (list, dict)) else value
-
-
-def write_table(df: pd.DataFrame, path: str | Path, *, force: bool = False) -> None:
-    """CSV, Parquet or Excel by the file's suffix; an existing file is replaced only with force."""
-    path = Path(path)
-    check_output(path, force=force)
-    if path.suffix.lower() == ".parquet":
-        df.to_parquet(path, index=False)
-    elif path.suffix.lower() == ".xlsx":
-        from solver.report.tables import sweep_tables, write_xlsx
-        write_xlsx(sweep_tables(df), path, force=True)  # checked just above
-    else:
-        df.to_csv(path, index=False)
-
-
-def check_output(path: str | Path, *, force: bool = False) -> None:
-    """Checked before solving, so a sweep never ends in a refusal to write its result."""
-    path = Path(path)
-    suffix = path.suffix.lower()
-    if suffix not in (".csv", ".parquet", ".xlsx"):
-        raise ProblemError("unknown table format", file=str(path), key="-o",
-                           fix="name the file *.csv, *.parquet or *.xlsx")
-    if path.exists() and not force:
-        raise ProblemError("file exists; not overwritten", file=str(path), key="-o",
-                           fix="pass --force to replace it, or choose another name")
-    if not path.parent.is_dir():
-        raise ProblemError("folder not found", file=str(path), key="-o", fix="create the folder first")
-    if suffix == ".parquet":
-        try:
-            import pyarrow  # noqa: F401
-        except ImportError:
-            raise ProblemError("Parquet needs pyarrow", file=str(path), key="-o",
-                               fix="pip install .[parquet], or write .csv") from None

@@ -1,19 +1,7 @@
-"""Commands beyond solve/estimate/catalog, one module each, every one with `register(app)`.
+"""The commands, one module each, every one with `register(app)`; solver/cli.py lists them.
 
-Why a package: each analysis command (whatif, sweep, frontier, negotiate, ...) is parsed
-and rendered in its own short module, so cli.py stays a table of contents.
+Why a package: each command is parsed in its own short module and its output drawn by
+solver.report, so cli.py stays a table of contents. A command reaches the MILP only
+through solver.api, and declares the options it shares with others through
+solver.commands.options.
 """
-
-from __future__ import annotations
-
-import importlib
-import pkgutil
-
-import typer
-
-
-def register_all(app: typer.Typer) -> None:
-    """Import every command module here (except `common`) and let it add its commands."""
-    for info in sorted(pkgutil.iter_modules(__path__), key=lambda m: m.name):
-        if info.name != "common":
-            importlib.import_module(f"{__name__}.{info.name}").register(app)

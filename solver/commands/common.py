@@ -1,26 +1,22 @@
-"""What every command shares: error → exit code mapping, JSON output, console width, backends."""
+"""What every command shares: error → exit code mapping, the consoles (--quiet, --no-color, width),
+the spinner, the bundled catalog. Shared options are in solver.commands.options; what a
+command prints is drawn by solver.report."""
 
 from __future__ import annotations
 
-import json
-import math
-import sys
 import threading
 import time
 from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
-from enum import Enum
 from pathlib import Path
 
 import typer
 from rich.console import Console
 from rich.markup import escape
 
+from solver.api import PROGRESS
 from solver.errors import Infeasible, PlanRejected, ProblemError
-from solver.api import BACKENDS
-
-Backend = Enum("Backend", {b: b for b in BACKENDS}, type=str)
 
 
 def sample_catalog() -> Path:
@@ -58,47 +54,6 @@ def run_action(action) -> None:
     except PlanRejected as exc:
         err.print(f"[red]internal error, plan withheld:[/] {escape(str(exc))}", highlight=False)
         raise typer.Exit(3) from None
-
-
-def bounded(*, example: str, gt: float | None = None, ge: float | None = None, le: float | None = None,
-            lt: float | None = None):
-    """A typer callback: the option's value (or each of several) is a finite number within the bounds,
-    else one usage error naming the option, the rule and an example (exit 2).
-
-    Why not typer's own min/max: they are closed bounds only (a time limit of 0 must be refused)
-    and let infinity through; NaN compares false with everything, so it is named here too.
-    """
-    if ge is not None and le is not None and gt is None and lt is None:
-        rule = f"from {ge:g} to {le:g}"
-    else:
-        rule = " and ".join(f"{sign} {bound:g}" for sign, bound in ((">", gt), ("≥", ge), ("≤", le), ("<", lt))
-                            if bound is not None)
-
-    def check(value):
-        for v in value if isinstance(value, (list, tuple)) else [value]:
-            if v is None:
-                continue
-            ok = math.isfinite(v) and (gt is None or v > gt) and (ge is None or v >= ge) \
-                and (le is None or v <= le) and (lt is None or v < lt)
-            if not ok:
-                raise typer.BadParameter(f"{v:g} is not allowed: give a number {rule}, e.g. {example}")
-        return value
-    return check
-
-
-def time_limit_option(help: str = "seconds per solve"):
-    """--time-limit of every command that solves: > 0 seconds (0 would silently mean no limit)."""
-    return typer.Option(None, "--time-limit", help=f"{help} (> 0)",
-                        callback=bounded(gt=0, example="--time-limit 60"))
-
-
-def gap_option(default: float | None = None, help: str = "stop each solve at this relative gap"):
-    """--gap of every command that solves: a relative gap ≥ 0 (the solvers reject a negative one)."""
-    return typer.Option(default, "--gap", help=f"{help} (≥ 0)", callback=bounded(ge=0, example="--gap 0.01"))
-
-
-def print_json(data: dict) -> None:
-    sys.stdout.write(json.dumps(data, indent=2, ensure_ascii=False, default=str) + "\n")
 
 
 @dataclass
@@ -152,8 +107,6 @@ def working(message: str) -> Iterator[None]:
     if err is None:
         yield
         return
-    from solver.api import PROGRESS
-
     start, latest = time.perf_counter(), {"text": ""}
 
     def heard(incumbent: float | None, bound: float | None) -> None:

@@ -2,29 +2,22 @@
 
 from __future__ import annotations
 
-from enum import Enum
 from pathlib import Path
-from typing import Optional
+from typing import Annotated, Optional
 
 import typer
-from rich.console import Console
-from rich.markup import escape
-from rich.table import Table
 
-from solver.clock import left_of
-from solver.commands.common import (
-    Backend,
-    bounded,
-    gap_option,
-    plan_console,
-    print_json,
-    run_action,
-    time_limit_option,
-    working,
-)
+from solver.analysis.frontier import AXES, existing_plan_files, frontier, write_plans
 from solver.api import DEFAULT_BACKEND
+from solver.clock import left_of
+from solver.commands.common import plan_console, run_action, working
+from solver.commands.options import AsJson, BackendChoice, Gap, ProblemFile, TimeLimit, choices, max_seconds_option
+from solver.errors import ProblemError
+from solver.load import load_problem
+from solver.report.frontier import render_frontier
+from solver.report.terminal import print_json
 
-Axis = Enum("Axis", {a: a for a in ("deadline", "budget", "spot_share", "vendors")}, type=str)
+Axis = choices("Axis", AXES)
 
 
 def register(app: typer.Typer) -> None:
@@ -32,7 +25,7 @@ def register(app: typer.Typer) -> None:
 
 
 def frontier_command(
-        problem: Path = typer.Argument(..., help="problem YAML"),
+        problem: ProblemFile,
         x: Axis = typer.Option("deadline", "--x",
                                help="deadline: cost vs finishing day; budget: finishing day vs budget; "
                                     "spot_share: cost vs share of work on spot; vendors: cost vs vendors used"),
@@ -41,19 +34,15 @@ def frontier_command(
         plans: Optional[Path] = typer.Option(None, "--plans", help="write each point's plan JSON into this folder"),
         xlsx: Optional[Path] = typer.Option(None, "--xlsx", help="write the points and every ε tried as a workbook"),
         force: bool = typer.Option(False, "--force", help="overwrite existing plot, plan or workbook files"),
-        as_json: bool = typer.Option(False, "--json", help="print one JSON object"),
-        backend: Backend = typer.Option(DEFAULT_BACKEND, help="MILP solver bundled with OR-Tools"),
-        time_limit: Optional[float] = time_limit_option("seconds per solve"),
-        gap: Optional[float] = gap_option(help="stop each solve at this relative gap"),
-        max_seconds: Optional[float] = typer.Option(
-            None, "--max-seconds", callback=bounded(gt=0, example="--max-seconds 300"),
-            help="bound the whole run: the points found by then are the frontier, with a note (> 0)")) -> None:
+        as_json: AsJson = False,
+        backend: BackendChoice = DEFAULT_BACKEND,
+        time_limit: TimeLimit = None,
+        gap: Gap = None,
+        max_seconds: Annotated[Optional[float], max_seconds_option(
+            "bound the whole run: the points found by then are the frontier, with a note",
+            example="--max-seconds 300")] = None) -> None:
     """Trade-off of PROBLEM along one axis: ε-constraint solves on one model, non-dominated plans only,
     each verified. Exit 1 when the problem itself has no plan."""
-    from solver.analysis.frontier import existing_plan_files, frontier, write_plans
-    from solver.errors import ProblemError
-    from solver.load import load_problem
-
     def action() -> None:
         if plot is not None:  # fail before solving, not after
             from solver.report.frontier_plot import check_plot_paths, require_matplotlib
@@ -91,37 +80,3 @@ def frontier_command(
         else:
             render_frontier(result, plan_console(), written)
     run_action(action)
-
-
-def render_frontier(result, console: Console, written: dict[str, list[str]] | None = None) -> None:
-    x_label, y_label, eps_label = result.labels
-    table = Table(title=f"{escape(result.problem)}: {y_label} vs {x_label} — {len(result.points)} non-dominated "
-                        f"plan{'s' if len(result.points) != 1 else ''} from {len(result.tried)} ε values")
-    for col in ("#", eps_label, "cost (CNY)", "finish day", *(["spot share"] if result.axis == "spot_share" else []),
-                *(["vendors"] if result.axis == "vendors" else []), "mix (peak nodes × GPUs per node)", ""):
-        table.add_column(col, justify="right" if col in ("#", "cost (CNY)", "finish day", "vendors") else "left")
-    for i, p in enumerate(result.points, 1):
-        eps = _eps(result.axis, p.eps)
-        extra = ([f"{p.spot_share:.1%}"] if result.axis == "spot_share" else []) + \
-                ([str(p.vendors)] if result.axis == "vendors" else [])
-        table.add_row(str(i), eps, f"{p.cost:,.0f}", str(p.finish_day), *extra, escape(p.mix),
-                      "[bold red]◀ knee[/]" if p.knee else "")
-    console.print(table)
-    for outcome, words in (("dominated", "dominated (a point above is as good in both and better in one), dropped"),
-                           ("same plan", "the same plan as a point above"),
-                           ("infeasible", "no plan"),
-                           ("not settled", "no plan found within the time limit (none ruled out)")):
-        values = [_eps(result.axis, e) for e, seen, _ in result.tried if seen == outcome]
-        if values:
-            console.print(f"{words}: ε = {'; '.join(values)}", highlight=False)
-    for note in result.notes:
-        console.print(f"note: {escape(note)}", highlight=False)
-    console.print(f"{result.milp_solves} MILP solves, {result.lp_solves} LP bounds, {result.probes} feasibility "
-                  f"probes, {result.reused} plans reused; {result.seconds:.1f} s", highlight=False)
-    for kind, paths in (written or {}).items():
-        console.print(escape(f"wrote {kind}: {', '.join(paths)}"), highlight=False)
-
-
-def _eps(axis: str, eps: float) -> str:
-    """An ε the way its column writes it (a budget in whole CNY, a spot share in per cent)."""
-    return f"{eps:,.0f}" if axis == "budget" else f"{eps:.1%}" if axis == "spot_share" else f"{eps:g}"

@@ -3,34 +3,29 @@
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Optional
+from typing import Annotated, Optional
 
 import typer
-from rich.console import Console
-from rich.markup import escape
-from rich.table import Table
 
-from solver.analysis.negotiate import reason_kinds
-from solver.clock import left_of
-from solver.commands.common import (
-    Backend,
-    bounded,
-    gap_option,
-    plan_console,
-    print_json,
-    run_action,
-    time_limit_option,
-    working,
-)
-from solver.report.outputs import check_new_file
+from solver.analysis.negotiate import check_vendor
+from solver.analysis.negotiate import export_vendor as write_sheet
+from solver.analysis.negotiate import negotiate as analyse
 from solver.api import DEFAULT_BACKEND
+from solver.clock import left_of
+from solver.commands.common import plan_console, run_action, working
+from solver.commands.options import AsJson, BackendChoice, ProblemFile, TimeLimit, bounded, gap_option, \
+    max_seconds_option
+from solver.files import check_new_file
+from solver.load import load_problem
+from solver.report.negotiate import render_negotiation
+from solver.report.terminal import print_json
 
 
 def register(app: typer.Typer) -> None:
     app.command("negotiate")(negotiate)
 
 
-def negotiate(problem: Path = typer.Argument(..., help="problem YAML"),
+def negotiate(problem: ProblemFile,
               vendor: Optional[list[str]] = typer.Option(None, "--vendor", "-v",
                                                          help="only this vendor's offers (repeat for more)"),
               kw: float = typer.Option(50, "--kw", help="value of this many more kW at each site whose power binds",
@@ -41,16 +36,16 @@ def negotiate(problem: Path = typer.Argument(..., help="problem YAML"),
               margin: float = typer.Option(0.05, help="target price this fraction below the current price "
                                                       "(in the plan) or the break-even (not in it)"),
               max_solves: int = typer.Option(8, help="solves per offer at most"),
-              max_seconds: Optional[float] = typer.Option(None, help="start no new offer or lever after this long (> 0)",
-                                                        callback=bounded(gt=0, example="--max-seconds 60")),
+              max_seconds: Annotated[Optional[float], max_seconds_option(
+                  "start no new offer or lever after this long", example="--max-seconds 60")] = None,
               export_vendor: Optional[tuple[str, Path]] = typer.Option(None, "--export-vendor", metavar="VENDOR FILE",
                                                              help="write VENDOR's sheet (CSV, or .xlsx with openpyxl): "
                                                                   "its own offers, target prices, volumes only"),
               force: bool = typer.Option(False, "--force", help="overwrite the export file"),
-              as_json: bool = typer.Option(False, "--json", help="print one JSON object"),
-              backend: Backend = typer.Option(DEFAULT_BACKEND, help="MILP solver bundled with OR-Tools"),
-              time_limit: Optional[float] = time_limit_option("seconds per solve"),
-              gap: float = gap_option(1e-7, help="relative gap of each solve (prices are as exact as costs)"),
+              as_json: AsJson = False,
+              backend: BackendChoice = DEFAULT_BACKEND,
+              time_limit: TimeLimit = None,
+              gap: Annotated[float, gap_option("relative gap of each solve (prices are as exact as costs)")] = 1e-7,
               ) -> None:
     """Walk-away price of each offer in the plan, break-even price of each offer not in it, and
     what more power, shorter lead times and more nodes are worth (re-solve deltas, CNY).
@@ -58,11 +53,6 @@ def negotiate(problem: Path = typer.Argument(..., help="problem YAML"),
     Price means the offer's price column (the vendor's quote); interconnect surcharge,
     platform fee and discount stay as they are.
     """
-    from solver.analysis.negotiate import check_vendor
-    from solver.analysis.negotiate import export_vendor as write_sheet
-    from solver.analysis.negotiate import negotiate as analyse
-    from solver.load import load_problem
-
     def action() -> None:
         sheet_vendor, sheet_path = export_vendor or (None, None)
         if sheet_path is not None:
@@ -86,105 +76,5 @@ def negotiate(problem: Path = typer.Argument(..., help="problem YAML"),
             data["export"] = written
             print_json(data)
         else:
-            console = plan_console()
-            render_negotiation(result, console)
-            if written:
-                console.print(escape(f"wrote {written['rows']} offers of {sheet_vendor} to {sheet_path}"))
+            render_negotiation(result, plan_console(), written)
     run_action(action)
-
-
-def _money(x: float | None) -> str:
-    return "—" if x is None else f"{x:,.0f}"
-
-
-def _price(x: float | None) -> str:
-    if x is None:
-        return "—"
-    return f"{x:.3g}" if abs(x) < 1 else f"{x:,.2f}" if abs(x) < 1000 else f"{x:,.0f}"
-
-
-def _pct(x: float | None) -> str:
-    return "" if x is None else f"{x:+.1%}"
-
-
-def render_negotiation(result, console: Console) -> None:
-    cur = result.currency
-    console.print(f"{escape(result.problem)}: optimum {result.base_cost:,.0f} {cur} ({result.base_status}); "
-                  f"{result.solves} solves in {result.seconds:.1f} s", highlight=False)
-    console.print(f"[dim]{escape(result.price_note)}; target = {result.margin:.0%} below the current price (in the plan) "
-                  f"or below the break-even (not in it)[/]", highlight=False)
-    if result.unproven:
-        console.print(f"[yellow]warning:[/] {result.unproven} solves stopped before optimality was proven "
-                      "(time limit): the prices below are approximate", highlight=False)
-    inside = [t for t in result.offers if t.status == "in_plan"]
-    if inside:
-        table = Table(title=f"Walk-away prices: offers in the plan ({cur} per price unit)")
-        _columns(table, "offer", "price", "walk-away", "may rise", "target", "saves at target")
-        for t in inside:
-            limit = ("not analysed" if not t.analysed else
-                     "none (no plan without it)" if t.limit_price is None and t.cost_without is None
-                     else _price(t.limit_price) + ("" if t.converged else " ≥"))
-            table.add_row(escape(t.offer), _price(t.price), limit, _pct(t.limit_change), _price(t.target_price),
-                          _money(t.saving_at_target))
-        console.print(table)
-        for t in inside:
-            if t.replaced_by:
-                console.print(escape(f"  above {_price(t.limit_price)}, {t.offer} is replaced by {', '.join(t.replaced_by)}"),
-                              highlight=False)
-    outside = [t for t in result.offers if t.status == "not_in_plan"]
-    if outside:
-        table = Table(title=f"Break-even prices: offers not in the plan ({cur} per price unit)")
-        _columns(table, "offer", "price", "break-even", "must fall", "target", "saves at target", "node-days")
-        for t in outside:
-            if t.limit_price is None:
-                limit = ("not analysed" if not t.analysed else "never" if t.searched_down_to is None
-                         else f"< {_price(t.searched_down_to)}")
-                table.add_row(escape(t.offer), _price(t.price), limit, "", "—", "—", "—")
-                continue
-            table.add_row(escape(t.offer), _price(t.price), _price(t.limit_price) + ("" if t.converged else " ≥"),
-                          _pct(t.limit_change), _price(t.target_price), _money(t.saving_at_target),
-                          f"{t.target_node_days:,.0f}")
-        console.print(table)
-        for t in outside:
-            if t.limit_price is None or not t.converged:
-                console.print(escape(f"  {t.offer}: {t.reason}"), highlight=False)
-            if t.displaces:
-                console.print(escape(f"  at {_price(t.target_price)}, {t.offer} takes work from {', '.join(t.displaces)}"
-                                     " (each rented less, not necessarily dropped)"),
-                              highlight=False)
-    if result.levers:
-        table = Table(title=f"What other concessions are worth ({cur}, re-solved; --json has the edits)")
-        _columns(table, "lever", "on", "saves", "per unit")
-        for lv in result.levers:
-            what = {"power": f"+{lv.amount:g} kW", "lead_time": f"lead time −{lv.amount:g} d",
-                    "availability": f"+{lv.amount:g} nodes"}[lv.kind]
-            per = "—" if lv.per_unit is None else f"{lv.per_unit:,.0f}/{lv.unit.rstrip('s')}"
-            table.add_row(what, escape(lv.name), "infeasible" if lv.saving is None else _money(lv.saving), per)
-        console.print(table)
-    elif result.levers_note:
-        console.print(escape(f"What other concessions are worth: {result.levers_note}"), highlight=False)
-    unusable = [t for t in result.offers if t.status == "unusable"]
-    if unusable and result.vendors:
-        console.print("[bold]Offers no job can use[/] (they cannot enter at any price):")
-        for t in unusable:
-            console.print(escape(f"  {t.offer}: {t.reason}"), highlight=False)
-    elif unusable:
-        kinds: dict[str, int] = {}
-        for t in unusable:
-            kind = "restrict list" if t.reason.startswith("excluded by the problem") else \
-                "/".join(sorted(reason_kinds(t.reason)))
-            kinds[kind] = kinds.get(kind, 0) + 1
-        summary = ", ".join(f"{n} {k}" for k, n in sorted(kinds.items(), key=lambda kv: -kv[1]))
-        console.print(f"{len(unusable)} offers no job can use ({summary}); --vendor lists them with reasons",
-                      highlight=False)
-
-
-LEFT = {"offer", "on", "lever"}
-
-
-def _columns(table: Table, *names: str) -> None:
-    for name in names:
-        if name == "offer":
-            table.add_column(name, no_wrap=True)
-        else:
-            table.add_column(name, justify="left" if name in LEFT else "right")

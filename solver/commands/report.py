@@ -3,13 +3,15 @@
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Optional
 
 import typer
-from rich.console import Console
 
-from solver.commands.common import Backend, gap_option, run_action, time_limit_option, working
-from solver.api import DEFAULT_BACKEND
+from solver.api import DEFAULT_BACKEND, solve_problem
+from solver.commands.common import run_action, working
+from solver.commands.options import BackendChoice, Gap, ProblemFile, TimeLimit
+from solver.load import load_problem
+from solver.report.html import check_html_path, write_html
+from solver.report.terminal import render_report_written
 
 
 def register(app: typer.Typer) -> None:
@@ -17,22 +19,18 @@ def register(app: typer.Typer) -> None:
 
 
 def report_command(
-        problem: Path = typer.Argument(..., help="problem YAML"),
+        problem: ProblemFile,
         output: Path = typer.Option(..., "--output", "-o", help="HTML file to write, e.g. plan.html"),
         force: bool = typer.Option(False, "--force", help="overwrite an existing file"),
         frontier_points: int = typer.Option(0, "--frontier-points", min=0,
                                             help="also compute a cost vs finishing day frontier from this many "
                                                  "deadlines and chart it (0: none)"),
-        backend: Backend = typer.Option(DEFAULT_BACKEND, help="MILP solver bundled with OR-Tools"),
-        time_limit: Optional[float] = time_limit_option("seconds per solve"),
-        gap: Optional[float] = gap_option(help="stop each solve at this relative gap")) -> None:
+        backend: BackendChoice = DEFAULT_BACKEND,
+        time_limit: TimeLimit = None,
+        gap: Gap = None) -> None:
     """Cheapest plan for PROBLEM as an HTML report that opens offline: summary, Gantt chart of rentals,
     cost breakdown, job layouts, assumptions and a contract checklist per vendor.
     Never overwrites a file without --force (exit 2). Exit 1 when infeasible (no file written)."""
-    from solver.api import solve_problem
-    from solver.load import load_problem
-    from solver.report.html import check_html_path, summary_sentence, write_html
-
     def action() -> None:
         check_html_path(output, force=force, option="--output")  # fail before solving, not after
         prob, cat = load_problem(problem)
@@ -44,14 +42,6 @@ def report_command(
             from solver.analysis.frontier import frontier
             front = frontier(prob, cat, "deadline", frontier_points, **options)
         path = write_html(output, plan, prob, cat, frontier=front, force=force, option="--output")
-        console = Console(soft_wrap=True)
-        console.print(_plain(summary_sentence(plan, prob)), highlight=False, markup=False)
-        console.print(f"wrote {path}", highlight=False, markup=False)
+        render_report_written(plan, prob, path)
     run_action(action)
 
-
-def _plain(fragment: str) -> str:
-    """The summary sentence without its HTML tags and entities."""
-    import html
-    import re
-    return html.unescape(re.sub(r"<[^>]+>", "", fragment))

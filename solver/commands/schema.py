@@ -11,13 +11,12 @@ problem file `# yaml-language-server: $schema=./problem.schema.json`, or in sett
 
 from __future__ import annotations
 
-from enum import Enum
-
 import typer
 
-SCHEMA_DIALECT = "https://json-schema.org/draft/2020-12/schema"
+from solver.commands.options import choices
+from solver.report.terminal import print_json
 
-Which = Enum("Which", {"problem": "problem", "catalog": "catalog"}, type=str)
+SCHEMA_DIALECT = "https://json-schema.org/draft/2020-12/schema"
 
 
 def register(app: typer.Typer) -> None:
@@ -57,12 +56,14 @@ def catalog_schema() -> dict:
             "$defs": top.get("$defs", {})}
 
 
+SCHEMAS = {"problem": problem_schema, "catalog": catalog_schema}
+Which = choices("Which", SCHEMAS)
+
+
 def schema(which: Which = typer.Argument(..., help="problem | catalog")) -> None:
     """Print the JSON Schema of a problem YAML or a catalog, for editor completion and validation.
 
     Save it and point the YAML language server at it, e.g. `gpuplan schema problem > problem.schema.json`
     and `# yaml-language-server: $schema=./problem.schema.json` on a problem file's first line.
     """
-    from solver.commands.common import print_json
-
-    print_json(problem_schema() if which.value == "problem" else catalog_schema())
+    print_json(SCHEMAS[which.value]())

@@ -7,30 +7,27 @@ solving never end in "file exists".
 
 from __future__ import annotations
 
-import math
-from enum import Enum
 from pathlib import Path
-from typing import Optional
+from typing import Annotated, Optional
 
 import typer
-from rich.console import Console
-from rich.markup import escape
-from rich.table import Table
 
-from solver.commands.common import (Backend, gap_option, live_stderr, plan_console, print_json, run_action,
-                                    time_limit_option)
+from solver.analysis.sweep import EXECUTORS, check_edits, load_grid, run_sweep
+from solver.api import DEFAULT_BACKEND
+from solver.commands.common import live_stderr, plan_console, run_action
+from solver.commands.options import Backend, Gap, ProblemFile, choices, time_limit_option
 from solver.errors import ProblemError
+from solver.load import load_problem
+from solver.report.terminal import print_json
 
-Executor = Enum("Executor", {e: e for e in ("process", "ray")}, type=str)
-SHOWN_ROWS = 30
-NOTE_CHARS = 80
+Executor = choices("Executor", EXECUTORS)
 
 
 def register(app: typer.Typer) -> None:
     app.command()(sweep)
 
 
-def sweep(problem: Path = typer.Argument(..., help="problem YAML"),
+def sweep(problem: ProblemFile,
           grid: Path = typer.Option(..., "--grid", help="grid YAML: `grid:` (cartesian) and/or `scenarios:` (list)"),
           output: Optional[Path] = typer.Option(None, "-o", "--output",
                                                 help="write the table: FILE.csv, FILE.parquet or FILE.xlsx"),
@@ -41,14 +38,14 @@ def sweep(problem: Path = typer.Argument(..., help="problem YAML"),
                                              help="parallel solves (default: CPU count; 1 = in this process)"),
           address: Optional[str] = typer.Option(None, help="Ray: address of an existing cluster "
                                                           "(default: start a local one)"),
-          backend: Optional[Backend] = typer.Option(None, help="MILP solver bundled with OR-Tools (default: highs)"),
-          time_limit: Optional[float] = time_limit_option("seconds per scenario"),
-          gap: Optional[float] = gap_option(help="stop each solve at this relative gap"),
+          backend: Optional[Backend] = typer.Option(
+              None, help=f"MILP solver bundled with OR-Tools (default: {DEFAULT_BACKEND})"),
+          time_limit: Annotated[Optional[float], time_limit_option("seconds per scenario")] = None,
+          gap: Gap = None,
           as_json: bool = typer.Option(False, "--json", help="print the rows as a JSON list"),
           quiet: bool = typer.Option(False, "--quiet", "-q", help="no progress bar")) -> None:
     """Solve every scenario of GRID on PROBLEM: one row each (edits, status, cost, finish days, GPU-days, limits)."""
-    from solver.analysis.sweep import check_edits, check_output, load_grid, run_sweep, write_table
-    from solver.load import load_problem
+    from solver.report.sweep import check_output, json_rows, render_sweep, write_table  # pandas: only when run
 
     def action() -> None:
         if address and executor.value != "ray":
@@ -66,9 +63,9 @@ def sweep(problem: Path = typer.Argument(..., help="problem YAML"),
         if output is not None:
             write_table(df, output, force=force)
         if as_json:
-            print_json([{k: _plain(v) for k, v in rec.items()} for rec in df.to_dict(orient="records")])
+            print_json(json_rows(df))
         else:
-            _summary(df, output, plan_console())
+            render_sweep(df, output, plan_console())
     run_action(action)
 
 
@@ -93,38 +90,3 @@ class _progress:
     def __exit__(self, *exc) -> None:
         if self.bar is not None:
             self.bar.stop()
-
-
-def _plain(value):
-    """JSON cells: pandas' missing values become null."""
-    import pandas as pd
-    if value is None or value is pd.NA or (isinstance(value, float) and math.isnan(value)):
-        return None
-    return value.item() if hasattr(value, "item") else value
-
-
-def _summary(df, output: Path | None, console: Console) -> None:
-    counts = df["status"].value_counts()
-    solved = df[df["status"].isin(["optimal", "feasible"])]
-    line = f"{len(df)} scenarios: " + ", ".join(f"{n} {s}" for s, n in counts.items())
-    if len(solved):
-        best = solved.loc[solved["total_cost"].idxmin()]
-        line += f"; cheapest {best['scenario']} at {best['total_cost']:,.0f}"
-    console.print(escape(line + (f" → {output}" if output else "")), highlight=False)
-    finish = [c for c in df.columns if c.startswith("finish_")]
-    table = Table()
-    for col in ("scenario", "edits", "status", "cost", *(c.removeprefix("finish_") + " day" for c in finish),
-                "binding / error", "s"):
-        table.add_column(col, justify="right" if col in ("cost", "s") or col.endswith(" day") else "left",
-                         overflow="fold")
-    for _, r in df.head(SHOWN_ROWS).iterrows():
-        cost = "" if _plain(r["total_cost"]) is None else f"{r['total_cost']:,.0f}"
-        days = ["" if _plain(r[c]) is None else str(r[c]) for c in finish]
-        note = r["error"] or r["binding"]
-        note = note if len(note) <= NOTE_CHARS else note[:NOTE_CHARS - 1] + "…"
-        table.add_row(escape(r["scenario"]), escape(r["edits"]), r["status"], cost, *days, escape(note),
-                      "" if _plain(r["seconds"]) is None else f"{r['seconds']:.2f}")
-    console.print(table)
-    if len(df) > SHOWN_ROWS:
-        where = f" in {output}" if output else " (write them with -o)"
-        console.print(escape(f"… {len(df) - SHOWN_ROWS} more rows{where}"))

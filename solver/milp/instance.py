@@ -190,7 +190,7 @@ def _job_option(job: Job, config: Config, inst: Instance) -> JobOption | tuple[s
         return "restrict", "excluded by the job's restrict list"
     if problem.restrict and problem.restrict.interconnects and config.interconnect not in problem.restrict.interconnects:
         return "restrict", "excluded by restrict.interconnects"
-    if offer.mode == "spot" and not job.interruptible:
+    if offer.preemptible and not job.interruptible:
         return "spot", "spot capacity can be reclaimed; the job is not interruptible"
     if job.residency and job.residency not in inst.catalog.datacenters[offer.datacenter].residency:
         return "residency", f"datacenter {offer.datacenter} does not carry residency {job.residency}"
@@ -264,7 +264,7 @@ def effective_rate(job: Job, offer: Offer, peak: float, default_mfu: float, layo
     mfu = job.mfu if job.mfu is not None else default_mfu
     perf = offer.perf_guarantee_pct / 100 if offer.perf_guarantee_pct else UNGUARANTEED_PERF
     loss = spot_loss(offer.preemptions_per_day, job.checkpoint_interval_hours, job.restart_hours) \
-        if offer.mode == "spot" else 0.0
+        if offer.preemptible else 0.0
     slow = flops_factor(job.kind, True) / flops_factor(job.kind, False) if layout.recompute else 1.0
     return peak * 1e12 * mfu * perf * (1 - loss) / slow
 
@@ -273,7 +273,7 @@ def fabric_domain(cfg: Config) -> str:
     """The nodes one synchronous job may span: one vendor's GPUs of one type on one fabric in a
     link group, and either all spot or none. Why the last: a reclaimed spot node stalls every
     GPU of a synchronous job, so spot's loss cannot be charged to the spot GPUs alone."""
-    spot = "/spot" if cfg.offer.mode == "spot" else ""
+    spot = "/spot" if cfg.offer.preemptible else ""
     return f"{cfg.offer.vendor}@{cfg.link_group}/{cfg.interconnect}/{cfg.offer.gpu}{spot}"
 
 

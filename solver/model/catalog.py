@@ -11,14 +11,14 @@ from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
 
-Mode = Literal["hourly", "monthly", "yearly", "hosted", "spot"]
+from solver.model.modes import MODES, UNIT_DAYS, Mode
+
 Interconnect = Literal["ib_ndr", "ib_hdr", "roce", "ethernet"]
 PriceUnit = Literal["cny_per_gpu_hour", "cny_per_node_hour", "cny_per_gpu_month",
                     "cny_per_node_month", "cny_per_node_year"]
 
-COMMITTED_MODES = ("monthly", "yearly", "hosted")
-UNIT_DAYS = {"hour": 1 / 24, "month": 30, "year": 365}
-MODE_UNITS = {"hourly": "hour", "spot": "hour", "monthly": "month", "hosted": "month", "yearly": "year"}
+MODE_UNITS = {name: mode.unit for name, mode in MODES.items()}
+"""What a price of each mode is per (from solver.model.modes.MODES)."""
 DEFAULT_WAN_GBPS = 10.0
 """Bandwidth (Gbit/s) of a datacenter's line to sites outside its link group when its
 optional `wan_gbps` cell is blank. Inside one link group (dedicated lines) moving a
@@ -131,8 +131,8 @@ class Offer(_Row):
             raise ValueError("node_kw is required when counts_power is true (its draw counts against the site quota)")
         if (self.discount_from_gpus is None) != (self.discount_pct is None):
             raise ValueError("discount_from_gpus and discount_pct go together: set both or neither")
-        if self.mode == "spot" and self.preemptions_per_day <= 0:
-            raise ValueError("spot offers need preemptions_per_day > 0 (how often capacity is reclaimed)")
+        if self.preemptible and self.preemptions_per_day <= 0:
+            raise ValueError(f"{self.mode} offers need preemptions_per_day > 0 (how often capacity is reclaimed)")
         if not self.committed and self.min_term_days:
             raise ValueError(f"min_term_days {self.min_term_days} on {'an' if self.mode == 'hourly' else 'a'} {self.mode} offer: the planner rents "
                              f"{self.mode} nodes period by period and cannot hold them to a minimum; write 0, or "
@@ -142,7 +142,12 @@ class Offer(_Row):
     @property
     def committed(self) -> bool:
         """Committed modes are paid by whole term from their start, used or not."""
-        return self.mode in COMMITTED_MODES
+        return MODES[self.mode].committed
+
+    @property
+    def preemptible(self) -> bool:
+        """Spot-like: the vendor may reclaim the capacity at any time (solver.model.modes)."""
+        return MODES[self.mode].preemptible
 
     @property
     def term_days(self) -> int:

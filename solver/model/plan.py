@@ -11,6 +11,8 @@ from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from solver.model.modes import Mode
+
 
 class _Out(BaseModel):
     model_config = ConfigDict(extra="forbid")
@@ -64,7 +66,7 @@ class Allocation(_Out):
     vendor: str
     datacenter: str
     gpu: str
-    mode: str
+    mode: Mode
     interconnect: str
     nodes: int
     gpus: int

@@ -6,9 +6,11 @@ from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
-from solver.model.catalog import Interconnect, Mode
+from solver.model.catalog import Interconnect
+from solver.model.modes import Mode
 
 Kind = Literal["pretrain", "full_finetune", "lora", "qlora", "sweep", "preprocess", "inference"]
+Precision = Literal["bf16", "fp16", "fp8"]
 
 
 class _Strict(BaseModel):
@@ -106,7 +108,7 @@ class Job(_Strict):
     model: ModelSpec | None = None
     tokens: float | None = Field(default=None, gt=0)
     flops: float | None = Field(default=None, gt=0, description="override: total FLOPs of the job")
-    precision: Literal["bf16", "fp16", "fp8"] = "bf16"
+    precision: Precision = "bf16"
     mfu: float | None = Field(default=None, gt=0, le=1, description="override of the GPU's default MFU")
     start_day: int = Field(default=0, ge=0)
     deadline_days: int = Field(gt=0)

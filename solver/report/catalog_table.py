@@ -12,6 +12,8 @@ from rich.console import Console
 from rich.table import Table
 from rich.text import Text
 
+TABLES = ("offers", "gpus", "datacenters")
+"""The tables render_table can show, the first by default (`gpuplan catalog show --table`)."""
 KEEP_WHOLE = {"offer", "vendor", "site", "mode", "gpu", "datacenter"}
 """Names a user copies into --set edits and restrict lists: never folded while the table fits."""
 NUMBERS = {"memory GB", "bf16 TFLOPS", "fp8 TFLOPS", "mem TB/s", "TDP W", "default MFU", "power kW", "PUE",

@@ -16,16 +16,17 @@ from __future__ import annotations
 
 import html
 import math
+import re
 from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
 
-from solver.model.catalog import MODE_UNITS, Catalog
+from solver.files import check_new_file
+from solver.model.catalog import Catalog
+from solver.model.modes import MODES, legend_order
 from solver.model.plan import Allocation, Plan
 from solver.model.problem import Problem
 
-MODE_COLOURS = {"hourly": "#4e79a7", "spot": "#f28e2b", "monthly": "#59a14f", "yearly": "#b07aa1",
-                "hosted": "#e15759"}
 PART_NAMES = {"gpu_rent": "GPU rent", "interconnect": "interconnect", "platform_fee": "platform fees",
               "storage": "storage", "egress": "egress", "volume_discount": "volume discount"}
 WIDTH = 1000  # SVG user units; every chart scales to the page width
@@ -135,7 +136,6 @@ def write_html(path: str | Path, plan: Plan, problem: Problem, catalog: Catalog,
 
 def check_html_path(path: str | Path, *, force: bool = False, option: str = "--output") -> Path:
     """The path a report would be written to; ProblemError if it exists (and not force) or its folder is missing."""
-    from solver.report.outputs import check_new_file
     return check_new_file(path, option, force=force, example="plan.html")
 
 
@@ -175,6 +175,11 @@ def _names(values: Iterable[str]) -> str:
     if len(values) <= 1:
         return "".join(values)
     return ", ".join(values[:-1]) + " and " + values[-1]
+
+
+def plain_summary(plan: Plan, problem: Problem) -> str:
+    """The summary sentence as plain text, without its HTML tags and entities (for the terminal)."""
+    return html.unescape(re.sub(r"<[^>]+>", "", summary_sentence(plan, problem)))
 
 
 def summary_sentence(plan: Plan, problem: Problem) -> str:
@@ -283,7 +288,7 @@ def gantt_svg(plan: Plan, problem: Problem) -> str:
             out.append(f'<text x="18" y="{y + 14}">{esc(label)}</text>'
                        f'<rect class="bar mode-{esc(mode)}" x="{_num(x0)}" y="{y + 3}" '
                        f'width="{_num(max(x1 - x0, 1.5))}" height="{row_h - 6}" rx="2" '
-                       f'fill="{MODE_COLOURS.get(mode, "#888")}"><title>{esc(tip)}</title></rect>')
+                       f'fill="{MODES[mode].colour}"><title>{esc(tip)}</title></rect>')
             y += row_h
     out.append(f'<line class="axis" x1="{left}" y1="{top}" x2="{left}" y2="{bottom}"/>'
                f'<line class="axis" x1="{left}" y1="{bottom}" x2="{WIDTH - right}" y2="{bottom}"/>')
@@ -297,11 +302,10 @@ def gantt_svg(plan: Plan, problem: Problem) -> str:
         names = ", ".join(j.name for j in plan.jobs if j.finish_day == day)
         out.append(f'<line class="finish" x1="{_num(x(day))}" y1="{top}" x2="{_num(x(day))}" y2="{bottom}" '
                    f'stroke="#1d2733" stroke-dasharray="2 3"><title>{esc(names)} done on day {day}</title></line>')
-    modes = [m for m in MODE_COLOURS if any(a.mode == m for a in allocs)]
-    modes += sorted({a.mode for a in allocs} - set(modes))
+    modes = [m for m in legend_order() if any(a.mode == m for a in allocs)]
     lx = left
     for m in modes:
-        out.append(f'<rect class="legend" x="{lx}" y="8" width="12" height="12" fill="{MODE_COLOURS.get(m, "#888")}"/>'
+        out.append(f'<rect class="legend" x="{lx}" y="8" width="12" height="12" fill="{MODES[m].colour}"/>'
                    f'<text x="{lx + 16}" y="18">{esc(m)}</text>')
         lx += 26 + 7 * len(m) + 10
     out.append('<text x="6" y="18" class="muted">colour = rental mode</text>')
@@ -579,7 +583,7 @@ def _answers(offers: list, plan: Plan, storage_tb: dict, egress_tb: float) -> di
         storage_parts.append(f"{site}: storage {'included (0)' if st == 0 else f'{st:,.0f} CNY/TB-month'}")
         egress_parts.append(f"{site}: {'free (0)' if eg == 0 else f'{eg:,.0f} CNY/TB'}")
     fabric = [f"{o.offer}: {'|'.join(o.interconnect)} at {'|'.join(f'{p:g}' for p in o.interconnect_price)} "
-              f"CNY/node-{MODE_UNITS[o.mode]} extra" for o in offers if any(o.interconnect_price)]
+              f"CNY/node-{MODES[o.mode].unit} extra" for o in offers if any(o.interconnect_price)]
     storage = known("catalog: " + "; ".join(storage_parts) + (". Interconnect " + "; ".join(fabric) if fabric else
                                                               ". Interconnect included")) + \
         " — " + ask + " about the bandwidth of the line to your data"
@@ -592,7 +596,7 @@ def _answers(offers: list, plan: Plan, storage_tb: dict, egress_tb: float) -> di
             perf += f"; {ask} for {esc(', '.join(unknown))}"
     else:
         perf = ask + " (no guarantee in the catalog)"
-    spot = [o.offer for o in offers if o.mode == "spot"]
+    spot = [o.offer for o in offers if o.preemptible]
     committed = [o for o in offers if o.committed]
     stopped = ask
     if committed:

@@ -10,25 +10,11 @@ from __future__ import annotations
 from dataclasses import dataclass
 from pathlib import Path
 
-from solver.errors import ProblemError
 from solver.model.catalog import Catalog
 from solver.model.plan import Plan
 from solver.model.problem import Problem
-
-
-def check_new_file(path: str | Path, option: str, *, force: bool, example: str) -> Path:
-    """A file a command will write, checked before any work: not a folder, in a folder that exists,
-    and an existing file is replaced only with --force (nothing a user wrote is overwritten)."""
-    path = Path(path)
-    if path.is_dir():
-        raise ProblemError("is a folder", key=option, file=str(path), fix=f"give a file name, e.g. {example}")
-    if not path.parent.is_dir():
-        raise ProblemError("folder does not exist", key=option, file=str(path.parent),
-                           fix="create it, or write the file elsewhere")
-    if path.exists() and not force:
-        raise ProblemError("already exists", key=option, file=str(path),
-                           fix="choose another file, or pass --force to overwrite")
-    return path
+from solver.report.html import check_html_path, write_html
+from solver.report.tables import check_csv_target, check_xlsx_target, plan_tables, write_csv_dir, write_xlsx
 
 
 @dataclass(frozen=True)
@@ -40,8 +26,6 @@ class PlanFiles:
 
     def check(self) -> None:
         """ProblemError (exit 2) now if any target exists (without force) or cannot be written."""
-        from solver.report.html import check_html_path
-        from solver.report.tables import check_csv_target, check_xlsx_target
         if self.html:
             check_html_path(self.html, force=self.force, option="--html")
         if self.xlsx:
@@ -50,8 +34,6 @@ class PlanFiles:
             check_csv_target(self.csv_dir, force=self.force)
 
     def write(self, plan: Plan, problem: Problem, catalog: Catalog, *, why: dict | None = None) -> list[Path]:
-        from solver.report.html import write_html
-        from solver.report.tables import plan_tables, write_csv_dir, write_xlsx
         written: list[Path] = []
         if self.html:
             written.append(write_html(self.html, plan, problem, catalog, why=why, force=self.force, option="--html"))

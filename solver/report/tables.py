@@ -37,7 +37,7 @@ from typing import Any
 import pandas as pd
 
 from solver.errors import ProblemError
-from solver.files import as_if_opened
+from solver.files import as_if_opened, require_openpyxl
 from solver.model.catalog import Catalog
 from solver.model.plan import Plan
 from solver.model.problem import Problem
@@ -195,7 +195,7 @@ def check_xlsx_target(path: str | Path, *, force: bool = False) -> Path:
                            fix="pass --force to replace it, or choose another name")
     if not path.parent.is_dir():
         raise ProblemError("folder not found", file=str(path), key="--xlsx", fix="create the folder first")
-    _openpyxl()
+    require_openpyxl()
     return path
 
 
@@ -216,7 +216,7 @@ def check_csv_target(folder: str | Path, names: Iterable[str] = PLAN_SHEETS, *, 
 def write_xlsx(tables: Mapping[str, pd.DataFrame], path: str | Path, *, force: bool = False) -> Path:
     """One sheet per table (names cut to Excel's 31 characters), bold header, fitted widths, frozen header."""
     path = check_xlsx_target(path, force=force)
-    _openpyxl()
+    require_openpyxl()
     from openpyxl.styles import Font
     from openpyxl.utils import get_column_letter
 
@@ -252,15 +252,6 @@ def write_csv_dir(tables: Mapping[str, pd.DataFrame], folder: str | Path, *, for
         frame.to_csv(target, index=False, lineterminator="\n")
         written.append(target)
     return written
-
-
-def _openpyxl(key: str | None = "--xlsx"):
-    try:
-        import openpyxl
-    except ImportError:
-        raise ProblemError("writing and reading .xlsx needs openpyxl", key=key,
-                           fix="pip install .[excel] (or pip install openpyxl), or use --csv DIR") from None
-    return openpyxl
 
 
 def _sheet_name(name: str) -> str:

@@ -1,12 +1,22 @@
-"""Rich tables for the terminal: every figure says its unit."""
+"""Rich tables for the terminal: every figure says its unit. And the JSON a command prints instead.
+
+print_json is the one writer of a command's --json answer: one object (or list) on stdout,
+indented, non-ASCII kept as written, anything else (dates, paths) as its text.
+"""
 
 from __future__ import annotations
+
+import json
+import sys
+from pathlib import Path
 
 from rich.console import Console
 from rich.markup import escape
 from rich.table import Table
 
 from solver.model.plan import Plan
+from solver.model.problem import Problem
+from solver.report.html import plain_summary
 
 
 def _money(value: float) -> str:
@@ -92,3 +102,36 @@ def render_baselines(plan: Plan, baselines: list, console: Console) -> None:
     if any(b.status == "feasible" for b in baselines):
         console.print("≤: that baseline was not solved to optimality in the time given, so the optimum saves "
                       "at most this much against it", highlight=False)
+
+
+def print_json(data: dict | list) -> None:
+    sys.stdout.write(json.dumps(data, indent=2, ensure_ascii=False, default=str) + "\n")
+
+
+def render_written(paths: list[Path], console: Console) -> None:
+    """One "wrote PATH" line per file written beside the terminal output."""
+    for path in paths:
+        console.print(f"wrote {path}", highlight=False, markup=False)
+
+
+def render_report_written(plan: Plan, problem: Problem, path: Path) -> None:
+    """`gpuplan report`: the report's summary sentence as plain text, and the file written."""
+    console = Console(soft_wrap=True)
+    console.print(plain_summary(plan, problem), highlight=False, markup=False)
+    render_written([path], console)
+
+
+def solve_json(plan: Plan, *, why: dict | None = None, baselines: list | None = None) -> dict:
+    """`gpuplan solve --json`: the plan, with --why's and --baselines' answers when asked for."""
+    data = plan.model_dump(mode="json")
+    if why is not None:
+        data["why"] = why
+    if baselines is not None:
+        data["baselines"] = [b.to_dict(plan.total_cost) for b in baselines]
+    return data
+
+
+def infeasible_json(exc) -> dict:
+    """`gpuplan solve --json` when there is no plan: what was ruled out, and the relaxations found."""
+    return {"status": "infeasible", "proven": exc.proven, "message": str(exc), "reasons": exc.reasons,
+            "explanation": exc.explanation}

@@ -1,0 +1,135 @@
+"""`gpuplan solve PROBLEM`: the cheapest (or earliest) verified plan, with its optional extras
+(--why, --baselines, --html/--xlsx/--csv, --export-mps) and, when infeasible, the smallest
+relaxations."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Annotated, Literal, Optional
+
+import typer
+
+from solver.api import DEFAULT_BACKEND, solve_problem
+from solver.clock import RunClock
+from solver.commands.common import plan_console, run_action, working
+from solver.commands.options import (
+    AsJson,
+    BackendChoice,
+    ProblemFile,
+    gap_option,
+    literal_choices,
+    max_seconds_option,
+    time_limit_option,
+)
+from solver.errors import Infeasible, ProblemError
+from solver.files import check_new_file
+from solver.load import load_problem
+from solver.report.terminal import infeasible_json, print_json, render_baselines, render_plan, render_written, \
+    solve_json
+
+Objective = literal_choices("Objective", Literal["min_cost", "min_time"])
+
+
+def register(app: typer.Typer) -> None:
+    app.command("solve")(solve)
+
+
+def solve(problem: ProblemFile,
+          as_json: AsJson = False,
+          backend: BackendChoice = DEFAULT_BACKEND,
+          time_limit: Annotated[Optional[float], time_limit_option("seconds; returns the best plan with its gap")]
+          = None,
+          gap: Annotated[Optional[float], gap_option("stop at this relative gap, e.g. 0.01")] = None,
+          export_mps: Optional[Path] = typer.Option(None, help="write the model as MPS for another solver"),
+          baselines: bool = typer.Option(False, "--baselines",
+                                         help="also solve best-single-offer, all-hourly and all-monthly plans"),
+          objective: Objective = typer.Option("min_cost", help="min_cost, or min_time: the earliest-finishing "
+                                              "plan within the budget (ties broken by cost)"),
+          html: Optional[Path] = typer.Option(None, help="also write the plan as a self-contained HTML report"),
+          xlsx: Optional[Path] = typer.Option(None, help="also write the plan's tables as an Excel workbook"),
+          csv: Optional[Path] = typer.Option(None, help="also write the plan's tables as CSV files in this folder"),
+          force: bool = typer.Option(False, "--force", help="replace existing --html/--xlsx/--csv/--export-mps files"),
+          why: bool = typer.Option(False, "--why", help="also: each job's best runners-up, the reason each lost, "
+                                                        "and what one more unit of each binding limit is worth"),
+          why_k: int = typer.Option(3, "--why-k", min=1, help="runners-up per job with --why"),
+          explain: bool = typer.Option(True, "--explain/--no-explain",
+                                       help="when infeasible, find the smallest relaxation of each limit"),
+          max_seconds: Annotated[Optional[float], max_seconds_option(
+              "bound the whole command: the solve (each solve with --objective min_time), then "
+              "--why, --baselines or the infeasible explanation in what is left; what gets no time "
+              "is shown as not determined", example="--max-seconds 300")] = None) -> None:
+    """Cheapest feasible rental plan for PROBLEM, verified independently before it is shown.
+
+    Infeasible (exit 1): the smallest relaxation of each limit that alone makes it feasible
+    and the cheapest combination, each re-solved to check it (solver.analysis.explain);
+    with --json one object {"status": "infeasible", "message", "reasons", "explanation"}.
+    """
+    from solver.report.outputs import PlanFiles
+
+    def action() -> None:
+        prob, cat = load_problem(problem)
+        files = PlanFiles(html, xlsx, csv, force)
+        files.check()
+        if export_mps is not None:  # before solving: a long solve never ends in a refusal to write
+            if objective.value == "min_time":
+                raise ProblemError("not written with --objective min_time, which solves a sequence of models",
+                                   key="--export-mps", fix="leave out --export-mps, or export the min_cost model")
+            check_new_file(export_mps, "--export-mps", force=force, example="model.mps")
+        run = RunClock.since_start(time_limit, max_seconds)  # the solve's steps each cut to what is left
+        options = {"backend": backend.value, "time_limit": time_limit, "gap": gap}
+        try:
+            with working(f"solving {problem.name} ({backend.value})"):
+                plan = _plan(prob, cat, objective.value, export_mps, run, options)
+        except Infeasible as exc:
+            if exc.proven and explain:
+                exc.explanation = _explanation(prob, cat, backend.value, time_limit,
+                                               run.left() if max_seconds else 600.0)
+            if as_json:  # the object on stdout for programs; the words still go to stderr (run_action)
+                print_json(infeasible_json(exc))
+            raise
+        explained = _why(prob, cat, plan, why_k, run, options) if why else None
+        written = files.write(plan, prob, cat, why=explained.to_dict() if explained else None)
+        compared = _baselines(prob, cat, run, options) if baselines else None
+        if as_json:
+            print_json(solve_json(plan, why=explained.to_dict() if explained else None, baselines=compared))
+        else:
+            _render(plan, compared, explained, written)
+    run_action(action)
+
+
+def _plan(prob, cat, objective: str, export_mps: Path | None, run: RunClock, options: dict):
+    """The min_cost plan (api.solve_problem), or the earliest-finishing one within the budget."""
+    if objective == "min_time":
+        from solver.analysis.min_time import min_time_plan
+        return min_time_plan(prob, cat, max_seconds=run.left(), **options)
+    return solve_problem(prob, cat, export_mps=export_mps, max_seconds=run.left(), **options)
+
+
+def _explanation(prob, cat, backend: str, time_limit: float | None, max_seconds: float | None) -> dict:
+    from solver.analysis.explain import explain_infeasible
+    with working("infeasible: searching the smallest relaxations"):
+        return explain_infeasible(prob, cat, backend=backend, time_limit=time_limit or 60.0,
+                                  max_seconds=max_seconds).to_dict()
+
+
+def _why(prob, cat, plan, k: int, run: RunClock, options: dict):
+    from solver.analysis.why import why as why_plan
+    with working("why: forcing the runners-up"):
+        return why_plan(prob, cat, k=k, plan=plan, max_seconds=run.left(), **options)
+
+
+def _baselines(prob, cat, run: RunClock, options: dict) -> list:
+    from solver.analysis.baselines import all_baselines
+    with working("baselines: best single offer, all hourly, all monthly"):
+        return all_baselines(prob, cat, max_seconds=run.left(), **options)
+
+
+def _render(plan, compared: list | None, explained, written: list[Path]) -> None:
+    from solver.report.why import render_why
+    console = plan_console()
+    render_plan(plan, console)
+    if compared is not None:
+        render_baselines(plan, compared, console)
+    if explained is not None:
+        render_why(explained, console)
+    render_written(written, console)
