@@ -1,7 +1,8 @@
 """`gpuplan sweep PROBLEM --grid GRID.yaml`: many what-if scenarios → one CSV/Parquet table.
 
-Parsing and rendering only; the grid format, the columns and the executors are described
-in solver/analysis/sweep.py. The output file is checked before any solve, so hours of
+Parsing only: the grid format, the columns and the executors are described in
+solver/analysis/sweep.py, the summary table and the output file's formats in
+solver/report/sweep.py. The output file is checked before any solve, so hours of
 solving never end in "file exists".
 """
 
