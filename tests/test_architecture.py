@@ -13,7 +13,6 @@ import sys
 from pathlib import Path
 
 import grimp
-import pytest
 
 ROOT = Path(__file__).resolve().parent.parent
 PYPROJECT = ROOT / "pyproject.toml"
@@ -102,6 +101,3 @@ def test_the_contracts_are_the_ones_docs_name():
                       ("solver.estimate", "solver.model")]:
         assert order.index(high) < order.index(low), (high, low)
 
-
-if __name__ == "__main__":  # pragma: no cover
-    sys.exit(pytest.main([__file__]))
