@@ -60,7 +60,7 @@ def offer(name: str, *, vendor: str = "v0", datacenter: str = "dc0", gpu: str = 
                  counts_power=counts_power, node_kw=node_kw, platform_fee_pct=platform_fee_pct,
                  preemptions_per_day=preemptions_per_day, perf_guarantee_pct=perf_guarantee_pct,
                  discount_from_gpus=discount_from_gpus, discount_pct=discount_pct,
-                 storage_cny_per_tb_month=storage, egress_cny_per_tb=egress, source="test")
+                 storage_per_tb_month=storage, egress_per_tb=egress, source="test")
 
 
 def catalog(offers: Iterable[Offer], *, gpus: Iterable[Gpu] | None = None,

@@ -577,7 +577,7 @@ def _answers(offers: list, plan: Plan, storage_tb: dict, egress_tb: float) -> di
     ask = '<span class="ask">ask</span>'
     sites: dict[str, tuple[float, float]] = {}
     for o in offers:
-        sites.setdefault(o.datacenter, (o.storage_cny_per_tb_month, o.egress_cny_per_tb))
+        sites.setdefault(o.datacenter, (o.storage_per_tb_month, o.egress_per_tb))
     storage_parts, egress_parts = [], []
     for site, (st, eg) in sorted(sites.items()):
         storage_parts.append(f"{site}: storage {'included (0)' if st == 0 else f'{st:,.0f} CNY/TB-month'}")
