@@ -650,16 +650,19 @@ def offer_cells(offer: Offer) -> dict[str, str]:
     return {c: _text(data[c]) for c in COLUMNS}
 
 
-def _write_csv_atomic(target: Path, rows: list[dict[str, Any]], *, replace: bool) -> Path | None:
-    """Write via a temporary file; an existing target (only with replace) moves to the first free .bak name."""
+def _write_csv_atomic(target: Path, rows: list[dict[str, Any]], *, replace: bool,
+                      columns: list[str] | None = None) -> Path | None:
+    """Write via a temporary file; an existing target (only with replace) moves to the first free .bak name.
+    `columns`: the header, offers.csv's COLUMNS unless given (solver.skypilot writes datacenters.csv too)."""
+    columns = columns or COLUMNS
     fd, tmp = tempfile.mkstemp(suffix=".csv", dir=target.parent, prefix=f".{target.stem}.")
     backup = None
     try:
         with os.fdopen(fd, "w", newline="", encoding="utf-8") as fh:
-            writer = csv.DictWriter(fh, fieldnames=COLUMNS, lineterminator="\n")
+            writer = csv.DictWriter(fh, fieldnames=columns, lineterminator="\n")
             writer.writeheader()
             for row in rows:
-                writer.writerow({c: _text(row.get(c)) for c in COLUMNS})
+                writer.writerow({c: _text(row.get(c)) for c in columns})
         if target.exists():
             if not replace:
                 raise ProblemError("file exists; not overwritten", file=str(target), fix="pass --force")
@@ -671,6 +674,10 @@ def _write_csv_atomic(target: Path, rows: list[dict[str, Any]], *, replace: bool
         if os.path.exists(tmp):
             os.unlink(tmp)
     return backup
+
+
+write_csv_atomic = _write_csv_atomic
+"""A catalog table written whole, the old file kept as .bak (the writer `catalog import` uses)."""
 
 
 def _save_atomic(path: Path, save) -> None:

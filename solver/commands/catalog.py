@@ -1,4 +1,4 @@
-"""`gpuplan catalog show|validate|template|import`: look at, check and fill a catalog folder."""
+"""`gpuplan catalog show|validate|template|import|import-skypilot`: look at, check and fill a catalog folder."""
 
 from __future__ import annotations
 
@@ -11,7 +11,9 @@ from solver.commands.common import SAMPLE_CATALOG, plan_console, run_action
 from solver.commands.options import catalog_option, choices
 from solver.load import load_catalog
 from solver.quotes import import_quotes, write_template
-from solver.report.catalog_messages import render_imported, render_template_written, render_validated
+from solver.report.catalog_messages import (render_imported, render_skypilot_imported, render_template_written,
+                                            render_validated)
+from solver.skypilot import import_skypilot
 from solver.report.catalog_table import TABLES, render_table
 
 catalog_app = typer.Typer(no_args_is_help=True, help="Inspect and validate catalogs (GPUs, datacenters, offers).")
@@ -66,4 +68,38 @@ def catalog_import(file: Path = typer.Argument(..., help="filled quote sheet, *.
     def action() -> None:
         result = import_quotes(file, into, skip_bad=skip_bad, force=force, sheet=sheet)
         render_imported(result, load_catalog(into))  # what was written loads as a catalog
+    run_action(action)
+
+
+@catalog_app.command("import-skypilot")
+def catalog_import_skypilot(
+        folder: Path = typer.Argument(None, help="SkyPilot's catalogs/v7 folder (one <cloud>/vms.csv each) or one "
+                                      "vms.csv; default ~/.sky/catalogs/v7"),
+        into: Path = typer.Option(..., "--into", help="catalog folder holding gpus.csv; its datacenters.csv and "
+                                  "offers.csv get the clouds' rows"),
+        clouds: str = typer.Option(None, "--clouds", help="comma-separated clouds to import (default: every folder)"),
+        regions: str = typer.Option(None, "--regions", help="comma-separated regions to keep (default: all)"),
+        gpus: str = typer.Option(None, "--gpus", help="comma-separated GPUs to keep, SkyPilot or gpus.csv names"),
+        overlay: Path = typer.Option(None, "--overlay", help="YAML with what the catalog lacks: interconnect, "
+                                     "stock, reserved prices, lead times, residency (README)"),
+        preemptions: float = typer.Option(None, "--preemptions-per-day", min=0.0001,
+                                          help="spot reclaims per day for every cloud imported (default: per cloud)"),
+        skip_unknown: bool = typer.Option(False, "--skip-unknown", help="leave out (and list) rows whose "
+                                          "accelerator has no GPU row, instead of stopping"),
+        force: bool = typer.Option(False, "--force", help="replace rows of a cloud imported before (old files kept "
+                                   "as .bak)")) -> None:
+    """Import SkyPilot's price lists: one datacenter per cloud and region, an hourly offer per instance type
+    (Price) and a spot offer (SpotPrice), in USD; availability zones folded into their region.
+
+    Unknown accelerator names and bad cells are listed with file, row and column, and nothing is written. Rows of
+    other clouds and vendors are kept as written; changed files are kept as .bak first.
+    """
+    def split(text: str | None) -> list[str] | None:
+        return [part.strip() for part in text.split(",") if part.strip()] if text else None
+
+    def action() -> None:
+        result = import_skypilot(folder, into, clouds=split(clouds), regions=split(regions), gpus=split(gpus),
+                                 overlay=overlay, preemptions_per_day=preemptions, skip_unknown=skip_unknown,
+                                 force=force)
+        render_skypilot_imported(result, load_catalog(into))
     run_action(action)
