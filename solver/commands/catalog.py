@@ -14,7 +14,8 @@ from solver.quotes import import_quotes, write_template
 from solver.report.catalog_messages import (render_imported, render_skypilot_imported, render_template_written,
                                             render_validated)
 from solver.skypilot import import_skypilot
-from solver.report.catalog_table import TABLES, render_table
+from solver.errors import ProblemError
+from solver.report.catalog_table import TABLES, OfferFilter, render_table
 
 catalog_app = typer.Typer(no_args_is_help=True, help="Inspect and validate catalogs (GPUs, datacenters, offers).")
 CatalogTable = choices("CatalogTable", TABLES)
@@ -26,10 +27,49 @@ def register(app: typer.Typer) -> None:
 
 @catalog_app.command("show")
 def catalog_show(folder: Path = typer.Argument(SAMPLE_CATALOG, help="catalog folder (default: the bundled sample)"),
-                 table: CatalogTable = typer.Option("offers", help="which table")) -> None:
-    """Print one table of a catalog (offers by GPU, then price per GPU-hour), within 100 columns;
-    each row's date and source are numbered notes under the table."""
-    run_action(lambda: render_table(load_catalog(folder), plan_console(), table.value))
+                 table: CatalogTable = typer.Option("offers", help="which table"),
+                 gpu: list[str] = typer.Option([], "--gpu", help="offers of this GPU only (repeat, or a,b)"),
+                 mode: list[str] = typer.Option([], "--mode", help="offers of this rental mode only (repeat, or a,b)"),
+                 region: list[str] = typer.Option([], "--region", help="offers at this region or datacenter "
+                                                  "(repeat, or a,b)"),
+                 vendor: list[str] = typer.Option([], "--vendor", help="offers of this vendor only (repeat, or a,b)"),
+                 top: int = typer.Option(None, "--top", min=1, help="the N cheapest offers of each GPU"),
+                 currency: str = typer.Option("CNY", "--currency", help="the currency --rate converts into"),
+                 rate: list[str] = typer.Option([], "--rate", help="CUR=N: N units of --currency for one CUR, to "
+                                                "rank offers in several currencies together (e.g. USD=7.1)")) -> None:
+    """Print one table of a catalog (offers by GPU, then all-in price per GPU-hour), within 100 columns;
+    each row's date and source are numbered notes under the table. Filters and --top narrow the offers."""
+    def listed(values: list[str]) -> tuple[str, ...]:
+        return tuple(part.strip() for v in values for part in v.split(",") if part.strip())
+
+    def action() -> None:
+        cat = load_catalog(folder)
+        how = OfferFilter(gpus=listed(gpu), modes=listed(mode), regions=listed(region), vendors=listed(vendor),
+                          top=top, currency=currency, rates=_rates(rate))
+        known = {"--gpu": (how.gpus, set(cat.gpus)), "--vendor": (how.vendors, {o.vendor for o in cat.offers.values()}),
+                 "--mode": (how.modes, {o.mode for o in cat.offers.values()}),
+                 "--region": (how.regions, set(cat.datacenters) | {d.region for d in cat.datacenters.values()})}
+        for option, (asked, names) in known.items():
+            for name in asked:
+                if name not in names:
+                    raise ProblemError(f"no {option[2:]} {name!r} in the catalog", key=option,
+                                       fix=f"use one of {', '.join(sorted(names)[:40])}")
+        render_table(cat, plan_console(), table.value, how)
+    run_action(action)
+
+
+def _rates(values: list[str]) -> tuple[tuple[str, float], ...]:
+    out = []
+    for text in values:
+        code, _, number = text.partition("=")
+        try:
+            value = float(number)
+        except ValueError:
+            value = -1.0
+        if not code.strip() or not (value > 0):
+            raise ProblemError(f"--rate {text!r} is not CUR=N", key="--rate", fix="write e.g. --rate USD=7.1")
+        out.append((code.strip().upper(), value))
+    return tuple(out)
 
 
 @catalog_app.command("validate")
