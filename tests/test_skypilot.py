@@ -201,3 +201,22 @@ def test_the_bundled_world_sample_is_what_the_importer_writes(tmp_path, target):
                             "us-west-2,ap-southeast-3".split(","))
     for name in ("offers.csv", "datacenters.csv"):
         assert filecmp.cmp(target / name, SAMPLE / name, shallow=False), name
+
+
+def test_filters_and_the_spot_rate_override(target):
+    result = import_skypilot(RAW, target, gpus=["H200"], regions=["eu-north1", "us-central1"], preemptions_per_day=2)
+    offers = [o for c in result.clouds for o in c.offers]
+    assert offers and {o.gpu for o in offers} == {"H200-141G"}
+    assert {o.datacenter for o in offers} == {"nebius-eu-north1", "nebius-us-central1"}
+    assert {o.preemptions_per_day for o in offers if o.mode == "spot"} == {2}
+    assert sum(c.filtered for c in result.clouds) > 300          # counted, not silently dropped
+
+
+def test_the_default_folder_is_skypilots_own(monkeypatch, tmp_path, target):
+    import solver.skypilot as skypilot
+
+    monkeypatch.setattr(skypilot, "DEFAULT_DIR", tmp_path / "nowhere")
+    with pytest.raises(ProblemError, match="no SkyPilot catalogs found"):
+        import_skypilot(None, target)
+    monkeypatch.setattr(skypilot, "DEFAULT_DIR", RAW)
+    assert {c.cloud for c in import_skypilot(None, target, clouds=["nebius"]).clouds} == {"nebius"}
