@@ -57,8 +57,8 @@ def render_skypilot_imported(result, catalog, *, notes: int = 8) -> None:
             modes[offer.mode] = modes.get(offer.mode, 0) + 1
         kinds = ", ".join(f"{n} {mode}" for mode, n in sorted(modes.items()))
         out.print(f"{cloud.cloud}: {_n(cloud.rows, 'row')} of {cloud.file} -> {_n(len(cloud.offers), 'offer')} "
-                  f"({kinds or 'none'}) in {_n(len(cloud.datacenters), 'region')}; {cloud.cpu_rows} CPU-only rows "
-                  f"skipped, {cloud.filtered} left out by --regions/--gpus"
+                  f"({kinds or 'none'}) in {_n(len(cloud.datacenters), 'region')}; {cloud.cpu_rows} rows without an "
+                  f"AcceleratorName (CPU-only) skipped, {cloud.filtered} left out by --regions/--gpus"
                   + (f"; replaced its {cloud.replaced_offers} earlier offers" if cloud.replaced_offers else ""),
                   highlight=False)
         for reason, rows in cloud.skipped.items():
