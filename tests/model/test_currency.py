@@ -21,7 +21,6 @@ from solver.model.problem import ExchangeRates
 from solver.verify import check_plan, verify_plan
 from tests.builders import ROOT, catalog, gpu_day_flops, job, offer, problem
 
-NEUTRAL = {"hour": "per_{per}_hour", "month": "per_{per}_month", "year": "per_{per}_year"}
 
 
 def in_currency(o: Offer, currency: str, k: float = 1.0) -> Offer:
