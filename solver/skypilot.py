@@ -214,7 +214,7 @@ def import_skypilot(source: str | Path | None, into: str | Path, *, clouds: list
         raise SkyPilotError(f"{len(unknown)} accelerator name{'s' if len(unknown) != 1 else ''} with no GPU row; "
                             "nothing written", [_unknown_line(k, v) for k, v in sorted(unknown.items())],
                             file=str(into / "gpus.csv"),
-                            fix="add the GPU to gpus.csv (the mapping is in README, 'SkyPilot catalogs'), map the "
+                            fix="add the GPU to gpus.csv (the mapping: README, 'Public clouds and currencies'), map the "
                                 "instance type in the overlay (instances: gpu:), filter with --gpus, or pass "
                                 "--skip-unknown to import the rest and list these")
     for result in results:
@@ -428,8 +428,11 @@ def _to_offers(result: CloudResult, instances, spec: Overlay, preemptions, as_of
                       if min(inst.prices) != price else "")
             result.offers.append(Offer(offer=f"{cloud}-{inst.region}-{inst.instance_type}-hourly", mode="hourly",
                                        price=price, source=f"{where}: Price{spread}; {stock}{link_note}", **base))
+        elif inst.spots:
+            result.notes.append(f"{inst.instance_type} in {inst.region} ({_span(inst.rows)}): no on-demand Price, "
+                                "a spot offer only")
         else:
-            result.skipped.setdefault("no on-demand Price (hourly offer left out)", []).extend(inst.rows[:1])
+            result.skipped.setdefault("neither Price nor SpotPrice", []).extend(inst.rows)
         if inst.spots:
             spot = max(inst.spots)
             spread = (f"; spot {min(inst.spots):g}-{spot:g}{zones}, highest kept" if min(inst.spots) != spot else "")

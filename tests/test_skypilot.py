@@ -70,7 +70,8 @@ def test_both_layouts_of_real_rows(target):
     # p5e has no on-demand Price: spot offers only, the left-out hourly ones listed
     assert not [o for o in cat.offers if "p5e.48xlarge-hourly" in o]
     assert cat.offers["aws-us-east-2-p5e.48xlarge-spot"].price == 16.3895
-    assert any("no on-demand Price" in reason for reason in by["aws"].skipped)
+    assert "p5e.48xlarge in us-east-2 (rows 34-35): no on-demand Price, a spot offer only" in by["aws"].notes
+    assert by["aws"].skipped == {"neither Price nor SpotPrice": [30, 32, 33]}   # p5e where no price is quoted
     assert by["aws"].cpu_rows == 5
     # Beijing's rows are kept as they were
     assert len([o for o in cat.offers.values() if o.currency == "CNY"]) == len(load_catalog(BEIJING).offers)
