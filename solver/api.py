@@ -121,7 +121,7 @@ def solve_built(inst: Instance, milp: Milp, *, backend: str = DEFAULT_BACKEND, t
             raise Infeasible(f"{exc}: {hint}", reasons=[], proven=False) from None
         raise Infeasible(str(exc), reasons=explain_quick(inst)) from None
     plan = extract_plan(solution)
-    check_plan(problem, catalog, plan)
+    check_plan(problem, inst.as_given or catalog, plan)  # the catalog in its own currencies: verify converts
     return plan
 
 

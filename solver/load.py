@@ -15,7 +15,7 @@ import yaml
 from pydantic import BaseModel, ValidationError
 
 from solver.errors import ProblemError
-from solver.model.catalog import Catalog, Datacenter, Gpu, Offer, inconsistencies
+from solver.model.catalog import LEGACY_COLUMNS, Catalog, Datacenter, Gpu, Offer, inconsistencies, priced_in
 from solver.model.problem import Problem
 
 TABLES: dict[str, tuple[type[BaseModel], str]] = {
@@ -70,6 +70,13 @@ def _read_table(path: Path, model: type[BaseModel], key: str) -> dict[str, Any]:
 
 def _check_columns(path: Path, frame: pd.DataFrame, model: type[BaseModel]) -> None:
     allowed = {f.alias or name for name, f in model.model_fields.items()}
+    if model is Offer:
+        allowed |= set(LEGACY_COLUMNS)
+        both = [old for old, new in LEGACY_COLUMNS.items() if old in frame.columns and new in frame.columns]
+        if both:
+            raise ProblemError(f"columns {both[0]!r} and {LEGACY_COLUMNS[both[0]]!r} are the same column "
+                               "(its older and newer name)", file=str(path), key=both[0],
+                               fix=f"keep {LEGACY_COLUMNS[both[0]]!r} only")
     unknown = [c for c in frame.columns if c not in allowed]
     if unknown:
         raise ProblemError(f"unknown column {unknown[0]!r}", file=str(path), key=unknown[0],
@@ -192,13 +199,14 @@ def check_problem_against_catalog(problem: Problem, catalog: Catalog, file: str)
             if site is not None and site.site not in catalog.datacenters:
                 raise ProblemError(f"unknown datacenter {site.site!r}", file=file, key=f"jobs[{i}].{field}.site",
                                    fix=f"use one of {', '.join(sorted(catalog.datacenters))}")
-        if job.data is not None and job.data.egress_cny_per_tb is None:
-            prices = {o.egress_cny_per_tb for o in catalog.offers.values() if o.datacenter == job.data.site}
+        if job.data is not None and job.data.egress_per_tb is None:
+            prices = {(o.egress_per_tb, o.currency) for o in catalog.offers.values() if o.datacenter == job.data.site}
             if len(prices) != 1:
                 why = "no offer there prices egress" if not prices else "its vendors price egress differently"
                 raise ProblemError(f"the egress price of the dataset at {job.data.site} is unclear: {why}",
-                                   file=file, key=f"jobs[{i}].data.egress_cny_per_tb",
-                                   fix="give data.egress_cny_per_tb (CNY per TB moved out)")
+                                   file=file, key=f"jobs[{i}].data.egress_per_tb",
+                                   fix=f"give data.egress_per_tb ({problem.currency} per TB moved out)")
+    priced_in(catalog, problem.currency, problem.rates(), file=file)  # a currency without a rate: exit 2 here
     tags = {t for dc in catalog.datacenters.values() for t in dc.residency}
     for i, job in enumerate(problem.jobs):
         if job.residency and job.residency not in tags:

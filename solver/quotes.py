@@ -44,7 +44,7 @@ from pydantic_core import PydanticUndefined
 from solver.errors import ProblemError
 from solver.files import as_if_opened, require_openpyxl
 from solver.load import TABLES, _read_table
-from solver.model.catalog import Catalog, Datacenter, Gpu, Offer, inconsistencies
+from solver.model.catalog import LEGACY_COLUMNS, Catalog, Datacenter, Gpu, Offer, inconsistencies
 from solver.model.modes import MODES, UNIT_DAYS
 
 SHEET = "offers"
@@ -81,14 +81,15 @@ UNITS = {
     "datacenter": "a datacenter of the catalog (datacenters.csv)",
     "gpu": "a GPU of the catalog (gpus.csv)",
     "mode": _mode_note(),
-    "price": "CNY per price_unit; rent only (no interconnect, storage, egress or fee)",
+    "price": "currency per price_unit; rent only (no interconnect, storage, egress or fee)",
     "price_unit": _price_unit_note(),
+    "currency": "ISO 4217 code of every price of the row (CNY, USD, ...); blank = CNY",
     "gpus_per_node": "GPUs in one rentable node",
     "max_nodes": "nodes the vendor can give at once at this site",
     "min_term_days": "days; 0 for hourly/spot, e.g. 30 monthly, 365 yearly",
     "lead_time_days": "days from order to use",
     "interconnect": "inter-node fabric options, e.g. ib_hdr|roce",
-    "interconnect_price": "CNY per node in price_unit's time unit, one per interconnect option, e.g. 6000|3000",
+    "interconnect_price": "currency per node in price_unit's time unit, one per interconnect option, e.g. 6000|3000",
     "counts_power": "true for hosted racks: node_kw counts against the site's power quota",
     "node_kw": "kW of IT power per node; required when counts_power is true",
     "platform_fee_pct": "percent surcharge on all charges (5 = 5%)",
@@ -96,8 +97,8 @@ UNITS = {
     "perf_guarantee_pct": "percent of rated performance guaranteed (95 = 95%); blank = none",
     "discount_from_gpus": "GPUs from which the volume discount applies; blank = no discount",
     "discount_pct": "percent off once the tier applies (8 = 8%); with discount_from_gpus",
-    "storage_cny_per_tb_month": "CNY per TB-month; the same on every offer of one vendor at one site",
-    "egress_cny_per_tb": "CNY per TB exported; the same on every offer of one vendor at one site",
+    "storage_per_tb_month": "currency per TB-month; the same on every offer of one vendor at one site",
+    "egress_per_tb": "currency per TB exported; the same on every offer of one vendor at one site",
     "illustrative": "false for a real quote, true for made-up numbers",
     "as_of": "date of the quote",
     "source": "where the numbers come from: vendor, contact, document",
@@ -207,11 +208,11 @@ def example_row(catalog: Catalog | None = None) -> dict[str, Any]:
     gpu = "A100-80G" if not gpus or "A100-80G" in gpus else gpus[0]
     site = "Yizhuang" if not sites or "Yizhuang" in sites else sites[0]
     return {"offer": EXAMPLE_ID, "vendor": "example-vendor", "datacenter": site, "gpu": gpu, "mode": "monthly",
-            "price": 62000, "price_unit": "cny_per_node_month", "gpus_per_node": 8, "max_nodes": 4,
+            "price": 62000, "price_unit": "per_node_month", "currency": "CNY", "gpus_per_node": 8, "max_nodes": 4,
             "min_term_days": 30, "lead_time_days": 3, "interconnect": "ib_hdr|roce",
             "interconnect_price": "6000|3000", "counts_power": False, "node_kw": 6.5, "platform_fee_pct": 0,
             "preemptions_per_day": 0, "perf_guarantee_pct": 95, "discount_from_gpus": 32, "discount_pct": 8,
-            "storage_cny_per_tb_month": 1200, "egress_cny_per_tb": 600, "illustrative": False,
+            "storage_per_tb_month": 1200, "egress_per_tb": 600, "illustrative": False,
             "as_of": date.today(), "source": EXAMPLE_SOURCE}
 
 
@@ -421,6 +422,7 @@ def _header(cells: list[_Cell], sheet: str, specs: dict[str, ColumnSpec], out: Q
         name = "" if cell.value is None else str(cell.value).strip()
         if not name:
             continue
+        name = LEGACY_COLUMNS.get(name, name)       # the older storage/egress names, still read
         if name not in specs:
             near = difflib.get_close_matches(name, COLUMNS, n=1)
             hint = f"did you mean {near[0]!r}? " if near else ""
@@ -579,7 +581,7 @@ def _cross_check(out: QuoteRows, gpus: dict[str, Gpu], datacenters: dict[str, Da
     # rows already bad: still name an unknown gpu or datacenter (the same rule, on the cells as typed)
     stubs = {f"row {n}": Offer.model_construct(offer=f"row {n}", vendor=f"row {n}", gpu=values.get("gpu"),
                                                 datacenter=values.get("datacenter"),
-                                                storage_cny_per_tb_month=0, egress_cny_per_tb=0)
+                                                storage_per_tb_month=0, egress_per_tb=0, currency="CNY")
              for n, values in out.partial.items()}
     for stub_id, col, message, fix in inconsistencies(Catalog.model_construct(gpus=gpus, datacenters=datacenters,
                                                                               offers=stubs)):
@@ -648,16 +650,19 @@ def offer_cells(offer: Offer) -> dict[str, str]:
     return {c: _text(data[c]) for c in COLUMNS}
 
 
-def _write_csv_atomic(target: Path, rows: list[dict[str, Any]], *, replace: bool) -> Path | None:
-    """Write via a temporary file; an existing target (only with replace) moves to the first free .bak name."""
+def _write_csv_atomic(target: Path, rows: list[dict[str, Any]], *, replace: bool,
+                      columns: list[str] | None = None) -> Path | None:
+    """Write via a temporary file; an existing target (only with replace) moves to the first free .bak name.
+    `columns`: the header, offers.csv's COLUMNS unless given (solver.skypilot writes datacenters.csv too)."""
+    columns = columns or COLUMNS
     fd, tmp = tempfile.mkstemp(suffix=".csv", dir=target.parent, prefix=f".{target.stem}.")
     backup = None
     try:
         with os.fdopen(fd, "w", newline="", encoding="utf-8") as fh:
-            writer = csv.DictWriter(fh, fieldnames=COLUMNS, lineterminator="\n")
+            writer = csv.DictWriter(fh, fieldnames=columns, lineterminator="\n")
             writer.writeheader()
             for row in rows:
-                writer.writerow({c: _text(row.get(c)) for c in COLUMNS})
+                writer.writerow({c: _text(row.get(c)) for c in columns})
         if target.exists():
             if not replace:
                 raise ProblemError("file exists; not overwritten", file=str(target), fix="pass --force")
@@ -669,6 +674,10 @@ def _write_csv_atomic(target: Path, rows: list[dict[str, Any]], *, replace: bool
         if os.path.exists(tmp):
             os.unlink(tmp)
     return backup
+
+
+write_csv_atomic = _write_csv_atomic
+"""A catalog table written whole, the old file kept as .bak (the writer `catalog import` uses)."""
 
 
 def _save_atomic(path: Path, save) -> None:

@@ -58,6 +58,17 @@ class _Verifier:
     def fail(self, text: str) -> None:
         self.violations.append(text)
 
+    def rate(self, offer: Offer) -> float:
+        """Units of the problem's currency for one unit of the offer's, read from the problem text
+        (exchange_rates.rates); a currency with no rate is a violation, priced at 0 meanwhile."""
+        if offer.currency == self.p.currency:
+            return 1.0
+        rates = self.p.exchange_rates.rates if self.p.exchange_rates else {}
+        if offer.currency not in rates:
+            self.fail(f"cost: offer {offer.offer} is priced in {offer.currency}, and the problem gives no rate for it")
+            return 0.0
+        return rates[offer.currency]
+
     def hours(self, t: int) -> float:
         return 24.0 * (min(self.p.horizon_days, (t + 1) * self.pd) - t * self.pd)
 
@@ -294,14 +305,14 @@ class _Verifier:
         for c in self.plan.schedule.contracts:
             offer = self.cat.offers.get(c.offer)
             if offer is not None and c.interconnect in offer.interconnect:
-                total += _node_cost(offer, c.interconnect, _term_days(offer), c.nodes)
+                total += _node_cost(offer, c.interconnect, _term_days(offer), c.nodes) * self.rate(offer)
         for r in self.plan.schedule.rentals:
             offer = self.cat.offers.get(r.offer)
             if offer is not None and r.interconnect in offer.interconnect:
-                total += _node_cost(offer, r.interconnect, self.hours(r.period) / 24, r.nodes)
+                total += _node_cost(offer, r.interconnect, self.hours(r.period) / 24, r.nodes) * self.rate(offer)
         total += self._data_cost()
         if not math.isclose(total, self.plan.total_cost, rel_tol=TOL_REL, abs_tol=TOL_CNY):
-            self.fail(f"cost: the schedule costs {total:,.2f} CNY, the plan says {self.plan.total_cost:,.2f}")
+            self.fail(f"cost: the schedule costs {total:,.2f} {self.p.currency}, the plan says {self.plan.total_cost:,.2f}")
         parts = sum(self.plan.cost_breakdown.values())
         if not math.isclose(parts, self.plan.total_cost, rel_tol=TOL_REL, abs_tol=TOL_CNY):
             self.fail(f"cost: breakdown adds up to {parts:,.2f}, total is {self.plan.total_cost:,.2f}")
@@ -309,7 +320,7 @@ class _Verifier:
 
     def _budget(self, total: float) -> None:
         if self.p.budget is not None and total > self.p.budget + TOL_CNY:
-            self.fail(f"budget: plan costs {total:,.2f} CNY, budget is {self.p.budget:,.2f}")
+            self.fail(f"budget: plan costs {total:,.2f} {self.p.currency}, budget is {self.p.budget:,.2f}")
 
     def _data_cost(self) -> float:
         sites = {(a.job, self.cat.offers[a.offer].vendor, self.cat.offers[a.offer].datacenter)
@@ -322,11 +333,12 @@ class _Verifier:
             job = self.jobs[job_name]
             offer = next(o for o in self.cat.offers.values() if o.vendor == vendor and o.datacenter == dc)
             months = (finish[job_name] - job.start_day) / 30
-            total += job.storage_tb * offer.storage_cny_per_tb_month * months + job.egress_tb * offer.egress_cny_per_tb
+            total += (job.storage_tb * offer.storage_per_tb_month * months
+                      + job.egress_tb * offer.egress_per_tb) * self.rate(offer)
             if job.data is not None and dc != job.data.site:  # the dataset moved to this vendor's storage here
-                price = job.data.egress_cny_per_tb
+                price = job.data.egress_per_tb          # in the problem's currency
                 if price is None:
-                    price = max((o.egress_cny_per_tb for o in self.cat.offers.values()
+                    price = max((o.egress_per_tb * self.rate(o) for o in self.cat.offers.values()
                                  if o.datacenter == job.data.site), default=0.0)
                 total += job.data.dataset_tb * price
         return total
@@ -423,7 +435,7 @@ def _term_days(offer: Offer) -> float:
 
 
 def _node_cost(offer: Offer, ic: str, days: float, nodes: int) -> float:
-    """CNY for `nodes` nodes over `days`: rent + interconnect, volume discount on rent, then the fee."""
+    """Money in the offer's currency for `nodes` nodes over `days`: rent + interconnect, volume discount on rent, then the fee."""
     unit_days = DAYS_PER_UNIT[offer.price_unit.rsplit("_", 1)[1]]
     units = days / unit_days
     rent = offer.price * (offer.gpus_per_node if "_gpu_" in offer.price_unit else 1) * units * nodes

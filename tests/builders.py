@@ -98,8 +98,8 @@ def offer(name: str, *, vendor: str = "v1", datacenter: str = "D1", gpu: str = G
     return Offer(offer=name, vendor=vendor, datacenter=datacenter, gpu=gpu, mode=mode, price=price,
                  price_unit=f"cny_per_{per}_{MODES[mode].unit}", gpus_per_node=gpus_per_node,
                  max_nodes=max_nodes, interconnect=tuple(interconnect),
-                 interconnect_price=tuple(interconnect_price), storage_cny_per_tb_month=storage,
-                 egress_cny_per_tb=egress, source="test", **kw)
+                 interconnect_price=tuple(interconnect_price), storage_per_tb_month=storage,
+                 egress_per_tb=egress, source="test", **kw)
 
 
 def hourly(name: str, price: float, **kw) -> Offer:

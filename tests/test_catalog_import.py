@@ -27,12 +27,12 @@ FILLED = [
      "mode": "monthly", "price": 61000, "price_unit": "cny_per_node_month", "gpus_per_node": 8, "max_nodes": 5,
      "min_term_days": 30, "lead_time_days": 4, "interconnect": "ib_hdr|roce", "interconnect_price": "5800|2900",
      "counts_power": False, "node_kw": 6.5, "platform_fee_pct": 0, "preemptions_per_day": 0,
-     "perf_guarantee_pct": 95, "discount_from_gpus": 32, "discount_pct": 9.5, "storage_cny_per_tb_month": 1150,
-     "egress_cny_per_tb": 640, "illustrative": False, "as_of": date(2027, 1, 15), "source": "acme quote Q-17"},
+     "perf_guarantee_pct": 95, "discount_from_gpus": 32, "discount_pct": 9.5, "storage_per_tb_month": 1150,
+     "egress_per_tb": 640, "illustrative": False, "as_of": date(2027, 1, 15), "source": "acme quote Q-17"},
     {"offer": "acme-yz-h800-80-8x-hourly", "vendor": "acme", "datacenter": "Yizhuang", "gpu": "H800-80G",
      "mode": "hourly", "price": 29.75, "price_unit": "cny_per_gpu_hour", "gpus_per_node": 8, "max_nodes": 2,
-     "interconnect": "roce", "interconnect_price": 6, "node_kw": 10.2, "storage_cny_per_tb_month": 1150,
-     "egress_cny_per_tb": 640, "illustrative": False, "as_of": date(2027, 1, 15), "source": "acme price list"},
+     "interconnect": "roce", "interconnect_price": 6, "node_kw": 10.2, "storage_per_tb_month": 1150,
+     "egress_per_tb": 640, "illustrative": False, "as_of": date(2027, 1, 15), "source": "acme price list"},
     {"offer": "rackco-sy-h20-8x-hosted", "vendor": "rackco", "datacenter": "Shunyi", "gpu": "H20-96G",
      "mode": "hosted", "price": 33000, "price_unit": "cny_per_node_month", "gpus_per_node": 8, "max_nodes": 20,
      "min_term_days": 180, "lead_time_days": 35, "interconnect": "roce", "counts_power": True, "node_kw": 6.0,
@@ -120,7 +120,7 @@ def test_round_trip_xlsx(template, target, tmp_path):
     for row in FILLED:
         assert catalog.offers[row["offer"]] == expected(row)
     hosted = catalog.offers["rackco-sy-h20-8x-hosted"]          # blank cells took their defaults
-    assert hosted.interconnect_price == (0.0,) and hosted.storage_cny_per_tb_month == 0 and hosted.as_of is None
+    assert hosted.interconnect_price == (0.0,) and hosted.storage_per_tb_month == 0 and hosted.as_of is None
 
 
 def test_round_trip_example_row(template, target):
@@ -170,7 +170,7 @@ BAD_CASES = {            # id: (changes to a good row, column named, words of th
     "power_without_kw": ({"counts_power": True, "node_kw": None}, "node_kw", "node_kw is required"),
     "list_lengths": ({"interconnect_price": "5800"}, "interconnect_price", "one '|'-separated value"),
     "duplicate_id": ({"offer": FILLED[1]["offer"]}, "offer", "duplicate offer id"),
-    "storage_differs": ({"offer": "acme-2", "storage_cny_per_tb_month": 999}, "storage_cny_per_tb_month",
+    "storage_differs": ({"offer": "acme-2", "storage_per_tb_month": 999}, "storage_per_tb_month",
                         "differ"),
 }
 

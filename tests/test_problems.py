@@ -21,7 +21,8 @@ def solve(name: str):
 
 def test_every_problem_directly_under_problems_is_meant_to_solve():
     names = sorted(p.stem for p in PROBLEMS.glob("*.yaml"))
-    assert names == ["data-locality", "debug-then-train", "hybrid-burst", "seed-13b-100b", "seed-7b-200b-30d"]
+    assert names == ["data-locality", "debug-then-train", "global-burst", "global-burst-residency", "hybrid-burst",
+                     "seed-13b-100b", "seed-7b-200b-30d"]
 
 
 def test_seed_000_example_is_five_nodes_of_eight_a100_on_ib_hdr():
@@ -75,3 +76,28 @@ def test_data_locality_keeps_the_job_at_its_datasets_site():
     assert {a.datacenter for a in elsewhere.allocations} == {"Fangshan"}
     assert elsewhere.total_cost == pytest.approx(38_551.68)
     assert verify_plan(problem, catalog, plan) == []
+
+
+def test_global_burst_is_a_beijing_base_with_public_cloud_burst_and_residency_forbids_the_burst():
+    """The world catalog's USD offers (SkyPilot imports) are converted at the problem's rate;
+    the free team bursts to public clouds, the residency variant uses none of their offers
+    and pays more. Both plans pass the verifier, which converts the USD prices on its own."""
+    problem, catalog, plan = solve("global-burst")
+    public = {o.offer for o in catalog.offers.values() if o.currency == "USD"}
+    assert len(public) > 100 and {o.vendor for o in catalog.offers.values() if o.offer in public} >= {
+        "aws", "lambda", "nebius"}
+    used = {a.offer for a in plan.schedule.assignments}
+    assert used & public
+    assert {a.mode for a in plan.allocations if a.offer not in public} == {"hosted"}
+    assert {a.datacenter for a in plan.allocations if a.offer not in public} <= {"Shunyi", "Yizhuang", "Fangshan"}
+    assert plan.currency == "CNY" and plan.exchange_rates.rates == {"USD": 7.1}
+    assert plan.total_cost == pytest.approx(2_561_477, abs=1)
+    assert verify_plan(problem, catalog, plan) == []
+
+    strict, strict_catalog, kept = solve("global-burst-residency")
+    assert not {a.offer for a in kept.schedule.assignments} & public
+    assert not {a.offer for a in kept.allocations} & public
+    assert all("cn" in strict_catalog.datacenters[a.datacenter].residency for a in kept.allocations)
+    assert kept.total_cost == pytest.approx(2_578_324, abs=1)
+    assert kept.total_cost > plan.total_cost
+    assert verify_plan(strict, strict_catalog, kept) == []

@@ -1,4 +1,4 @@
-"""`gpuplan catalog show|validate|template|import`: look at, check and fill a catalog folder."""
+"""`gpuplan catalog show|validate|template|import|import-skypilot`: look at, check and fill a catalog folder."""
 
 from __future__ import annotations
 
@@ -11,8 +11,11 @@ from solver.commands.common import SAMPLE_CATALOG, plan_console, run_action
 from solver.commands.options import catalog_option, choices
 from solver.load import load_catalog
 from solver.quotes import import_quotes, write_template
-from solver.report.catalog_messages import render_imported, render_template_written, render_validated
-from solver.report.catalog_table import TABLES, render_table
+from solver.report.catalog_messages import (render_imported, render_skypilot_imported, render_template_written,
+                                            render_validated)
+from solver.skypilot import import_skypilot
+from solver.errors import ProblemError
+from solver.report.catalog_table import TABLES, OfferFilter, render_table
 
 catalog_app = typer.Typer(no_args_is_help=True, help="Inspect and validate catalogs (GPUs, datacenters, offers).")
 CatalogTable = choices("CatalogTable", TABLES)
@@ -24,10 +27,49 @@ def register(app: typer.Typer) -> None:
 
 @catalog_app.command("show")
 def catalog_show(folder: Path = typer.Argument(SAMPLE_CATALOG, help="catalog folder (default: the bundled sample)"),
-                 table: CatalogTable = typer.Option("offers", help="which table")) -> None:
-    """Print one table of a catalog (offers by GPU, then price per GPU-hour), within 100 columns;
-    each row's date and source are numbered notes under the table."""
-    run_action(lambda: render_table(load_catalog(folder), plan_console(), table.value))
+                 table: CatalogTable = typer.Option("offers", help="which table"),
+                 gpu: list[str] = typer.Option([], "--gpu", help="offers of this GPU only (repeat, or a,b)"),
+                 mode: list[str] = typer.Option([], "--mode", help="offers of this rental mode only (repeat, or a,b)"),
+                 region: list[str] = typer.Option([], "--region", help="offers at this region or datacenter "
+                                                  "(repeat, or a,b)"),
+                 vendor: list[str] = typer.Option([], "--vendor", help="offers of this vendor only (repeat, or a,b)"),
+                 top: int = typer.Option(None, "--top", min=1, help="the N cheapest offers of each GPU"),
+                 currency: str = typer.Option("CNY", "--currency", help="the currency --rate converts into"),
+                 rate: list[str] = typer.Option([], "--rate", help="CUR=N: N units of --currency for one CUR, to "
+                                                "rank offers in several currencies together (e.g. USD=7.1)")) -> None:
+    """Print one table of a catalog (offers by GPU, then all-in price per GPU-hour), within 100 columns;
+    each row's date and source are numbered notes under the table. Filters and --top narrow the offers."""
+    def listed(values: list[str]) -> tuple[str, ...]:
+        return tuple(part.strip() for v in values for part in v.split(",") if part.strip())
+
+    def action() -> None:
+        cat = load_catalog(folder)
+        how = OfferFilter(gpus=listed(gpu), modes=listed(mode), regions=listed(region), vendors=listed(vendor),
+                          top=top, currency=currency, rates=_rates(rate))
+        known = {"--gpu": (how.gpus, set(cat.gpus)), "--vendor": (how.vendors, {o.vendor for o in cat.offers.values()}),
+                 "--mode": (how.modes, {o.mode for o in cat.offers.values()}),
+                 "--region": (how.regions, set(cat.datacenters) | {d.region for d in cat.datacenters.values()})}
+        for option, (asked, names) in known.items():
+            for name in asked:
+                if name not in names:
+                    raise ProblemError(f"no {option[2:]} {name!r} in the catalog", key=option,
+                                       fix=f"use one of {', '.join(sorted(names)[:40])}")
+        render_table(cat, plan_console(), table.value, how)
+    run_action(action)
+
+
+def _rates(values: list[str]) -> tuple[tuple[str, float], ...]:
+    out = []
+    for text in values:
+        code, _, number = text.partition("=")
+        try:
+            value = float(number)
+        except ValueError:
+            value = -1.0
+        if not code.strip() or not (value > 0):
+            raise ProblemError(f"--rate {text!r} is not CUR=N", key="--rate", fix="write e.g. --rate USD=7.1")
+        out.append((code.strip().upper(), value))
+    return tuple(out)
 
 
 @catalog_app.command("validate")
@@ -66,4 +108,38 @@ def catalog_import(file: Path = typer.Argument(..., help="filled quote sheet, *.
     def action() -> None:
         result = import_quotes(file, into, skip_bad=skip_bad, force=force, sheet=sheet)
         render_imported(result, load_catalog(into))  # what was written loads as a catalog
+    run_action(action)
+
+
+@catalog_app.command("import-skypilot")
+def catalog_import_skypilot(
+        folder: Path = typer.Argument(None, help="SkyPilot's catalogs/v7 folder (one <cloud>/vms.csv each) or one "
+                                      "vms.csv; default ~/.sky/catalogs/v7"),
+        into: Path = typer.Option(..., "--into", help="catalog folder holding gpus.csv; its datacenters.csv and "
+                                  "offers.csv get the clouds' rows"),
+        clouds: str = typer.Option(None, "--clouds", help="comma-separated clouds to import (default: every folder)"),
+        regions: str = typer.Option(None, "--regions", help="comma-separated regions to keep (default: all)"),
+        gpus: str = typer.Option(None, "--gpus", help="comma-separated GPUs to keep, SkyPilot or gpus.csv names"),
+        overlay: Path = typer.Option(None, "--overlay", help="YAML with what the catalog lacks: interconnect, "
+                                     "stock, reserved prices, lead times, residency (README)"),
+        preemptions: float = typer.Option(None, "--preemptions-per-day", min=0.0001,
+                                          help="spot reclaims per day for every cloud imported (default: per cloud)"),
+        skip_unknown: bool = typer.Option(False, "--skip-unknown", help="leave out (and list) rows whose "
+                                          "accelerator has no GPU row, instead of stopping"),
+        force: bool = typer.Option(False, "--force", help="replace rows of a cloud imported before (old files kept "
+                                   "as .bak)")) -> None:
+    """Import SkyPilot's price lists: one datacenter per cloud and region, an hourly offer per instance type
+    (Price) and a spot offer (SpotPrice), in USD; availability zones folded into their region.
+
+    Unknown accelerator names and bad cells are listed with file, row and column, and nothing is written. Rows of
+    other clouds and vendors are kept as written; changed files are kept as .bak first.
+    """
+    def split(text: str | None) -> list[str] | None:
+        return [part.strip() for part in text.split(",") if part.strip()] if text else None
+
+    def action() -> None:
+        result = import_skypilot(folder, into, clouds=split(clouds), regions=split(regions), gpus=split(gpus),
+                                 overlay=overlay, preemptions_per_day=preemptions, skip_unknown=skip_unknown,
+                                 force=force)
+        render_skypilot_imported(result, load_catalog(into))
     run_action(action)

@@ -42,8 +42,8 @@ def add_data_costs(milp: Milp) -> None:
     for (job_name, vendor, dc), terms in groups.items():
         job = jobs[job_name]
         offer = next(o for o in inst.catalog.offers.values() if o.vendor == vendor and o.datacenter == dc)
-        storage = job.storage_tb * offer.storage_cny_per_tb_month / 30   # CNY per day kept
-        egress = job.egress_tb * offer.egress_cny_per_tb + dataset_egress(inst, job, dc)
+        storage = job.storage_tb * offer.storage_per_tb_month / 30   # per day kept, problem currency
+        egress = job.egress_tb * offer.egress_per_tb + dataset_egress(inst, job, dc)
         if storage <= 0 and egress <= 0:
             continue
         u = model.new_bool_var(f"u[{job_name},{vendor},{dc}]")
@@ -166,12 +166,12 @@ def most_work(milp: Milp) -> dict[int, float]:
 
 
 def dataset_egress(inst, job, dc: str) -> float:
-    """CNY to move the job's dataset to datacenter dc: dataset_tb × the job's egress price,
+    """Money (the problem's currency) to move the job's dataset to datacenter dc: dataset_tb × the job's egress price,
     else the data site's egress price (the highest if its vendors differ; load rejects that)."""
     if job.data is None or job.data.site == dc:
         return 0.0
-    price = job.data.egress_cny_per_tb
+    price = job.data.egress_per_tb
     if price is None:
-        price = max((o.egress_cny_per_tb for o in inst.catalog.offers.values() if o.datacenter == job.data.site),
+        price = max((o.egress_per_tb for o in inst.catalog.offers.values() if o.datacenter == job.data.site),
                     default=0.0)
     return job.data.dataset_tb * price

@@ -8,7 +8,7 @@ from solver.milp.registry import binding_limits
 from solver.milp.capacity import discounted_variable
 from solver.milp.site import chosen
 from solver.milp.solution import Solution
-from solver.model.plan import (Allocation, Assignment, Contract, JobResult, Plan, Rental,
+from solver.model.plan import (Allocation, Assignment, Contract, ExchangeRatesUsed, JobResult, Plan, Rental,
                                Schedule)
 
 
@@ -28,11 +28,20 @@ def extract_plan(sol: Solution) -> Plan:
     bound = max(sol.bound, 0.0)  # no plan costs less than nothing (a discount never exceeds its rent)
     gap = (sol.objective - bound) / sol.objective if sol.objective > 0 else 0.0
     return Plan(problem=inst.problem.name, status=sol.status, total_cost=cents(sol.objective),
-                currency=inst.problem.currency, allocations=_allocations(sol),
+                currency=inst.problem.currency, exchange_rates=_rates(inst), allocations=_allocations(sol),
                 jobs=jobs, cost_breakdown=parts,
                 lower_bound=cents(bound), gap=round(max(gap, 0.0), 6),
                 solve_seconds=round(sol.seconds, 3), backend=sol.backend,
                 binding=binding_limits(sol, jobs), warnings=_warnings(sol, schedule), schedule=schedule)
+
+
+def _rates(inst) -> ExchangeRatesUsed | None:
+    """The exchange rates the plan's costs were converted with (None: every offer was in the
+    problem's currency)."""
+    if not inst.rates_used:
+        return None
+    given = inst.problem.exchange_rates
+    return ExchangeRatesUsed(as_of=given.as_of.isoformat(), source=given.source, rates=inst.rates_used)
 
 
 def _warnings(sol: Solution, schedule: Schedule) -> list[str]:

@@ -17,7 +17,7 @@ from solver.estimate.memory import Layout, minimal_layout
 from solver.estimate.shape import infer_shape
 from solver.estimate.throughput import fabric_factor, peak_tflops, scale_factor, scale_tiers, spot_loss
 from solver.milp.exclusion import Exclusion
-from solver.model.catalog import DEFAULT_WAN_GBPS, Catalog, Gpu, Offer
+from solver.model.catalog import DEFAULT_WAN_GBPS, Catalog, Gpu, Offer, priced_in
 from solver.model.problem import Job, Problem, Restrict
 
 UNGUARANTEED_PERF = 0.90
@@ -101,6 +101,8 @@ class Instance:
     required: dict[str, float]          # EFLOP each job must complete, redundancy included
     options: list[JobOption]
     excluded: dict[str, list[Exclusion]] = field(default_factory=dict)  # job → why configs were dropped
+    as_given: Catalog | None = None      # the catalog before priced_in (its own currencies): what verify reads
+    rates_used: dict[str, float] = field(default_factory=dict)  # currency → rate, for offers not in the problem's
     closest: dict[str, tuple[float, Exclusion]] = field(default_factory=dict)  # job → (most EFLOP, its reason)
 
     @property
@@ -125,13 +127,20 @@ class Instance:
 
 
 def build_instance(problem: Problem, catalog: Catalog) -> Instance:
-    """Expand offers, size every job on every GPU type, keep only usable pairs."""
+    """Expand offers, size every job on every GPU type, keep only usable pairs.
+
+    Every price is turned into the problem's currency here, once (solver.model.catalog.priced_in):
+    inst.catalog is the converted catalog, inst.as_given the one the caller gave."""
+    given, catalog = catalog, priced_in(catalog, problem.currency, problem.rates())
     pd = problem.effective_period_days
     n_periods = math.ceil(problem.horizon_days / pd)
     hours = [24.0 * (min(problem.horizon_days, (t + 1) * pd) - t * pd) for t in range(n_periods)]
     configs = {c.key: c for offer in catalog.offers.values()
                if _allowed(offer, problem.restrict) for c in _expand(offer, catalog, pd)}
-    inst = Instance(problem, catalog, pd, hours, configs, {}, [])
+    rates = problem.rates()
+    inst = Instance(problem, catalog, pd, hours, configs, {}, [], as_given=given,
+                    rates_used={c: rates[c] for c in sorted({o.currency for o in given.offers.values()})
+                                if c != problem.currency})
     for job in problem.jobs:
         inst.required[job.name] = job_flops(job) * (1 + problem.redundancy) / WORK_UNIT
         inst.excluded[job.name] = []

@@ -9,13 +9,26 @@ from __future__ import annotations
 from datetime import date
 from typing import Literal
 
+from collections.abc import Mapping
+
 from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
 
+from solver.errors import ProblemError
 from solver.model.modes import MODES, UNIT_DAYS, Mode
 
 Interconnect = Literal["ib_ndr", "ib_hdr", "roce", "ethernet"]
-PriceUnit = Literal["cny_per_gpu_hour", "cny_per_node_hour", "cny_per_gpu_month",
+PriceUnit = Literal["per_gpu_hour", "per_node_hour", "per_gpu_month", "per_node_month", "per_node_year",
+                    "cny_per_gpu_hour", "cny_per_node_hour", "cny_per_gpu_month",
                     "cny_per_node_month", "cny_per_node_year"]
+"""What `price` is per, in the offer's `currency`. The `cny_` spellings are the older names
+(still read); they say CNY, so they only go with currency CNY."""
+CURRENCY_PATTERN = r"^[A-Z]{3}$"
+"""An ISO 4217 code: three capital letters (CNY, USD, EUR, ...)."""
+DEFAULT_CURRENCY = "CNY"
+"""The currency of an offer whose `currency` cell is blank or absent (the catalogs written
+before the column existed are all in CNY)."""
+LEGACY_COLUMNS = {"storage_cny_per_tb_month": "storage_per_tb_month", "egress_cny_per_tb": "egress_per_tb"}
+"""Older offers.csv column names, still read, and the currency-neutral names they stand for."""
 
 MODE_UNITS = {name: mode.unit for name, mode in MODES.items()}
 """What a price of each mode is per (from solver.model.modes.MODES)."""
@@ -80,8 +93,10 @@ class Offer(_Row):
     datacenter: str = Field(min_length=1)
     gpu: str = Field(min_length=1)
     mode: Mode
-    price: float = Field(gt=0)
+    price: float = Field(gt=0, description="in `currency` per price_unit")
     price_unit: PriceUnit
+    currency: str = Field(default=DEFAULT_CURRENCY, pattern=CURRENCY_PATTERN,
+                          description="ISO 4217 code of price, interconnect_price, storage and egress prices")
     gpus_per_node: int = Field(gt=0, le=64)
     max_nodes: int = Field(gt=0)
     min_term_days: int = Field(default=0, ge=0)
@@ -95,11 +110,32 @@ class Offer(_Row):
     perf_guarantee_pct: float | None = Field(default=None, gt=0, le=100)
     discount_from_gpus: int | None = Field(default=None, gt=0)
     discount_pct: float | None = Field(default=None, gt=0, lt=100)
-    storage_cny_per_tb_month: float = Field(default=0, ge=0)
-    egress_cny_per_tb: float = Field(default=0, ge=0)
+    storage_per_tb_month: float = Field(default=0, ge=0, description="in `currency` per TB-month")
+    egress_per_tb: float = Field(default=0, ge=0, description="in `currency` per TB moved out")
     illustrative: bool = True
     as_of: date | None = None
     source: str = Field(min_length=1)
+
+    @model_validator(mode="before")
+    @classmethod
+    def _legacy_names(cls, data: object) -> object:
+        """storage_cny_per_tb_month and egress_cny_per_tb are read as the neutral names."""
+        if isinstance(data, dict) and any(old in data for old in LEGACY_COLUMNS):
+            data = dict(data)
+            for old, new in LEGACY_COLUMNS.items():
+                if old in data:
+                    if data.get(new) is not None and data[old] is not None:
+                        raise ValueError(f"{old} and {new} are the same column (the older and the newer "
+                                         f"name): keep {new} only")
+                    value = data.pop(old)
+                    if data.get(new) is None:
+                        data[new] = value
+        return data
+
+    @field_validator("currency", mode="before")
+    @classmethod
+    def _blank_is_default(cls, v: object) -> object:
+        return DEFAULT_CURRENCY if v is None or (isinstance(v, str) and not v.strip()) else v
 
     @field_validator("interconnect", "interconnect_price", mode="before")
     @classmethod
@@ -108,6 +144,9 @@ class Offer(_Row):
 
     @model_validator(mode="after")
     def _consistent(self) -> "Offer":
+        if self.price_unit.startswith("cny_") and self.currency != "CNY":
+            raise ValueError(f"price_unit {self.price_unit} says CNY but currency is {self.currency}: "
+                             f"write price_unit {self.price_unit.removeprefix('cny_')}")
         unit = self.price_unit.rsplit("_", 1)[1]
         if unit != MODE_UNITS[self.mode]:
             raise ValueError(f"price_unit {self.price_unit} does not fit mode {self.mode}: "
@@ -216,12 +255,47 @@ def inconsistencies(catalog: Catalog) -> list[tuple[str, str, str, str]]:
         if offer.datacenter not in catalog.datacenters:
             found.append((offer.offer, "datacenter", f"unknown datacenter {offer.datacenter!r}",
                           f"use one of {', '.join(sorted(catalog.datacenters))} or add it to datacenters.csv"))
-        prices = (offer.storage_cny_per_tb_month, offer.egress_cny_per_tb)
+        prices = (offer.storage_per_tb_month, offer.egress_per_tb, offer.currency)
         if seen.setdefault((offer.vendor, offer.datacenter), prices) != prices:
-            found.append((offer.offer, "storage_cny_per_tb_month",
+            found.append((offer.offer, "storage_per_tb_month",
                           f"storage/egress prices differ between offers of {offer.vendor} at {offer.datacenter}",
-                          "use one storage and one egress price per vendor and datacenter"))
+                          "use one storage and one egress price (in one currency) per vendor and datacenter"))
     return found
+
+
+def currencies(catalog: Catalog) -> set[str]:
+    """The currencies the catalog's offers are priced in."""
+    return {o.currency for o in catalog.offers.values()}
+
+
+def priced_in(catalog: Catalog, currency: str, rates: Mapping[str, float], *, file: str | None = None) -> Catalog:
+    """The catalog with every offer's money (price, interconnect_price, storage, egress) in
+    `currency`: an offer in currency X is multiplied by rates[X], the units of `currency`
+    one X buys. Offers already in `currency` are kept as they are (the same objects).
+
+    This is the one place money changes currency for planning: solver.milp.instance calls it
+    once per instance; solver.verify converts on its own. A currency without a rate is a
+    ProblemError naming it (key exchange_rates.rates.X of `file`, the problem)."""
+    if all(o.currency == currency for o in catalog.offers.values()):
+        return catalog
+    missing = sorted(currencies(catalog) - set(rates) - {currency})
+    if missing:
+        used = ", ".join(sorted(o.offer for o in catalog.offers.values() if o.currency == missing[0])[:3])
+        raise ProblemError(f"no exchange rate for {missing[0]}: offers are priced in it (e.g. {used}) and the "
+                           f"problem's currency is {currency}", file=file, key=f"exchange_rates.rates.{missing[0]}",
+                           fix=f"add exchange_rates: {{as_of: YYYY-MM-DD, rates: {{{missing[0]}: N}}}} "
+                               f"(N {currency} for one {missing[0]}), or restrict the catalog")
+    offers = {}
+    for key, o in catalog.offers.items():
+        if o.currency == currency:
+            offers[key] = o
+            continue
+        r = rates[o.currency]
+        offers[key] = o.model_copy(update={
+            "price": o.price * r, "interconnect_price": tuple(p * r for p in o.interconnect_price),
+            "storage_per_tb_month": o.storage_per_tb_month * r, "egress_per_tb": o.egress_per_tb * r,
+            "currency": currency, "price_unit": o.price_unit.removeprefix("cny_")})
+    return catalog.model_copy(update={"offers": offers})
 
 
 def _split(v: object) -> object:

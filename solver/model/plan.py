@@ -72,7 +72,7 @@ class Allocation(_Out):
     gpus: int
     start_day: int
     end_day: int
-    cost: float = Field(description="CNY, platform fee included, discount deducted")
+    cost: float = Field(description="in the plan's currency, platform fee included, discount deducted")
 
 
 class JobResult(_Out):
@@ -101,11 +101,22 @@ class Binding(_Out):
     text: str
 
 
+class ExchangeRatesUsed(_Out):
+    """The rates a plan's costs were converted with: the problem's currency units for one unit
+    of each other currency its catalog's offers are priced in, and their date."""
+
+    as_of: str
+    source: str | None = None
+    rates: dict[str, float]
+
+
 class Plan(_Out):
     problem: str
     status: Literal["optimal", "feasible"]
     total_cost: float
     currency: str = "CNY"
+    exchange_rates: ExchangeRatesUsed | None = Field(
+        default=None, description="rates used to convert offers in other currencies; null: none needed")
     allocations: list[Allocation]
     jobs: list[JobResult]
     cost_breakdown: dict[str, float]

@@ -2,11 +2,13 @@
 
 from __future__ import annotations
 
+import re
+from datetime import date
 from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
-from solver.model.catalog import Interconnect
+from solver.model.catalog import CURRENCY_PATTERN, DEFAULT_CURRENCY, Interconnect
 from solver.model.modes import Mode
 
 Kind = Literal["pretrain", "full_finetune", "lora", "qlora", "sweep", "preprocess", "inference"]
@@ -88,8 +90,19 @@ class DataSpec(_Strict):
 
     site: str = Field(min_length=1, description="datacenter holding the dataset")
     dataset_tb: float = Field(gt=0)
-    egress_cny_per_tb: float | None = Field(
-        default=None, ge=0, description="price of moving it out; default: the data site's vendor egress price")
+    egress_per_tb: float | None = Field(
+        default=None, ge=0, description="price of moving it out, in the problem's currency per TB; "
+        "default: the data site's vendor egress price (egress_cny_per_tb, the older name, is still read)")
+
+    @model_validator(mode="before")
+    @classmethod
+    def _legacy_name(cls, data: object) -> object:
+        if isinstance(data, dict) and "egress_cny_per_tb" in data:
+            if "egress_per_tb" in data:
+                raise ValueError("egress_cny_per_tb and egress_per_tb are the same key (its older and newer "
+                                 "name): keep egress_per_tb only")
+            data = {("egress_per_tb" if k == "egress_cny_per_tb" else k): v for k, v in data.items()}
+        return data
 
 
 class Prefer(_Strict):
@@ -139,12 +152,36 @@ class Job(_Strict):
         return self
 
 
+class ExchangeRates(_Strict):
+    """What one unit of each other currency is worth in the problem's currency, on a date.
+
+    `rates: {USD: 7.1}` in a CNY problem: one USD is 7.1 CNY. Every offer priced in a
+    currency other than the problem's needs its rate; the plan says which it used."""
+
+    as_of: date = Field(description="the date the rates are from")
+    source: str | None = Field(default=None, description="where the rates come from")
+    rates: dict[str, float] = Field(min_length=1, description="problem-currency units for one unit of each currency")
+
+    @model_validator(mode="after")
+    def _codes_and_values(self) -> "ExchangeRates":
+        for code, rate in self.rates.items():
+            if not re.fullmatch(CURRENCY_PATTERN, code):
+                raise ValueError(f"rates.{code}: not a currency code; write ISO 4217 codes (USD, EUR, CNY)")
+            if not (rate > 0) or rate == float("inf"):
+                raise ValueError(f"rates.{code}: {rate} is not a rate; write a positive number "
+                                 "(problem-currency units for one unit of it)")
+        return self
+
+
 class Problem(_Strict):
     """A planning problem; `catalog` is a folder relative to the problem file."""
 
     name: str = Field(min_length=1)
     catalog: str = Field(min_length=1)
-    currency: Literal["CNY"] = "CNY"
+    currency: str = Field(default=DEFAULT_CURRENCY, pattern=CURRENCY_PATTERN,
+                          description="ISO 4217 code every cost of the plan (and budget) is in")
+    exchange_rates: ExchangeRates | None = Field(
+        default=None, description="rates for the offers priced in other currencies, with their date")
     horizon_days: int = Field(gt=0, le=3650)
     period_days: int | None = Field(default=None, gt=0, description="plan granularity; default 1 day up to 120 days, else 5")
     redundancy: float = Field(default=0.30, ge=0, le=5)
@@ -162,11 +199,21 @@ class Problem(_Strict):
         if self.period_days is not None and self.period_days > self.horizon_days:
             raise ValueError(f"period_days {self.period_days} is longer than horizon_days {self.horizon_days}: "
                              "a plan needs at least one whole period; use a period_days of at most the horizon")
+        own = self.exchange_rates.rates.get(self.currency) if self.exchange_rates else None
+        if own is not None and own != 1:
+            raise ValueError(f"exchange_rates.rates.{self.currency}: the problem's own currency is worth 1, "
+                             f"not {own}; remove it")
         for i, job in enumerate(self.jobs):
             if job.deadline_days > self.horizon_days:
                 raise ValueError(f"jobs[{i}].deadline_days: job {job.name!r} has deadline_days {job.deadline_days}, "
                                  f"past horizon_days {self.horizon_days}; raise horizon_days or move the deadline")
         return self
+
+    def rates(self) -> dict[str, float]:
+        """Problem-currency units for one unit of each currency (its own currency: 1)."""
+        rates = dict(self.exchange_rates.rates) if self.exchange_rates else {}
+        rates[self.currency] = 1.0
+        return rates
 
     @property
     def effective_period_days(self) -> int:

@@ -1,4 +1,4 @@
-"""What `gpuplan catalog validate|template|import` say when they succeed: one line each, plus the
+"""What `gpuplan catalog validate|template|import|import-skypilot` say when they succeed: one line each, plus the
 import's warnings and skipped rows on stderr.
 
 File names and quote-sheet cells are user text: printed as written, never as markup.
@@ -45,6 +45,33 @@ def render_imported(result, catalog) -> None:
                   f"{', '.join(map(str, rows))}):", highlight=False)
         for bad in result.skipped:
             err.print(f"  - {bad.render()}", highlight=False)
+
+
+def render_skypilot_imported(result, catalog, *, notes: int = 8) -> None:
+    """Per cloud what was read, written and left out (stdout), and why rows were left out (stderr)."""
+    out = Console(soft_wrap=True, markup=False)
+    err = Console(stderr=True, soft_wrap=True, markup=False)
+    for cloud in result.clouds:
+        modes: dict[str, int] = {}
+        for offer in cloud.offers:
+            modes[offer.mode] = modes.get(offer.mode, 0) + 1
+        kinds = ", ".join(f"{n} {mode}" for mode, n in sorted(modes.items()))
+        out.print(f"{cloud.cloud}: {_n(cloud.rows, 'row')} of {cloud.file} -> {_n(len(cloud.offers), 'offer')} "
+                  f"({kinds or 'none'}) in {_n(len(cloud.datacenters), 'region')}; {cloud.cpu_rows} rows without an "
+                  f"AcceleratorName (CPU-only) skipped, {cloud.filtered} left out by --regions/--gpus"
+                  + (f"; replaced its {cloud.replaced_offers} earlier offers" if cloud.replaced_offers else ""),
+                  highlight=False)
+        for reason, rows in cloud.skipped.items():
+            shown = ", ".join(map(str, rows[:8])) + (", ..." if len(rows) > 8 else "")
+            err.print(f"  {cloud.cloud}: left out {_n(len(rows), 'row')}: {reason} (rows {shown})", highlight=False)
+        for note in cloud.notes[:notes]:
+            err.print(f"  {cloud.cloud}: {note}", highlight=False)
+        if len(cloud.notes) > notes:
+            err.print(f"  {cloud.cloud}: ... and {len(cloud.notes) - notes} more notes", highlight=False)
+    out.print(f"wrote {result.into}: {len(catalog.offers)} offers, {len(catalog.datacenters)} datacenters, "
+              f"{len(catalog.gpus)} GPUs in the catalog", highlight=False)
+    for backup in result.backups:
+        out.print(f"the previous {backup.name.split('.bak')[0]} is kept as {backup}", highlight=False)
 
 
 def _n(count: int, noun: str) -> str:

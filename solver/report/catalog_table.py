@@ -7,7 +7,11 @@ screen as a numbered note under the table.
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+
 from rich import box
+
+from solver.errors import ProblemError
 from rich.console import Console
 from rich.table import Table
 from rich.text import Text
@@ -17,12 +21,66 @@ TABLES = ("offers", "gpus", "datacenters")
 KEEP_WHOLE = {"offer", "vendor", "site", "mode", "gpu", "datacenter"}
 """Names a user copies into --set edits and restrict lists: never folded while the table fits."""
 NUMBERS = {"memory GB", "bf16 TFLOPS", "fp8 TFLOPS", "mem TB/s", "TDP W", "default MFU", "power kW", "PUE",
-           "WAN Gbit/s", "all-in CNY/GPU-h", "max nodes × GPUs", "term / lead days"}
-WHOLE_LINES = {"fabric", "all-in CNY/GPU-h"}
+           "WAN Gbit/s", "max nodes × GPUs", "term / lead days"}
+WHOLE_LINES = {"fabric", "offer / site"}
 """Cells of one line per interconnect option: the fabric's line and its price's stay side by side."""
 
 
-def render_table(catalog, console: Console, name: str) -> None:
+@dataclass(frozen=True)
+class OfferFilter:
+    """Which offers `catalog show` lists: allow-lists (empty: all) and the N cheapest per GPU.
+    `rates`: units of `currency` for one unit of another currency, to rank offers in several
+    currencies on one scale (without them each offer's price stays in its own currency)."""
+
+    gpus: tuple[str, ...] = ()
+    modes: tuple[str, ...] = ()
+    regions: tuple[str, ...] = ()
+    vendors: tuple[str, ...] = ()
+    top: int | None = None
+    currency: str = "CNY"
+    rates: tuple[tuple[str, float], ...] = ()
+
+
+def select_offers(catalog, how: OfferFilter) -> tuple[list, dict[str, float] | None, bool]:
+    """The offers to show, grouped by GPU and cheapest first (all-in per GPU-hour); the rate of
+    each offer's currency into how.currency when --rate was given (None: prices stay in their
+    own); whether the offers are in several currencies. --region matches a datacenter's region or
+    its name. Without rates, offers in several currencies are ranked (and --top counted) within
+    each currency: the caption says so."""
+    def keep(o) -> bool:
+        dc = catalog.datacenters.get(o.datacenter)
+        return ((not how.gpus or o.gpu in how.gpus) and (not how.modes or o.mode in how.modes)
+                and (not how.vendors or o.vendor in how.vendors)
+                and (not how.regions or o.datacenter in how.regions or (dc is not None and dc.region in how.regions)))
+
+    rows = [o for o in catalog.offers.values() if keep(o)]
+    currencies = {o.currency for o in rows}
+    convert = None
+    if how.rates:
+        convert = {**dict(how.rates), how.currency: 1.0}
+        missing = sorted(currencies - set(convert))
+        if missing:
+            raise ProblemError(f"no --rate for {missing[0]}, the currency of some offers shown", key="--rate",
+                               fix=f"add --rate {missing[0]}=N (N {how.currency} for one {missing[0]})")
+
+    def cost(o) -> tuple:
+        price = _cheapest(o) * (convert[o.currency] if convert else 1.0)
+        return (o.gpu, "" if convert else o.currency, price, o.offer)
+
+    rows.sort(key=cost)
+    if how.top:
+        seen: dict[tuple[str, str], int] = {}
+        kept = []
+        for o in rows:
+            key = (o.gpu, "" if convert else o.currency)
+            if seen.get(key, 0) < how.top:
+                seen[key] = seen.get(key, 0) + 1
+                kept.append(o)
+        rows = kept
+    return rows, convert, len(currencies) > 1
+
+
+def render_table(catalog, console: Console, name: str, how: OfferFilter | None = None) -> None:
     """One catalog table. Offers are grouped by GPU and sorted by their cheapest all-in price per
     GPU-hour (rent, interconnect and platform fee; the caption names what is left out); every
     row's as_of and source become a numbered note under the table, shared by rows that cite the same.
@@ -42,17 +100,34 @@ def render_table(catalog, console: Console, name: str) -> None:
                   _num(d.wan_gbps) or "default"] for d in rows]
         groups, caption = None, None
     else:
-        rows = sorted(catalog.offers.values(), key=lambda o: (o.gpu, _cheapest(o), o.offer))
-        header = ["offer", "vendor", "site", "mode", "max nodes × GPUs", "term / lead days", "fabric",
-                  "all-in CNY/GPU-h"]
+        how = how or OfferFilter()
+        rows, convert, mixed = select_offers(catalog, how)
+        shown = {o.currency for o in rows}
+        single = convert is None and not mixed
+        unit = how.currency if convert else (next(iter(shown)) if single and shown else "")
+        price_col = f"all-in {unit}/GPU-h" if unit else "all-in per GPU-h"
+
+        def prices(o) -> str:
+            k = convert[o.currency] if convert else 1.0
+            return "\n".join(f"{o.gpu_cost_per_hour(i) * k:.2f}" for i in range(len(o.interconnect)))
+        header = ["offer", "vendor", "site", "mode", "max nodes × GPUs", "term / lead days", "fabric", price_col]
         cells = [[o.offer, o.vendor, o.datacenter, o.mode, f"{o.max_nodes}×{o.gpus_per_node}",
-                  f"{o.term_days}/{o.lead_time_days}", "\n".join(o.interconnect),
-                  "\n".join(f"{o.gpu_cost_per_hour(k):.2f}" for k in range(len(o.interconnect)))]
-                 for o in rows]
-        groups = [o.gpu for o in rows]
-        caption = ("all-in CNY/GPU-h, one per fabric: rent, that fabric's interconnect price and the platform fee, "
-                   "before volume discounts and, for spot, preemption losses; offers are sorted by their cheapest. "
-                   "The quoted price and unit, discount, power, storage and egress are in offers.csv")
+                  f"{o.term_days}/{o.lead_time_days}", "\n".join(o.interconnect), prices(o)] for o in rows]
+        if _widths([*header, "src"], [c + ["0"] for c in cells], console.width) is None:
+            # many long ids (imported clouds): the site goes under the offer id, the vendor is in both
+            header = ["offer / site"] + header[3:]
+            cells = [[f"{c[0]}\n  {c[2]}"] + c[3:] for c in cells]
+        groups = [o.gpu if single or convert else f"{o.gpu} (prices in {o.currency})" for o in rows]
+        others = ", ".join(f"{c} {r:g}" for c, r in sorted(convert.items()) if c != how.currency) if convert else ""
+        money = (f"{how.currency}, other currencies at {others}" if others
+                 else unit or "the currency its GPU's group names")
+        caption = (f"all-in per GPU-hour ({money}), one per fabric: rent, that fabric's interconnect price and the "
+                   "platform fee, before volume discounts and, for spot, preemption losses; offers are sorted by "
+                   "their cheapest" + (f", the {how.top} cheapest per GPU"
+                                       + (" and currency" if mixed and not convert else "") + " shown" if how.top else "")
+                   + (". Several currencies: give --rate USD=7.1 (units of CNY per USD) to rank them together"
+                      if not single and not convert else "")
+                   + ". The quoted price and unit, discount, power, storage and egress are in offers.csv")
     notes: dict[tuple[str, str], int] = {}
     refs = [str(notes.setdefault((str(r.as_of or ""), r.source), len(notes) + 1)) for r in rows]
     title = f"{catalog.path} — {name}"
@@ -77,7 +152,7 @@ def _widths(header: list[str], cells: list[list[str]], width: int) -> list[int] 
     def words(k: int) -> list[str]:
         return header[k].split() + [w for row in cells for w in
                                     ([row[k]] if header[k] in KEEP_WHOLE else
-                                     row[k].split("\n") if header[k] in WHOLE_LINES else row[k].split())]
+                                     row[k].split("\n") if _whole_lines(header[k]) else row[k].split())]
     least = [max(map(len, words(k))) for k in range(len(header))]
     most = [max(least[k], len(header[k]), *(len(line) for row in cells for line in row[k].split("\n")))
             for k in range(len(header))]
@@ -96,7 +171,8 @@ def _table(title: str, header: list[str], cells: list[list[str]], refs: list[str
            widths: list[int] | None) -> Table:
     table = Table(title=title, box=box.SIMPLE_HEAD, show_edge=False, pad_edge=False, padding=0)
     for k, col in enumerate([*header, "src"]):
-        table.add_column(col, justify="right" if col in NUMBERS or col == "src" else "left", overflow="fold",
+        table.add_column(col, justify="right" if col in NUMBERS or col == "src" or col.startswith("all-in") else "left",
+                         overflow="fold",
                          width=widths[k] if widths else None)
     group = None
     for i, (row, ref) in enumerate(zip(cells, refs)):
@@ -107,6 +183,11 @@ def _table(title: str, header: list[str], cells: list[list[str]], refs: list[str
             table.add_row(Text(group, style="bold"))
         table.add_row(*(Text(c) for c in row), ref)
     return table
+
+
+def _whole_lines(column: str) -> bool:
+    """Cells kept one line per item: fabrics and their prices side by side, an offer id above its site."""
+    return column in WHOLE_LINES or column.startswith("all-in")
 
 
 def _num(x: float | None) -> str:

@@ -522,8 +522,8 @@ def _assumptions(plan: Plan, problem: Problem, catalog: Catalog, used: dict) -> 
             offer_rows.append([esc(name)] + ["?"] * 9)
             continue
         unit = o.price_unit.removeprefix("cny_").replace("_", " ")
-        offer_rows.append([esc(name), esc(o.vendor), esc(o.datacenter), f"{o.price:,.2f} CNY {esc(unit)}",
-                           f"{o.gpu_price_per_hour():.2f}",
+        offer_rows.append([esc(name), esc(o.vendor), esc(o.datacenter), f"{o.price:,.2f} {esc(o.currency)} {esc(unit)}",
+                           f"{o.gpu_price_per_hour():.2f} {esc(o.currency)}",
                            f"{o.platform_fee_pct:g}%" if o.platform_fee_pct else "—",
                            '<span class="warn">yes</span>' if o.illustrative else "no",
                            esc(o.as_of or "—"), esc(o.source)])
@@ -531,7 +531,7 @@ def _assumptions(plan: Plan, problem: Problem, catalog: Catalog, used: dict) -> 
             + "<h3>Model FLOPs utilisation (MFU) per GPU used</h3>"
             + _table(["job", "GPU", "MFU", "from", "as of", "source"], mfu_rows, numeric=(2,), cls="mfu")
             + "<h3>Prices of the offers in the plan</h3>"
-            + _table(["offer", "vendor", "site", "price", "CNY/GPU-h", "platform fee", "illustrative",
+            + _table(["offer", "vendor", "site", "price", "per GPU-h", "platform fee", "illustrative",
                       "as of", "source"], offer_rows, numeric=(3, 4), cls="prices"))
 
 
@@ -575,15 +575,15 @@ def _answers(offers: list, plan: Plan, storage_tb: dict, egress_tb: float) -> di
         return f'<span class="known">{esc(text)}</span>'
 
     ask = '<span class="ask">ask</span>'
-    sites: dict[str, tuple[float, float]] = {}
+    sites: dict[str, tuple[float, float, str]] = {}
     for o in offers:
-        sites.setdefault(o.datacenter, (o.storage_cny_per_tb_month, o.egress_cny_per_tb))
+        sites.setdefault(o.datacenter, (o.storage_per_tb_month, o.egress_per_tb, o.currency))
     storage_parts, egress_parts = [], []
-    for site, (st, eg) in sorted(sites.items()):
-        storage_parts.append(f"{site}: storage {'included (0)' if st == 0 else f'{st:,.0f} CNY/TB-month'}")
-        egress_parts.append(f"{site}: {'free (0)' if eg == 0 else f'{eg:,.0f} CNY/TB'}")
+    for site, (st, eg, cur) in sorted(sites.items()):
+        storage_parts.append(f"{site}: storage {'included (0)' if st == 0 else f'{st:,.0f} {cur}/TB-month'}")
+        egress_parts.append(f"{site}: {'free (0)' if eg == 0 else f'{eg:,.0f} {cur}/TB'}")
     fabric = [f"{o.offer}: {'|'.join(o.interconnect)} at {'|'.join(f'{p:g}' for p in o.interconnect_price)} "
-              f"CNY/node-{MODES[o.mode].unit} extra" for o in offers if any(o.interconnect_price)]
+              f"{o.currency}/node-{MODES[o.mode].unit} extra" for o in offers if any(o.interconnect_price)]
     storage = known("catalog: " + "; ".join(storage_parts) + (". Interconnect " + "; ".join(fabric) if fabric else
                                                               ". Interconnect included")) + \
         " — " + ask + " about the bandwidth of the line to your data"

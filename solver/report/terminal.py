@@ -37,7 +37,7 @@ def render_plan(plan: Plan, console: Console) -> None:
 
 
 def _allocation_table(plan: Plan) -> Table:
-    table = Table(title="Rentals (days from the plan's start; cost in CNY incl. fee, after discount)")
+    table = Table(title=f"Rentals (days from the plan's start; cost in {plan.currency} incl. fee, after discount)")
     for col in ("site", "vendor", "mode", "GPU", "fabric", "nodes", "GPUs", "days", "cost"):
         table.add_column(col, justify="right" if col in ("nodes", "GPUs", "cost") else "left", overflow="fold")
     for a in plan.allocations:

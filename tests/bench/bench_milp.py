@@ -136,11 +136,11 @@ def _offers(template: Catalog, size: Size, rng: random.Random, sites: list[str],
         hosted = row.mode == "hosted"
         site = rng.choice(hosted_sites if hosted else sites)
         storage, egress = data_prices.setdefault((row.vendor, site),
-                                                 (row.storage_cny_per_tb_month, row.egress_cny_per_tb))
+                                                 (row.storage_per_tb_month, row.egress_per_tb))
         data = row.model_dump(by_alias=True)
         data.update(
             offer=f"{row.offer}-s{len(offers):03d}", datacenter=site,
-            storage_cny_per_tb_month=storage, egress_cny_per_tb=egress,
+            storage_per_tb_month=storage, egress_per_tb=egress,
             price=round(row.price * factor, 2),
             max_nodes=rng.randint(2, 16),
             lead_time_days=rng.randint(30, 45) if hosted else max(0, row.lead_time_days + rng.randint(-2, 3)),

@@ -143,3 +143,62 @@ def test_show_ranks_offers_by_their_all_in_price(runs):
     monthly = " ".join(lines[at["vnet-yz-a100-80-8x-monthly"]].split())
     after = " ".join(lines[at["vnet-yz-a100-80-8x-monthly"] + 1].split())
     assert "ib_hdr 11.51" in monthly and after == "roce 11.04"
+
+
+WORLD = ROOT / "catalogs" / "public-clouds-sample"
+
+
+def _show_world(width: int = 100, **how) -> str:
+    from rich.console import Console
+
+    from solver.load import load_catalog
+    from solver.report.catalog_table import OfferFilter, render_table
+
+    console = Console(width=width, record=True, color_system=None, file=open(os.devnull, "w"))
+    render_table(load_catalog(WORLD), console, "offers", OfferFilter(**how))
+    return console.export_text()
+
+
+def _ids(text: str) -> list[str]:
+    from solver.load import load_catalog
+
+    offers = set(load_catalog(WORLD).offers)
+    return [line.split()[0] for line in text.splitlines() if line.split() and line.split()[0] in offers]
+
+
+def test_show_hundreds_of_offers_within_100_columns_ids_whole():
+    """The world sample (191 offers, ids up to 60 characters): every line fits, every offer id is on
+    one line with its site under it, and each GPU's offers are grouped by the currency of their prices."""
+    text = _show_world()
+    assert max(len(line) for line in text.splitlines()) <= 100
+    assert len(_ids(text)) == 191
+    assert "nebius-eu-north1-gpu-h100-sxm_8gpu-128vcpu-1600gb-hourly" in _ids(text)
+    assert "H100-80G (prices in USD)" in text and "H100-80G (prices in CNY)" in text
+    assert "give --rate USD=7.1" in " ".join(text.split())
+
+
+def test_show_filters_and_top_n_per_gpu():
+    from solver.load import load_catalog
+
+    cat = load_catalog(WORLD)
+    ids = _ids(_show_world(gpus=("H100-80G",), modes=("spot", "hourly"), top=3, rates=(("USD", 7.1),)))
+    assert len(ids) == 3 and {cat.offers[i].gpu for i in ids} == {"H100-80G"}
+    cheapest = sorted((o for o in cat.offers.values() if o.gpu == "H100-80G" and o.mode in ("spot", "hourly")),
+                      key=lambda o: min(o.gpu_cost_per_hour(k) for k in range(len(o.interconnect)))
+                      * (7.1 if o.currency == "USD" else 1))
+    assert ids == [o.offer for o in cheapest[:3]]
+    us = _ids(_show_world(regions=("us-east-1",), vendors=("aws", "lambda")))
+    assert us and all(cat.datacenters[cat.offers[i].datacenter].region == "us-east-1" for i in us)
+    assert {cat.offers[i].vendor for i in us} == {"aws", "lambda"}
+    assert set(_ids(_show_world(regions=("Shunyi",), top=1))) <= {o.offer for o in cat.offers.values()
+                                                                if o.datacenter == "Shunyi"}
+
+
+def test_show_options_from_the_cli():
+    run = gpuplan("catalog", "show", WORLD, "--gpu", "H200-141G", "--mode", "spot", "--top", "2", "--rate", "USD=7.1",
+                  columns="100")
+    assert run.returncode == 0, run.stderr
+    assert max(len(line) for line in run.stdout.splitlines()) <= 100
+    assert "all-in CNY/GPU-h" in " ".join(run.stdout.split()) and "other currencies at USD 7.1" in run.stdout
+    bad = gpuplan("catalog", "show", WORLD, "--gpu", "H900")
+    assert bad.returncode == 2 and "--gpu" in bad.stderr and "H900" in bad.stderr

@@ -90,7 +90,9 @@ def _keys_known(data, schema: dict, defs: dict, where: str) -> list[str]:
     if isinstance(data, dict):
         props = schema.get("properties", {})
         for key, value in data.items():
-            if key not in props:
+            if key not in props and isinstance(schema.get("additionalProperties"), dict):  # a mapping, e.g. rates
+                unknown += _keys_known(value, schema["additionalProperties"], defs, f"{where}.{key}")
+            elif key not in props:
                 unknown.append(f"{where}.{key}")
             else:
                 unknown += _keys_known(value, props[key], defs, f"{where}.{key}")

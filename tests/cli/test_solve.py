@@ -173,8 +173,8 @@ def test_storage_and_egress_are_charged_per_site_used(small_plan):
     # storage_tb 3 from day 0 until the job finishes (a month is 30 days); egress_tb 2 once
     days = small_plan["jobs"][0]["finish_day"]
     assert days < 10   # it finishes before its deadline, and storage stops then
-    assert parts["storage"] == pytest.approx(3 * site_price("storage_cny_per_tb_month") * days / 30, abs=0.01)
-    assert parts["egress"] == pytest.approx(2 * site_price("egress_cny_per_tb"), abs=0.01)
+    assert parts["storage"] == pytest.approx(3 * site_price("storage_per_tb_month") * days / 30, abs=0.01)
+    assert parts["egress"] == pytest.approx(2 * site_price("egress_per_tb"), abs=0.01)
     assert parts["storage"] > 0 and parts["egress"] > 0
 
 

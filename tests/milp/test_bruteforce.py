@@ -128,8 +128,8 @@ def _brute_force_until(prob, cat, required: float, end: int) -> float | None:
         for o in offers:
             front = _combine(front, _pareto(_offer_patterns(o, prob.horizon_days, window, j.mfu), cap), cap)
         first = offers[0]
-        data = (j.storage_tb * first.storage_cny_per_tb_month * (end - j.start_day) / 30
-                + j.egress_tb * first.egress_cny_per_tb)
+        data = (j.storage_tb * first.storage_per_tb_month * (end - j.start_day) / 30
+                + j.egress_tb * first.egress_per_tb)
         front = [(c + (data if w > 0 else 0.0), w) for c, w in front]
         domains[vendor, cat.datacenters[dc].link_group].append(_pareto(front, cap))
     domain_fronts = []

@@ -18,7 +18,7 @@ def data_job(**kw):
 
 
 def site_offer(name="H", price=4, **kw):
-    return hourly(name, price, storage_cny_per_tb_month=1_000, egress_cny_per_tb=500, **kw)
+    return hourly(name, price, storage_per_tb_month=1_000, egress_per_tb=500, **kw)
 
 
 def test_storage_until_the_job_finishes_and_egress_once():
@@ -61,7 +61,7 @@ def test_each_site_used_is_charged_at_its_own_prices():
     # (the job needs all 5 days, so it finishes on day 5: storage for the whole window)
     # (D2 alone: 11 520 + 3 066.67 = 14 586.67, dearer.)
     cat = catalog(site_offer("A", 4, max_nodes=1),
-                  hourly("B", 6, datacenter="D2", storage_cny_per_tb_month=2_000, egress_cny_per_tb=800, max_nodes=1),
+                  hourly("B", 6, datacenter="D2", storage_per_tb_month=2_000, egress_per_tb=800, max_nodes=1),
                   datacenters=(datacenter("D1"), datacenter("D2")))
     prob = problem(data_job(days=80, deadline_days=5, single_site=False), horizon_days=5)
     plan = solve(prob, cat)

@@ -19,7 +19,7 @@ from solver.verify import verify_plan
 
 
 def two_sites(d2_price: float = 3.9, **d2):
-    return catalog(hourly("A", 4, egress_cny_per_tb=500), hourly("B", d2_price, datacenter="D2", **d2),
+    return catalog(hourly("A", 4, egress_per_tb=500), hourly("B", d2_price, datacenter="D2", **d2),
                    datacenters=(datacenter("D1"), datacenter("D2")))
 
 
@@ -34,7 +34,7 @@ def test_moving_the_dataset_moves_the_plan_only_when_egress_outweighs_the_price_
     cat = two_sites()
     where = {}
     for site in ("D1", "D2"):
-        data = DataSpec(site=site, dataset_tb=1, egress_cny_per_tb=egress)
+        data = DataSpec(site=site, dataset_tb=1, egress_per_tb=egress)
         plan = solve(problem(job(days=40, deadline_days=15, data=data), horizon_days=15), cat)
         where[site] = sites_of(plan, cat)
         if where[site] == {site}:
@@ -66,7 +66,7 @@ def tight_transfer(tb: float, *, link_group: str | None = None, wan_gbps: float 
     if wan_gbps is not None:
         d1, d2 = d1.model_copy(update={"wan_gbps": wan_gbps}), d2.model_copy(update={"wan_gbps": wan_gbps})
     cat = catalog(hourly("B", 4, datacenter="D2", max_nodes=1), datacenters=(d1, d2))
-    data = DataSpec(site="D1", dataset_tb=tb, egress_cny_per_tb=0)
+    data = DataSpec(site="D1", dataset_tb=tb, egress_per_tb=0)
     return problem(job(days=8 * days, deadline_days=10, data=data), horizon_days=10), cat
 
 
@@ -104,7 +104,7 @@ def test_a_transfer_longer_than_the_window_excludes_the_site_with_a_reason():
 
 def test_the_verifier_recomputes_the_egress_and_the_wait():
     cat = two_sites()
-    data = DataSpec(site="D1", dataset_tb=1, egress_cny_per_tb=10)
+    data = DataSpec(site="D1", dataset_tb=1, egress_per_tb=10)
     prob = problem(job(days=40, deadline_days=15, data=data), horizon_days=15)
     plan = solve(prob, cat)
     assert sites_of(plan, cat) == {"D2"} and verify_plan(prob, cat, plan) == []
@@ -166,11 +166,11 @@ def test_loader_checks_sites_and_the_egress_price(tmp_path):
     with pytest.raises(ProblemError, match="unknown datacenter"):
         load_problem(_write(tmp_path, cat, "    prefer: {site: D9, up_to_pct: 5}\n"))
     # two vendors at D1 pricing egress differently: the job must say which price applies
-    split = catalog(hourly("A", 4, egress_cny_per_tb=500), hourly("A2", 4, vendor="v2", egress_cny_per_tb=300),
+    split = catalog(hourly("A", 4, egress_per_tb=500), hourly("A2", 4, vendor="v2", egress_per_tb=300),
                     datacenters=(datacenter("D1"),))
     with pytest.raises(ProblemError, match="egress price"):
         load_problem(_write(tmp_path, split, "    data: {site: D1, dataset_tb: 3}\n"))
-    load_problem(_write(tmp_path, split, "    data: {site: D1, dataset_tb: 3, egress_cny_per_tb: 400}\n"))
+    load_problem(_write(tmp_path, split, "    data: {site: D1, dataset_tb: 3, egress_per_tb: 400}\n"))
 
 
 def test_a_preference_the_run_had_no_time_to_weigh_is_a_warning(monkeypatch):

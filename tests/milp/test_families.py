@@ -109,10 +109,10 @@ def test_residency_tag_excludes_datacenters_without_it(residency, site, cost):
 def test_every_family_names_its_rows():
     hosted = Offer(offer="R", vendor="v1", datacenter="D1", gpu="G80", mode="hosted", price=20_000,
                    price_unit="cny_per_node_month", gpus_per_node=8, max_nodes=2, interconnect=("ib_hdr",),
-                   counts_power=True, node_kw=10, storage_cny_per_tb_month=100, source="test")
+                   counts_power=True, node_kw=10, storage_per_tb_month=100, source="test")
     cat = catalog(hosted, monthly("M", 30_000, vendor="v2"),
                   hourly("H", 4, interconnect=("ib_hdr", "roce"), discount_from_gpus=16, discount_pct=5,
-                         storage_cny_per_tb_month=100))
+                         storage_per_tb_month=100))
     prob = problem(job(days=80, deadline_days=5, storage_tb=1), horizon_days=5, budget=1e6)
     _, milp = build(prob, cat)
     rows = set(milp.rows)

@@ -239,7 +239,7 @@ def test_scaling_every_price_scales_the_optimum(inst, k):
     prob, cat, base, *_ = feasible_base(inst)
     scaled = {name: o.model_copy(update={
         "price": o.price * k, "interconnect_price": tuple(p * k for p in o.interconnect_price),
-        "storage_cny_per_tb_month": o.storage_cny_per_tb_month * k, "egress_cny_per_tb": o.egress_cny_per_tb * k})
+        "storage_per_tb_month": o.storage_per_tb_month * k, "egress_per_tb": o.egress_per_tb * k})
         for name, o in cat.offers.items()}
     new = cost(prob, cat.model_copy(update={"offers": scaled}))
     assert new == pytest.approx(k * base, rel=1e-6, abs=0.02)

@@ -24,7 +24,7 @@ def test_a_job_waiting_for_its_dataset_does_not_share_the_ordering():
                   datacenters=(datacenter("D1", link_group="lg1"), datacenter("D2", link_group="lg2")))
     a = job("A", days=0.1, deadline_days=5, single_site=False)
     b = job("B", days=16, deadline_days=5, single_site=False,
-            data={"site": "D1", "dataset_tb": 1, "egress_cny_per_tb": 0})
+            data={"site": "D1", "dataset_tb": 1, "egress_per_tb": 0})
     plan = solve(problem(a, b, horizon_days=5), cat)
     assert plan.total_cost == pytest.approx(4_080)
 
