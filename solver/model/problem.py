@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from datetime import date
 from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field, model_validator
@@ -145,6 +146,9 @@ class Problem(_Strict):
     name: str = Field(min_length=1)
     catalog: str = Field(min_length=1)
     currency: Literal["CNY"] = "CNY"
+    start_date: date | None = Field(
+        default=None, description="calendar date of day 0: tables, charts and sheets then show dates, and the "
+                                  "cash flow calendar months; without it, days from the plan's start")
     horizon_days: int = Field(gt=0, le=3650)
     period_days: int | None = Field(default=None, gt=0, description="plan granularity; default 1 day up to 120 days, else 5")
     redundancy: float = Field(default=0.30, ge=0, le=5)
