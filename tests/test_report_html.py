@@ -281,3 +281,60 @@ def test_console_errors_are_caught(driver, tmp_path):
     driver.console()
     driver.open(probe.as_uri())
     assert any("probe-error" in e.get("message", "") for e in driver.console())
+
+
+@pytest.fixture(scope="module")
+def dated(hybrid):
+    """The hybrid plan as if the problem started on 20 January 2027 (the same schedule, its cash flow by month)."""
+    from datetime import date
+
+    from solver.model.ledger import cash_flow
+    plan, problem, catalog = hybrid
+    problem = problem.model_copy(update={"start_date": date(2027, 1, 20)})
+    flow = cash_flow(plan.allocations, plan.schedule.assignments, problem, catalog, plan.schedule.period_days)
+    return plan.model_copy(update={"start_date": problem.start_date, "cash_flow": flow}), problem, catalog
+
+
+def test_dates_cash_flow_idle_and_job_rentals_in_the_page(dated, hybrid):
+    plan, problem, catalog = dated
+    page = render_html(plan, problem, catalog)
+    gantt = page.split('<svg id="gantt"', 1)[1].split("</svg>", 1)[0]
+    ticks = re.findall(r'<text class="tick muted"[^>]*>([^<]+)</text>', gantt)
+    assert ticks[:3] == ["2027-02", "2027-03", "2027-04"] and "2028-01" in ticks   # the yearly term's end
+    assert "2027-01-30 – 2028-01-29" in page                                          # the yearly contract's days
+    assert "finishes on 2027-08-24" in page
+    cash = page.split('<table id="cash-flow"', 1)[1].split("</table>", 1)[0]
+    assert cash.count("<tr>") == 1 + 13 + 1                                           # head, Jan 2027–Jan 2028, total
+    assert "<strong>23,612,431</strong>" in cash and "per month of term" in page
+    idle = page.split('class="idle"', 1)[1].split("</table>", 1)[0]
+    assert "3,225,157" in idle and "13,904" in idle                                   # the yearly overhang
+    assert 'class="job-rentals"' in page and "pretrain-30b" in page
+    undated = render_html(*hybrid)
+    assert "day from the plan&#x27;s start" in undated and "2027-02" not in undated and "days 0–29" not in undated
+    assert ">30–59<" in undated                                                        # 30-day blocks instead
+
+
+DATED = """
+const box = e => e.getBoundingClientRect();
+const ticks = Array.from(document.querySelectorAll('#gantt text.tick')).map(e => [e.textContent, box(e).left, box(e).right]);
+const cash = document.querySelector('#cash-flow');
+const style = getComputedStyle(cash);
+return {ticks: ticks, cash_h: box(cash).height, cash_w: box(cash).width, cash_rows: cash.querySelectorAll('tr').length,
+        visible: style.display !== 'none' && style.visibility !== 'hidden',
+        total: cash.querySelector('tbody tr:last-child').textContent};
+"""
+
+
+def test_dated_report_in_headless_chromium(driver, dated, tmp_path):
+    """Dates on the Gantt axis, not overlapping, and the cash-flow table drawn with its totals row."""
+    plan, problem, catalog = dated
+    path = tmp_path / "dated.html"
+    path.write_text(render_html(plan, problem, catalog), encoding="utf-8")
+    driver.open(path.as_uri())
+    got = driver.run(DATED)
+    labels = [t[0] for t in got["ticks"]]
+    assert labels[0] == "2027-02" and len(labels) >= 6
+    for (_, _, right), (_, left, _) in zip(got["ticks"], got["ticks"][1:]):
+        assert right <= left, f"date ticks overlap: {got['ticks']}"
+    assert got["visible"] and got["cash_h"] > 200 and got["cash_w"] > 300 and got["cash_rows"] == 15
+    assert "23,612,431" in got["total"]
