@@ -43,11 +43,11 @@ def test_frontier_and_sweep_tables_as_workbooks(tmp_path):
     run = gpuplan("sweep", HYBRID, "--grid", grid, "-j", "1", "-o", tmp_path / "sweep.xlsx")
     assert run.returncode == 0, run.stderr
     sweep = pd.read_excel(tmp_path / "sweep.xlsx", sheet_name="sweep")
-    assert len(sweep) == 2 and set(sweep["status"]) == {"optimal"}
+    assert len(sweep) == 2 and set(sweep["Status"]) == {"optimal"}        # headers in words
     run = gpuplan("frontier", HYBRID, "--points", "3", "--xlsx", tmp_path / "frontier.xlsx")
     assert run.returncode == 0, run.stderr
     points = pd.read_excel(tmp_path / "frontier.xlsx", sheet_name="frontier")
-    assert len(points) >= 1 and "point" in points.columns
+    assert len(points) >= 1 and "Point" in points.columns
 
 
 def test_solve_why_in_json_and_in_the_html_report(tmp_path):
