@@ -9,7 +9,8 @@ html.escape (offer names, sources and job names are user input).
 Chart elements carry stable ids and classes for tests and for styling:
     svg#gantt    rect.bar (one per allocation row, class mode-<mode>), line.horizon
     svg#costs    rect.bar (one per nonzero part; rect.bar.negative for a discount)
-    svg#frontier circle.point (one per point; .knee, .current), path.step
+    svg#frontier circle.point (one per point; .knee, .current), path.step, text.point-label (data-point: its
+                 point, 1-based; placed by solver.report.labels inside the plot, nearest its own point)
 """
 
 from __future__ import annotations
@@ -29,10 +30,14 @@ from solver.model.plan import Allocation, Plan
 from solver.model.problem import Problem
 from solver.report.cash import cash_flow_grid
 from solver.report.days import day_text, on, span_text
+from solver.report.labels import Box, place_labels
 
 PART_NAMES = {"gpu_rent": "GPU rent", "interconnect": "interconnect", "platform_fee": "platform fees",
               "storage": "storage", "egress": "egress", "volume_discount": "volume discount"}
 WIDTH = 1000  # SVG user units; every chart scales to the page width
+LABEL_CHAR_PX, LABEL_HEIGHT_PX = 7.5, 14
+"""A frontier point label's size in SVG units for placing it: 12-px text runs under 7.5 units a
+character in the report's fonts (digits, "knee", "◀ this plan"), one line 14 high."""
 
 
 def esc(value: object) -> str:
@@ -407,6 +412,10 @@ def frontier_svg(points: list[FrontierPoint], x_label: str, y_label: str,
     xt, yt = nice_ticks(min(xs), max(xs)), nice_ticks(min(ys), max(ys), 6)
     x_lo, x_hi = min(xt[0], min(xs)), max(xt[-1], max(xs))
     y_lo, y_hi = min(yt[0], min(ys)), max(yt[-1], max(ys))
+    # a point on an axis (a tick at its value) leaves its label no room on that side: pad the ranges
+    pad_x, pad_y = 0.04 * ((x_hi - x_lo) or 1), 0.06 * ((y_hi - y_lo) or 1)
+    x_lo, x_hi = min(x_lo, min(xs) - pad_x), max(x_hi, max(xs) + pad_x)
+    y_lo, y_hi = min(y_lo, min(ys) - pad_y), max(y_hi, max(ys) + pad_y)
     plot_w, plot_h = WIDTH - left - right, bottom - top
 
     def px(v: float) -> float:
@@ -442,9 +451,12 @@ def frontier_svg(points: list[FrontierPoint], x_label: str, y_label: str,
         for p in points[1:]:
             d += f" H{_num(px(p.x))} V{_num(py(p.y))}"
         out.append(f'<path class="step" d="{d}" fill="none" stroke="#9aa7b8" stroke-width="1.5"/>')
+    texts, flags = [], []
     for i, p in enumerate(points, 1):
         is_current = current is not None and round(p.x) == round(current[0]) and \
             abs(p.y - current[1]) <= 1e-6 * max(1.0, abs(current[1]))
+        flags.append(is_current)
+        texts.append(f"{i}{' knee' if p.knee else ''}{' ◀ this plan' if is_current else ''}")
         classes = "point" + (" knee" if p.knee else "") + (" current" if is_current else "")
         fill = "#1d2733" if is_current else "#1f5fa8"
         tip = f"{i}: {fmt(x_label, p.x)}, {fmt(y_label, p.y)} — {p.label}" + (" (knee)" if p.knee else "") + \
@@ -454,10 +466,13 @@ def frontier_svg(points: list[FrontierPoint], x_label: str, y_label: str,
         if p.knee:
             out.append(f'<circle class="knee-ring" cx="{_num(px(p.x))}" cy="{_num(py(p.y))}" r="11" fill="none" '
                        f'stroke="#d62728" stroke-width="2"/>')
-        anchor = "end" if px(p.x) > left + plot_w * 0.75 else "start"
-        dx = -9 if anchor == "end" else 9
-        out.append(f'<text x="{_num(px(p.x) + dx)}" y="{_num(py(p.y) - 8)}" text-anchor="{anchor}" '
-                   f'class="muted">{i}{" knee" if p.knee else ""}{" ◀ this plan" if is_current else ""}</text>')
+    centres = [(px(p.x), py(p.y)) for p in points]
+    boxes = place_labels(centres, [(LABEL_CHAR_PX * len(t), LABEL_HEIGHT_PX) for t in texts],
+                         Box(left + 2, top, WIDTH - right, bottom - 2), gap=8, marker=6,
+                         gaps=[14 if p.knee else 8 for p in points])
+    for i, (text, box) in enumerate(zip(texts, boxes), 1):
+        out.append(f'<text class="point-label muted" data-point="{i}" x="{_num(box.x0)}" y="{_num(box.y1 - 3)}" '
+                   f'text-anchor="start">{esc(text)}</text>')
     out.append("</svg>")
     return "\n".join(out)
 
