@@ -56,29 +56,34 @@ def candidates(x: float, y: float, w: float, h: float, gap: float) -> list[Box]:
 
 def place_labels(points: list[tuple[float, float]], sizes: list[tuple[float, float]], area: Box, *,
                  gap: float = 8.0, marker: float = 5.0, gaps: list[float] | None = None,
-                 avoid: list[Box] | None = None) -> list[Box]:
+                 avoid: list[Box] | None = None, bystanders: list[tuple[float, float]] = (),
+                 faults: list[int] | None = None) -> list[Box]:
     """A box per label (sizes[i] for points[i]) that lies inside `area`, overlaps no other label,
     no other point's marker (a square of half-side `marker`) and nothing in `avoid`, and is nearer
-    its own point than any other point. Points are served in order, each taking the first
+    its own point than any other point (`bystanders`: more points that get no label here). Points are served in order, each taking the first
     candidate (see `candidates`; `gaps[i]` overrides gap for one label) that keeps every rule;
     when none does, the candidate inside the area breaking the fewest (an overlap with another label
-    counts three; ties: the first)."""
+    counts three; ties: the first). `faults`, when given, receives each label's count of broken rules
+    (all 0: every rule kept), so a caller can fall back to shorter labels."""
     placed: list[Box] = []
     blocked = list(avoid or [])
-    markers = [Box(px - marker, py - marker, px + marker, py + marker) for px, py in points]
+    everyone = list(points) + list(bystanders)
+    markers = [Box(px - marker, py - marker, px + marker, py + marker) for px, py in everyone]
     for i, ((x, y), (w, h)) in enumerate(zip(points, sizes)):
         best, best_faults = None, math.inf
         for box in candidates(x, y, w, h, (gaps or [gap] * len(points))[i]):
             box = box if box.inside(area) else box.shifted_into(area)
             own = box.distance(x, y)
-            faults = (3 * sum(box.overlaps(b) for b in placed + blocked)   # two labels on one another: worst
+            broken = (3 * sum(box.overlaps(b) for b in placed + blocked)   # two labels on one another: worst
                       + sum(box.overlaps(m) for j, m in enumerate(markers) if j != i)
-                      + sum(box.distance(px, py) <= own for j, (px, py) in enumerate(points) if j != i)
+                      + sum(box.distance(px, py) <= own for j, (px, py) in enumerate(everyone) if j != i)
                       + (not box.inside(area)) + (box.overlaps(markers[i])))
-            if faults < best_faults:
-                best, best_faults = box, faults
-            if faults == 0:
+            if broken < best_faults:
+                best, best_faults = box, broken
+            if broken == 0:
                 break
         assert best is not None
         placed.append(best)
+        if faults is not None:
+            faults.append(int(best_faults))
     return placed
