@@ -9,17 +9,17 @@ from __future__ import annotations
 
 import json
 from datetime import date
-from pathlib import Path
 
 import pytest
+
+from tests.builders import DATA, ROOT
 
 from solver.load import load_problem
 from solver.model.ledger import blocks, cash_flow, job_rentals, rental_use
 from solver.model.plan import Allocation, Assignment, Plan
 from solver.verify import verify_plan
 
-ROOT = Path(__file__).resolve().parent.parent
-GOLDEN = ROOT / "tests" / "data" / "golden"
+GOLDEN = DATA / "golden"
 
 
 def recorded(name: str) -> tuple:

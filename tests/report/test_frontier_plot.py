@@ -10,7 +10,7 @@ import dataclasses
 
 import pytest
 
-from families import catalog, hourly, job, problem
+from tests.builders import catalog, hourly, job, problem
 from solver.analysis.frontier import frontier
 from solver.report.labels import Box
 
@@ -20,7 +20,7 @@ pytest.importorskip("matplotlib")
 @pytest.fixture(scope="module")
 def tiers():
     cat = catalog(hourly("cheap", 4.0, max_nodes=1), hourly("mid", 5.0, max_nodes=1), hourly("dear", 6.0, max_nodes=3))
-    return frontier(problem(job(days=40, deadline=10), horizon=10), cat, "deadline", 10)
+    return frontier(problem(job(days=40, deadline_days=10), horizon_days=10), cat, "deadline", 10)
 
 
 def crowded(result):
