@@ -106,8 +106,8 @@ def _job_rental_table(plan: Plan) -> Table:
 def _cash_table(plan: Plan) -> Table:
     """What is paid per month (or 30-day block), one column per vendor and mode, with totals."""
     grid = cash_flow_grid(plan)
-    unit = "calendar month" if plan.start_date else "30-day block from day 0"
-    table = Table(title=f"Cash flow ({plan.currency} paid per {unit})")
+    unit = "calendar month" if plan.start_date else "30 days from day 0"
+    table = Table(title=f"Cash flow ({plan.currency} per {unit})")
     table.add_column("month" if plan.start_date else "days", no_wrap=True)
     for vendor, mode in grid.columns:
         table.add_column(f"{escape(vendor)} {mode}", justify="right", overflow="fold")
