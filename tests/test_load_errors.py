@@ -242,6 +242,10 @@ CASES: dict[str, Callable] = {
                                                          "period_days 31 is longer than horizon_days 30"),
     "redundancy-a-boolean": lambda tmp: _seed_with(tmp, "redundancy: 0.30", "redundancy: true",
                                                    "redundancy: true is not a number"),
+    "start-date-that-does-not-exist": lambda tmp: _seed_with(tmp, "horizon_days: 30", "start_date: 2027-13-01\nhorizon_days: 30",
+                                                             "a date that does not exist", "YYYY-MM-DD"),
+    "start-date-not-a-date": lambda tmp: _seed_with(tmp, "horizon_days: 30", "start_date: soon\nhorizon_days: 30",
+                                                    ": start_date:", "valid date"),
     # a reviewer's cases that had no "Fix:" (or a fix that did not fit)
     "no-jobs": lambda tmp: _no_jobs(tmp),
     "horizon-with-a-suffix": lambda tmp: _seed_with(tmp, "horizon_days: 30", "horizon_days: 30k",

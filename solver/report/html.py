@@ -612,8 +612,9 @@ def _why_section(why: dict) -> str:
 def _binding_table(plan: Plan) -> str:
     if not plan.binding:
         return "<p>None: no budget, power, stock or deadline limit is reached.</p>"
-    rows = [[esc(b.kind), esc(b.text)] for b in plan.binding]
-    return _table(["limit", "what"], rows, cls="binding") + \
+    rows = [[esc(b.kind), esc(span_text(plan.start_date, b.start_day, b.end_day)), esc(b.text)] for b in plan.binding]
+    return _table(["limit", "dates (first – last day)" if plan.start_date else "days", "what"], rows,
+                  cls="binding") + \
         "<p>More of a limit reached could make the plan cheaper, or feasible sooner.</p>"
 
 
@@ -632,6 +633,7 @@ def _assumptions(plan: Plan, problem: Problem, catalog: Catalog, used: dict) -> 
                                  esc(f"catalog default ({gpu.confidence} confidence)"), esc(gpu.as_of or "—"),
                                  esc(gpu.source)])
     general = _table(["what", "value"], [
+        ["start (day 0)", esc(plan.start_date.isoformat()) if plan.start_date else "no date given: days count from 0"],
         ["redundancy (extra work for failures and restarts)", f"{problem.redundancy:.0%}"],
         ["horizon", (f"{problem.horizon_days} days, in periods of {plan.schedule.period_days} day"
                     f"{'s' if plan.schedule.period_days != 1 else ''}")],

@@ -78,7 +78,7 @@ def plan_tables(plan: Plan, problem: Problem, catalog: Catalog, detail: str = "m
             "idle": _idle(plan),
             "job_rentals": pd.DataFrame([jr.model_dump() for jr in plan.job_rentals],
                                         columns=["job", "rental", "offer", "gpu_days"]),
-            "binding": pd.DataFrame([b.model_dump() for b in plan.binding], columns=BINDING_COLUMNS),
+            "binding": _binding(plan),
             "assumptions": _assumptions(plan, problem, catalog)}
 
 
@@ -160,6 +160,13 @@ def _rentals(plan: Plan, catalog: Catalog) -> pd.DataFrame:
                "price_unit", "priced_per_node", "units", "interconnect_price", "discount_pct", "platform_fee_pct",
                "cost"]
     return pd.DataFrame(rows, columns=columns).rename(columns={"cost": "cost_cny"})
+
+
+def _binding(plan: Plan) -> pd.DataFrame:
+    """Limits the plan runs into, with their first and last dates when the plan has a start date."""
+    rows = [{**b.model_dump(), **_dates(plan, b.start_day, b.end_day)} for b in plan.binding]
+    columns = BINDING_COLUMNS[:4] + (["from", "to"] if plan.start_date else []) + BINDING_COLUMNS[4:]
+    return pd.DataFrame(rows, columns=columns)
 
 
 def _cash_flow(plan: Plan) -> pd.DataFrame:
