@@ -319,15 +319,19 @@ class _Verifier:
                 days = min((a.period + 1) * self.pd, self.p.horizon_days) - a.period * self.pd
                 want[a.job, a.offer] += a.replicas * a.group_gpus * days
             got: dict[tuple[str, str], float] = defaultdict(float)
+            entries: dict[tuple[str, str], int] = defaultdict(int)   # each entry is rounded to the cent
             per_line: dict[int, float] = defaultdict(float)
+            on_line: dict[int, int] = defaultdict(int)
             for jr in plan.job_rentals:
                 if not 1 <= jr.rental <= len(plan.allocations) or plan.allocations[jr.rental - 1].offer != jr.offer:
                     self.fail(f"job_rentals: {jr.job} on rental {jr.rental} ({jr.offer}) names no such rental line")
                     continue
                 got[jr.job, jr.offer] += jr.gpu_days
+                entries[jr.job, jr.offer] += 1
                 per_line[jr.rental] += jr.gpu_days
+                on_line[jr.rental] += 1
             for key in sorted(set(want) | set(got)):
-                if not math.isclose(want[key], got[key], abs_tol=0.05 + 1e-6 * want[key]):
+                if not math.isclose(want[key], got[key], abs_tol=0.01 * (entries[key] + 1) + 1e-6 * want[key]):
                     self.fail(f"job_rentals: job {key[0]} has {got[key]:,.2f} GPU-days on {key[1]}, "
                               f"the schedule {want[key]:,.2f}")
             for use in plan.rental_use:
@@ -337,9 +341,10 @@ class _Verifier:
                     continue
                 paid = line.gpus * (line.end_day - line.start_day)
                 used = per_line[use.rental]
+                tol = 0.01 * (on_line[use.rental] + 2) + 1e-6 * paid
                 if not (math.isclose(use.gpu_days_paid, paid, abs_tol=0.01)
-                        and math.isclose(use.gpu_days_used, used, abs_tol=0.05)
-                        and math.isclose(use.idle_gpu_days, paid - used, abs_tol=0.05) and used <= paid + 0.05):
+                        and math.isclose(use.gpu_days_used, used, abs_tol=tol)
+                        and math.isclose(use.idle_gpu_days, paid - used, abs_tol=tol) and used <= paid + tol):
                     self.fail(f"rental_use: rental {use.rental} ({use.offer}) says {use.gpu_days_paid:,.2f} GPU-days "
                               f"paid, {use.gpu_days_used:,.2f} used, {use.idle_gpu_days:,.2f} idle; its line holds "
                               f"{paid:,.2f} and jobs use {used:,.2f}")

@@ -58,17 +58,25 @@ def period_days(period: int, width: int, horizon_days: int) -> tuple[int, int]:
 
 # ----- which job runs on which rental ---------------------------------------------------------------
 
+def _lines_by_offer(allocations: list[Allocation]) -> dict[tuple[str, str], list[tuple[int, Allocation]]]:
+    """Rental lines (with their 1-based numbers) by offer and fabric."""
+    out: dict[tuple[str, str], list[tuple[int, Allocation]]] = defaultdict(list)
+    for n, r in enumerate(allocations, start=1):
+        out[r.offer, r.interconnect].append((n, r))
+    return out
+
+
 def job_rentals(allocations: list[Allocation], assignments: list[Assignment], width: int,
                 horizon_days: int) -> list[JobRental]:
     """GPU-days of each job on each rental line: an assignment's GPUs × its period's days, shared
     between the lines of its offer and fabric held in that period in proportion to GPUs × days held."""
     out: dict[tuple[str, int], float] = defaultdict(float)
+    lines = _lines_by_offer(allocations)
     for a in assignments:
         first, end = period_days(a.period, width, horizon_days)
         holders = [(n, r.gpus * (min(end, r.end_day) - max(first, r.start_day)))
-                   for n, r in enumerate(allocations, start=1)
-                   if r.offer == a.offer and r.interconnect == a.interconnect
-                   and r.start_day < end and r.end_day > first]
+                   for n, r in lines.get((a.offer, a.interconnect), ())
+                   if r.start_day < end and r.end_day > first]
         weight = sum(w for _, w in holders)
         if weight <= 0:
             continue  # no line holds it: the verifier rejects such a plan
@@ -88,10 +96,11 @@ def rental_use(allocations: list[Allocation], assignments: list[Assignment], wid
     for jr in job_rentals(allocations, assignments, width, horizon_days):
         used[jr.rental] += jr.gpu_days
     last: dict[int, int] = {}
+    lines = _lines_by_offer(allocations)
     for a in assignments:
         first, end = period_days(a.period, width, horizon_days)
-        for n, r in enumerate(allocations, start=1):
-            if r.offer == a.offer and r.interconnect == a.interconnect and r.start_day < end and r.end_day > first:
+        for n, r in lines.get((a.offer, a.interconnect), ()):
+            if r.start_day < end and r.end_day > first:
                 last[n] = max(last.get(n, 0), min(end, r.end_day))
     out = []
     for n, r in enumerate(allocations, start=1):
