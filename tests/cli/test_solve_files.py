@@ -28,6 +28,19 @@ def test_solve_writes_report_workbook_and_csv_tables(tmp_path):
     assert len(csv) == len(sheets["cost_breakdown"])
 
 
+def test_sheet_detail_day_gives_one_allocation_row_per_rental_day(tmp_path):
+    seed = ROOT / "problems" / "seed-7b-200b-30d.yaml"          # one 30-day contract, days 3–33
+    run = gpuplan("solve", seed, "--csv", tmp_path / "days", "--sheet-detail", "day")
+    assert run.returncode == 0, run.stderr
+    days = pd.read_csv(tmp_path / "days" / "allocations.csv")
+    assert list(days["day"]) == list(range(3, 33)) and (days["gpu_days"] == 40).all()
+    run = gpuplan("solve", seed, "--csv", tmp_path / "months")
+    months = pd.read_csv(tmp_path / "months" / "allocations.csv")
+    assert list(months["month"]) == ["days 0–29", "days 30–59"] and list(months["days"]) == [27, 3]
+    bad = gpuplan("solve", seed, "--csv", tmp_path / "weeks", "--sheet-detail", "week")
+    assert bad.returncode == 2 and not (tmp_path / "weeks").exists()
+
+
 def test_an_existing_file_is_refused_before_solving_and_replaced_with_force(tmp_path):
     target = tmp_path / "p.html"
     target.write_text("mine", encoding="utf-8")
