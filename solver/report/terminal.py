@@ -36,9 +36,16 @@ def render_plan(plan: Plan, console: Console) -> None:
     console.print(_jobs_table(plan))
     console.print(_cost_table(plan))
     if plan.rental_use:
-        console.print(_use_table(plan))
+        if any(u.idle_gpu_days >= IDLE_SHOWN for u in plan.rental_use):
+            console.print(_use_table(plan))
+        else:
+            console.print("Paid but idle: none; every rental line is used by jobs for all the GPU-days paid.",
+                          highlight=False)
     if plan.job_rentals:
         console.print(_job_rental_table(plan))
+        if len(plan.job_rentals) > SHOWN_ROWS:
+            console.print(f"… {len(plan.job_rentals) - SHOWN_ROWS} more job × rental rows in --json "
+                          "(job_rentals) and --xlsx", highlight=False)
     if plan.cash_flow:
         console.print(_cash_table(plan))
         console.print(billing_note(plan), highlight=False, markup=False)
@@ -69,20 +76,31 @@ def _allocation_table(plan: Plan) -> Table:
     return table
 
 
+IDLE_SHOWN = 0.5
+"""GPU-days idle from which a rental line gets a row in the paid-but-idle table (the total counts every line)."""
+SHOWN_ROWS = 30
+"""Job × rental rows shown in the terminal; the rest are in --json and --xlsx."""
+
+
 def _use_table(plan: Plan) -> Table:
-    """Per rental line (its # in the rentals table): GPU-days paid, used by jobs, idle, and the idle cost."""
+    """Rental lines (their # in the rentals table) with idle GPU-days: GPU-days paid, used by jobs, idle,
+    and the idle cost; the totals row counts every line."""
     table = Table(title=f"Paid but idle (GPU-days per rental #; idle cost in {plan.currency} = cost × idle ÷ paid)")
     last = "last day used" if plan.start_date else "used until day"
     for col in ("#", "mode", "paid", "used", "idle", "idle %", "idle cost", last):
         table.add_column(col, justify="left" if col == "mode" else "right", overflow="fold")
     for u in plan.rental_use:
+        if u.idle_gpu_days < IDLE_SHOWN:
+            continue
         share = u.idle_gpu_days / u.gpu_days_paid if u.gpu_days_paid else 0.0
         table.add_row(str(u.rental), u.mode, f"{u.gpu_days_paid:,.0f}", f"{u.gpu_days_used:,.0f}",
                       f"{u.idle_gpu_days:,.0f}", f"{share:.0%}", _money(u.idle_cost),
                       "never" if u.last_used_day is None else
                       day_text(plan.start_date, u.last_used_day - 1) if plan.start_date else str(u.last_used_day))
     idle = sum(u.idle_cost for u in plan.rental_use)
-    table.add_row("", "[bold]total[/]", f"{sum(u.gpu_days_paid for u in plan.rental_use):,.0f}",
+    full = sum(u.idle_gpu_days < IDLE_SHOWN for u in plan.rental_use)
+    label = "[bold]total[/]" + (f" ({len(plan.rental_use)} lines)" if full else "")  # fully used lines: no row
+    table.add_row("", label, f"{sum(u.gpu_days_paid for u in plan.rental_use):,.0f}",
                   f"{sum(u.gpu_days_used for u in plan.rental_use):,.0f}",
                   f"{sum(u.idle_gpu_days for u in plan.rental_use):,.0f}", "", f"[bold]{_money(idle)}[/]", "")
     return table
@@ -96,8 +114,8 @@ def _job_rental_table(plan: Plan) -> Table:
     per_job: dict[str, float] = {}
     for jr in plan.job_rentals:
         per_job[jr.job] = per_job.get(jr.job, 0.0) + jr.gpu_days
-    for jr in sorted(plan.job_rentals, key=lambda jr: ([j.name for j in plan.jobs].index(jr.job)
-                                                       if jr.job in {j.name for j in plan.jobs} else 0, jr.rental)):
+    order = {j.name: i for i, j in enumerate(plan.jobs)}
+    for jr in sorted(plan.job_rentals, key=lambda jr: (order.get(jr.job, 0), jr.rental))[:SHOWN_ROWS]:
         share = jr.gpu_days / per_job[jr.job] if per_job[jr.job] else 0.0
         table.add_row(escape(jr.job), str(jr.rental), escape(jr.offer), f"{jr.gpu_days:,.0f}", f"{share:.0%}")
     return table
