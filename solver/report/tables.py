@@ -19,6 +19,8 @@ rentals         the plan's rental lines (contract, or a run of hourly periods at
 jobs            per job: window, finish day, peak GPUs, GPU types and sites, layout, memory
                 per GPU, base MFU, work needed and done (EFLOP = 1e18 FLOPs, redundancy included).
 cost_breakdown  the cost parts (CNY) and the total.
+cash_by_month   the cash flow as a grid: a row per month (or 30-day block), a column per vendor and
+                mode, the month's total (in the workbook, SUM formulas across and down).
 cash_flow       what is paid per month (or 30-day block), vendor, mode and billing rule.
 idle            per rental line: GPU-days paid, used by jobs and idle, cost and idle cost.
 job_rentals     GPU-days of each job on each rental line.
@@ -52,10 +54,11 @@ from solver.model.ledger import BILLING, blocks
 from solver.model.modes import UNIT_DAYS
 from solver.model.plan import Plan
 from solver.model.problem import Problem
+from solver.report.cash import cash_flow_grid
 from solver.report.days import on
 
-PLAN_SHEETS = ("allocations", "rentals", "jobs", "cost_breakdown", "cash_flow", "idle", "job_rentals", "binding",
-               "assumptions")
+PLAN_SHEETS = ("allocations", "rentals", "jobs", "cost_breakdown", "cash_by_month", "cash_flow", "idle", "job_rentals",
+               "binding", "assumptions")
 DETAILS = ("month", "day", "period")
 """Rows of the allocations sheet: per rental per month (a calendar month with a start_date, else a
 30-day block; the default), per day, or per planning period."""
@@ -74,6 +77,7 @@ def plan_tables(plan: Plan, problem: Problem, catalog: Catalog, detail: str = "m
             "rentals": _rentals(plan, catalog),
             "jobs": _jobs(plan, problem, catalog),
             "cost_breakdown": _costs(plan),
+            "cash_by_month": _cash_by_month(plan),
             "cash_flow": _cash_flow(plan),
             "idle": _idle(plan),
             "job_rentals": pd.DataFrame([jr.model_dump() for jr in plan.job_rentals],
@@ -160,6 +164,18 @@ def _rentals(plan: Plan, catalog: Catalog) -> pd.DataFrame:
                "price_unit", "priced_per_node", "units", "interconnect_price", "discount_pct", "platform_fee_pct",
                "cost"]
     return pd.DataFrame(rows, columns=columns).rename(columns={"cost": "cost_cny"})
+
+
+def _cash_by_month(plan: Plan) -> pd.DataFrame:
+    """The cash flow as a grid: one row per month (or 30-day block), one column per vendor and mode
+    (`<vendor> <mode>`), and `total_cny` (a SUM formula across the row in the workbook)."""
+    grid = cash_flow_grid(plan)
+    names = [f"{vendor} {mode}" for vendor, mode in grid.columns]
+    rows = []
+    for (label, amounts, total), (_, first, end) in zip(grid.rows, grid.blocks):
+        rows.append({"month": label, **_dates(plan, first, end), **dict(zip(names, amounts)), "total_cny": total})
+    columns = ["month", *(["from", "to"] if plan.start_date else []), *names, "total_cny"]
+    return pd.DataFrame(rows, columns=columns)
 
 
 def _binding(plan: Plan) -> pd.DataFrame:
@@ -355,7 +371,7 @@ HEADERS = {
     "deadline_date": "Deadline (last day)", "gpu_types": "GPU types", "sites": "Sites", "layout": "Layout",
     "tp": "TP", "pp": "PP", "dp": "DP", "zero": "ZeRO stage", "memory_per_gpu_gb": "Memory per GPU (GB)",
     "base_mfu": "Base MFU", "required_eflop": "Work needed (EFLOP)", "done_eflop": "Work done (EFLOP)",
-    "part": "Part", "billing": "Billing", "amount_cny": "Amount", "gpu_days_paid": "GPU-days paid",
+    "part": "Part", "total_cny": "Total", "billing": "Billing", "amount_cny": "Amount", "gpu_days_paid": "GPU-days paid",
     "gpu_days_used": "GPU-days used", "idle_gpu_days": "GPU-days idle", "idle_cost_cny": "Idle cost",
     "used_until_day": "Used until day", "kind_": "Kind", "name": "Name", "used": "Used", "limit": "Limit",
     "unit": "Unit", "text": "What", "section": "Section", "value": "Value", "illustrative": "Illustrative",
@@ -365,10 +381,10 @@ HEADERS = {
 }
 """Spreadsheet headers; the CSV files keep the column names (for programs)."""
 
-MONEY = {"cost_cny", "amount_cny", "idle_cost_cny", "price", "interconnect_price", "cost", "total_cost"}
+MONEY = {"cost_cny", "amount_cny", "idle_cost_cny", "total_cny", "price", "interconnect_price", "cost", "total_cost"}
 COUNTS = {"gpu_days", "gpu_days_paid", "gpu_days_used", "idle_gpu_days", "nodes", "gpus"}
 PERCENT = {"spot_share", "gap"}
-TOTALS = {"allocations": ("gpu_days", "cost_cny"), "rentals": ("gpu_days", "cost_cny"), "cash_flow": ("amount_cny",),
+TOTALS = {"allocations": ("gpu_days", "cost_cny"), "cash_by_month": ("*money",), "rentals": ("gpu_days", "cost_cny"), "cash_flow": ("amount_cny",),
           "idle": ("gpu_days_paid", "gpu_days_used", "idle_gpu_days", "cost_cny", "idle_cost_cny"),
           "job_rentals": ("gpu_days",)}
 """Sheets that get a totals row under their data, and the columns it adds up (SUM formulas)."""
@@ -409,7 +425,18 @@ def _dress(ws, name: str, frame: pd.DataFrame, currency: str) -> None:
         ws[f"{letter['cost_cny']}{last}"] = f"=SUM({letter['cost_cny']}2:{letter['cost_cny']}{last - 1})"
         for cell in ws[last]:
             cell.font = Font(bold=True)
-    summed = [col for col in TOTALS.get(name, ()) if col in letter]
+    if name == "cash_by_month":  # every column between the dates and the total is money paid to one vendor/mode
+        paid = [col for col in frame.columns if col not in ("month", "from", "to", "total_cny")]
+        for col in paid:
+            for row in range(2, last + 1):
+                ws[f"{letter[col]}{row}"].number_format = money
+        if paid and "total_cny" in letter:
+            for row in range(2, last + 1):
+                ws[f"{letter['total_cny']}{row}"] = f"=SUM({letter[paid[0]]}{row}:{letter[paid[-1]]}{row})"
+    wanted = TOTALS.get(name, ())
+    if "*money" in wanted:
+        wanted = [col for col in frame.columns if col not in ("month", "from", "to")]
+    summed = [col for col in wanted if col in letter]
     if summed and len(frame):
         total = last + 1
         ws.cell(row=total, column=1, value="total").font = Font(bold=True)
@@ -417,11 +444,11 @@ def _dress(ws, name: str, frame: pd.DataFrame, currency: str) -> None:
             cell = ws[f"{letter[col]}{total}"]
             cell.value = f"=SUM({letter[col]}2:{letter[col]}{last})"
             cell.font = Font(bold=True)
-            cell.number_format = money if col in MONEY else "#,##0"
+            cell.number_format = money if col in MONEY or name == "cash_by_month" else "#,##0"
     ws.freeze_panes = "A2"
     for i, col in enumerate(frame.columns, start=1):
         shown = [HEADERS.get(str(col), str(col))] + [_text(v) for v in frame.iloc[:, i - 1]]
-        extra = len(currency) + 1 if col in MONEY else 0
+        extra = len(currency) + 1 if col in MONEY or name == "cash_by_month" else 0
         ws.column_dimensions[get_column_letter(i)].width = min(MAX_WIDTH, max(map(len, shown)) + 2 + extra)
 
 

@@ -169,6 +169,8 @@ def test_frontier_and_sweep_tables():
 
 # ---------------------------------------------------------------- sheets finance can audit (issue 24)
 
+from openpyxl.utils import column_index_from_string, get_column_letter  # noqa: E402
+
 _REF = re.compile(r"\b([A-Z]{1,2})(\d+)\b")
 
 
@@ -179,9 +181,28 @@ def evaluate(sheet, formula: str) -> float:
                   lambda m: repr(sum(float(evaluate(sheet, v) if isinstance(v := sheet[f"{m[1]}{r}"].value, str)
                                            and v.startswith("=") else v or 0)
                                      for r in range(int(m[2]), int(m[3]) + 1))), expr)
+    expr = re.sub(r"SUM\(([A-Z]+)(\d+):([A-Z]+)\2\)",                      # across one row
+                  lambda m: repr(sum(float(sheet[f"{get_column_letter(c)}{m[2]}"].value or 0)
+                                     for c in range(column_index_from_string(m[1]),
+                                                    column_index_from_string(m[3]) + 1))), expr)
     expr = re.sub(r"IF\(([^,]+),([^,]+),([^)]+)\)", r"((\2) if (\1) else (\3))", expr)
     expr = _REF.sub(lambda m: repr(sheet[f"{m[1]}{m[2]}"].value), expr)
     return float(eval(expr.replace("=", "=="), {}))  # noqa: S307 - our own formulas only
+
+
+def test_cash_by_month_grid_adds_up_across_and_down(hybrid, tmp_path):
+    plan, problem, catalog = hybrid
+    grid = plan_tables(plan, problem, catalog)["cash_by_month"]
+    assert list(grid.columns) == ["month", "21vianet monthly", "21vianet yearly", "21vianet hosted",
+                                  "21vianet storage", "21vianet egress", "total_cny"]
+    assert len(grid) == 13 and grid["total_cny"].sum() == pytest.approx(plan.total_cost, abs=0.05)
+    sheet = openpyxl.load_workbook(write_xlsx({"cash_by_month": grid}, tmp_path / "c.xlsx"))["cash_by_month"]
+    for row in range(2, len(grid) + 2):
+        assert sheet[f"G{row}"].value.startswith("=SUM(B")
+        assert evaluate(sheet, sheet[f"G{row}"].value) == pytest.approx(grid["total_cny"].iloc[row - 2], abs=0.01)
+    last = len(grid) + 2
+    assert sheet[f"A{last}"].value == "total" and sheet[f"C{last}"].number_format == '#,##0.00 "CNY"'
+    assert evaluate(sheet, sheet[f"C{last}"].value) == pytest.approx(7_450_520, abs=0.05)   # the yearly term
 
 
 def cells(sheet) -> dict[str, int]:
