@@ -9,6 +9,8 @@ from pathlib import Path
 import pandas as pd
 from tests.builders import ROOT
 
+import solver.cli  # noqa: F401 - the commands bind solve_problem now, not first under _no_solving's patch
+
 HYBRID = ROOT / "problems" / "hybrid-burst.yaml"
 
 
