@@ -253,6 +253,12 @@ CASES: dict[str, Callable] = {
     "offer-price-unit-typo": validate_case(lambda f: edit_cell(f / "offers.csv", OFFER, "price_unit", "cny_per_gpu_hr"),
                                            "offers.csv", f"row 4 ({OFFER}), column price_unit", "'cny_per_gpu_hour'",
                                            "Fix: use one of the values listed"),
+    "offer-billing-on-hourly": validate_case(lambda f: edit_cell(f / "offers.csv", OFFER, "billing", "upfront"),
+                                             "offers.csv", f"{OFFER}", "billing upfront on an hourly offer",
+                                             "leave billing blank"),
+    "offer-billing-unknown": validate_case(lambda f: edit_cell(f / "offers.csv", "vnet-yz-a100-80-8x-monthly",
+                                                               "billing", "quarterly"),
+                                           "offers.csv", "column billing", "'monthly'", "'upfront'"),
     "offer-interconnect-prices-short": validate_case(
         lambda f: edit_cell(f / "offers.csv", OFFER, "interconnect_price", "12|6"),
         "offers.csv", f"row 4 ({OFFER})", "2 for 3 (ib_hdr|roce|ethernet)", "one price per option"),
