@@ -152,6 +152,9 @@ def read_yaml(path: Path, what: str, fix: str = "check indentation and quoting")
         raise ProblemError(f"key written twice in one mapping ({also}); only the last value would count",
                            file=str(path), key=f"{dup.key} (line {dup.line})",
                            fix="keep the value you mean and delete the other") from None
+    except ValueError as exc:  # YAML reads 2027-13-01 as a date and calendar.date refuses it
+        raise ProblemError(f"a date that does not exist ({exc})", file=str(path),
+                           fix="write an existing date as YYYY-MM-DD, e.g. start_date: 2027-01-04") from None
     except yaml.YAMLError as exc:
         mark = getattr(exc, "problem_mark", None)
         raise ProblemError(f"not valid YAML ({getattr(exc, 'problem', exc)})", file=str(path),

@@ -102,6 +102,7 @@ UNITS = {
     "illustrative": "false for a real quote, true for made-up numbers",
     "as_of": "date of the quote",
     "source": "where the numbers come from: vendor, contact, document",
+    "billing": "how a committed term is paid: monthly (blank = monthly) or upfront; blank for hourly/spot",
 }
 
 BLANK = {"interconnect_price": "0 for each option"}     # defaults the model fills in itself

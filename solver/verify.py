@@ -81,6 +81,7 @@ class _Verifier:
         self._power()
         self._assignments()
         self._cost()
+        self._summaries()
 
     def _offer(self, name: str, interconnect: str, what: str) -> Offer | None:
         offer = self.cat.offers.get(name)
@@ -317,6 +318,51 @@ class _Verifier:
         if not math.isclose(parts, self.plan.total_cost, rel_tol=TOL_REL, abs_tol=TOL_CNY):
             self.fail(f"cost: breakdown adds up to {parts:,.2f}, total is {self.plan.total_cost:,.2f}")
         self._budget(total)
+
+    def _summaries(self) -> None:
+        """The plan's job × rental GPU-days, idle capacity and cash flow (solver.model.ledger), each
+        re-added here from the schedule: GPU-days per job and offer, GPU-days paid per line, and
+        payments adding up to the total. Plans without them (older JSON, hand-made) are not held to them."""
+        plan = self.plan
+        if plan.job_rentals or plan.rental_use:
+            want: dict[tuple[str, str], float] = defaultdict(float)
+            for a in plan.schedule.assignments:
+                days = min((a.period + 1) * self.pd, self.p.horizon_days) - a.period * self.pd
+                want[a.job, a.offer] += a.replicas * a.group_gpus * days
+            got: dict[tuple[str, str], float] = defaultdict(float)
+            entries: dict[tuple[str, str], int] = defaultdict(int)   # each entry is rounded to the cent
+            per_line: dict[int, float] = defaultdict(float)
+            on_line: dict[int, int] = defaultdict(int)
+            for jr in plan.job_rentals:
+                if not 1 <= jr.rental <= len(plan.allocations) or plan.allocations[jr.rental - 1].offer != jr.offer:
+                    self.fail(f"job_rentals: {jr.job} on rental {jr.rental} ({jr.offer}) names no such rental line")
+                    continue
+                got[jr.job, jr.offer] += jr.gpu_days
+                entries[jr.job, jr.offer] += 1
+                per_line[jr.rental] += jr.gpu_days
+                on_line[jr.rental] += 1
+            for key in sorted(set(want) | set(got)):
+                if not math.isclose(want[key], got[key], abs_tol=0.01 * (entries[key] + 1) + 1e-6 * want[key]):
+                    self.fail(f"job_rentals: job {key[0]} has {got[key]:,.2f} GPU-days on {key[1]}, "
+                              f"the schedule {want[key]:,.2f}")
+            for use in plan.rental_use:
+                line = plan.allocations[use.rental - 1] if 1 <= use.rental <= len(plan.allocations) else None
+                if line is None:
+                    self.fail(f"rental_use: rental {use.rental} is not a rental line")
+                    continue
+                paid = line.gpus * (line.end_day - line.start_day)
+                used = per_line[use.rental]
+                tol = 0.01 * (on_line[use.rental] + 2) + 1e-6 * paid
+                if not (math.isclose(use.gpu_days_paid, paid, abs_tol=0.01)
+                        and math.isclose(use.gpu_days_used, used, abs_tol=tol)
+                        and math.isclose(use.idle_gpu_days, paid - used, abs_tol=tol) and used <= paid + tol):
+                    self.fail(f"rental_use: rental {use.rental} ({use.offer}) says {use.gpu_days_paid:,.2f} GPU-days "
+                              f"paid, {use.gpu_days_used:,.2f} used, {use.idle_gpu_days:,.2f} idle; its line holds "
+                              f"{paid:,.2f} and jobs use {used:,.2f}")
+        if plan.cash_flow:
+            paid = sum(p.amount for p in plan.cash_flow)
+            if not math.isclose(paid, plan.total_cost, rel_tol=TOL_REL, abs_tol=TOL_CNY + 0.01 * len(plan.cash_flow)):
+                self.fail(f"cash_flow: payments add up to {paid:,.2f}, the plan costs {plan.total_cost:,.2f}")
 
     def _budget(self, total: float) -> None:
         if self.p.budget is not None and total > self.p.budget + TOL_CNY:

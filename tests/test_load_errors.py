@@ -242,6 +242,10 @@ CASES: dict[str, Callable] = {
                                                          "period_days 31 is longer than horizon_days 30"),
     "redundancy-a-boolean": lambda tmp: _seed_with(tmp, "redundancy: 0.30", "redundancy: true",
                                                    "redundancy: true is not a number"),
+    "start-date-that-does-not-exist": lambda tmp: _seed_with(tmp, "horizon_days: 30", "start_date: 2027-13-01\nhorizon_days: 30",
+                                                             "a date that does not exist", "YYYY-MM-DD"),
+    "start-date-not-a-date": lambda tmp: _seed_with(tmp, "horizon_days: 30", "start_date: soon\nhorizon_days: 30",
+                                                    ": start_date:", "valid date"),
     # a reviewer's cases that had no "Fix:" (or a fix that did not fit)
     "no-jobs": lambda tmp: _no_jobs(tmp),
     "horizon-with-a-suffix": lambda tmp: _seed_with(tmp, "horizon_days: 30", "horizon_days: 30k",
@@ -249,6 +253,12 @@ CASES: dict[str, Callable] = {
     "offer-price-unit-typo": validate_case(lambda f: edit_cell(f / "offers.csv", OFFER, "price_unit", "cny_per_gpu_hr"),
                                            "offers.csv", f"row 4 ({OFFER}), column price_unit", "'cny_per_gpu_hour'",
                                            "Fix: use one of the values listed"),
+    "offer-billing-on-hourly": validate_case(lambda f: edit_cell(f / "offers.csv", OFFER, "billing", "upfront"),
+                                             "offers.csv", f"{OFFER}", "billing upfront on an hourly offer",
+                                             "leave billing blank"),
+    "offer-billing-unknown": validate_case(lambda f: edit_cell(f / "offers.csv", "vnet-yz-a100-80-8x-monthly",
+                                                               "billing", "quarterly"),
+                                           "offers.csv", "column billing", "'monthly'", "'upfront'"),
     "offer-interconnect-prices-short": validate_case(
         lambda f: edit_cell(f / "offers.csv", OFFER, "interconnect_price", "12|6"),
         "offers.csv", f"row 4 ({OFFER})", "2 for 3 (ib_hdr|roce|ethernet)", "one price per option"),

@@ -16,6 +16,7 @@ from solver.commands.options import (
     AsJson,
     BackendChoice,
     ProblemFile,
+    choices,
     gap_option,
     literal_choices,
     max_seconds_option,
@@ -24,10 +25,12 @@ from solver.commands.options import (
 from solver.errors import Infeasible, ProblemError
 from solver.files import check_new_file
 from solver.load import load_problem
+from solver.report.tables import DETAILS
 from solver.report.terminal import infeasible_json, print_json, render_baselines, render_plan, render_written, \
     solve_json
 
 Objective = literal_choices("Objective", Literal["min_cost", "min_time"])
+SheetDetail = choices("SheetDetail", DETAILS)
 
 
 def register(app: typer.Typer) -> None:
@@ -49,6 +52,10 @@ def solve(problem: ProblemFile,
           xlsx: Optional[Path] = typer.Option(None, help="also write the plan's tables as an Excel workbook"),
           csv: Optional[Path] = typer.Option(None, help="also write the plan's tables as CSV files in this folder"),
           force: bool = typer.Option(False, "--force", help="replace existing --html/--xlsx/--csv/--export-mps files"),
+          sheet_detail: SheetDetail = typer.Option("month", "--sheet-detail",
+                                                   help="rows of the allocations sheet (--xlsx/--csv): per rental "
+                                                        "per month (a 30-day block without a start_date), per "
+                                                        "day, or per planning period"),
           why: bool = typer.Option(False, "--why", help="also: each job's best runners-up, the reason each lost, "
                                                         "and what one more unit of each binding limit is worth"),
           why_k: int = typer.Option(3, "--why-k", min=1, help="runners-up per job with --why"),
@@ -68,7 +75,7 @@ def solve(problem: ProblemFile,
 
     def action() -> None:
         prob, cat = load_problem(problem)
-        files = PlanFiles(html, xlsx, csv, force)
+        files = PlanFiles(html, xlsx, csv, force, sheet_detail.value)
         files.check()
         if export_mps is not None:  # before solving: a long solve never ends in a refusal to write
             if objective.value == "min_time":

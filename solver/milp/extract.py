@@ -1,4 +1,5 @@
-"""Turn a Solution into a Plan: the raw schedule plus its readable summary."""
+"""Turn a Solution into a Plan: the raw schedule plus its readable summary (job × rental
+GPU-days, idle capacity and cash flow from solver.model.ledger)."""
 
 from __future__ import annotations
 
@@ -8,6 +9,7 @@ from solver.milp.registry import binding_limits
 from solver.milp.capacity import discounted_variable
 from solver.milp.site import chosen
 from solver.milp.solution import Solution
+from solver.model.ledger import cash_flow, job_rentals, rental_use
 from solver.model.plan import (Allocation, Assignment, Contract, ExchangeRatesUsed, JobResult, Plan, Rental,
                                Schedule)
 
@@ -27,12 +29,18 @@ def extract_plan(sol: Solution) -> Plan:
     jobs = _jobs(sol, schedule)
     bound = max(sol.bound, 0.0)  # no plan costs less than nothing (a discount never exceeds its rent)
     gap = (sol.objective - bound) / sol.objective if sol.objective > 0 else 0.0
+    allocations = _allocations(sol)
+    horizon, width, done = inst.problem.horizon_days, inst.period_days, schedule.assignments
     return Plan(problem=inst.problem.name, status=sol.status, total_cost=cents(sol.objective),
-                currency=inst.problem.currency, exchange_rates=_rates(inst), allocations=_allocations(sol),
+                currency=inst.problem.currency, exchange_rates=_rates(inst), allocations=allocations,
                 jobs=jobs, cost_breakdown=parts,
                 lower_bound=cents(bound), gap=round(max(gap, 0.0), 6),
                 solve_seconds=round(sol.seconds, 3), backend=sol.backend,
-                binding=binding_limits(sol, jobs), warnings=_warnings(sol, schedule), schedule=schedule)
+                binding=binding_limits(sol, jobs), warnings=_warnings(sol, schedule),
+                start_date=inst.problem.start_date,
+                job_rentals=job_rentals(allocations, done, width, horizon),
+                rental_use=rental_use(allocations, done, width, horizon),
+                cash_flow=cash_flow(allocations, done, inst.problem, inst.catalog, width), schedule=schedule)
 
 
 def _rates(inst) -> ExchangeRatesUsed | None:

@@ -115,6 +115,10 @@ class Offer(_Row):
     illustrative: bool = True
     as_of: date | None = None
     source: str = Field(min_length=1)
+    billing: Literal["monthly", "upfront"] | None = Field(
+        default=None, description="how a committed term is paid: monthly (the default when blank: each month "
+                                  "pays the term's days in it) or upfront (the whole term on its first day); "
+                                  "blank for hourly and spot, which are paid as used")
 
     @model_validator(mode="before")
     @classmethod
@@ -172,6 +176,9 @@ class Offer(_Row):
             raise ValueError("discount_from_gpus and discount_pct go together: set both or neither")
         if self.preemptible and self.preemptions_per_day <= 0:
             raise ValueError(f"{self.mode} offers need preemptions_per_day > 0 (how often capacity is reclaimed)")
+        if not self.committed and self.billing is not None:
+            raise ValueError(f"billing {self.billing} on {'an' if self.mode == 'hourly' else 'a'} {self.mode} offer: "
+                             f"{self.mode} nodes are paid as used; leave billing blank")
         if not self.committed and self.min_term_days:
             raise ValueError(f"min_term_days {self.min_term_days} on {'an' if self.mode == 'hourly' else 'a'} {self.mode} offer: the planner rents "
                              f"{self.mode} nodes period by period and cannot hold them to a minimum; write 0, or "

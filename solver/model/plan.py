@@ -1,12 +1,15 @@
 """Plan nouns: what to rent when, which job runs where, what it costs.
 
 `schedule` is the raw decision (contracts, per-period rentals, per-period job
-replicas); `allocations` and `jobs` are the readable summary of it. The verifier
-reads only `schedule` and the problem, never the summary or the MILP.
+replicas); `allocations` and `jobs` are the readable summary of it, and so are
+`job_rentals`, `rental_use` and `cash_flow` (read from allocations and schedule by
+solver.model.ledger). The verifier reads only `schedule` and the problem to check the
+plan, and checks the summaries against them in its own code.
 """
 
 from __future__ import annotations
 
+from datetime import date
 from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field
@@ -110,6 +113,45 @@ class ExchangeRatesUsed(_Out):
     rates: dict[str, float]
 
 
+class JobRental(_Out):
+    """GPU-days of one job on one rental line (`rental`: its 1-based number in `allocations`)."""
+
+    job: str
+    rental: int = Field(gt=0)
+    offer: str
+    gpu_days: float
+
+
+class RentalUse(_Out):
+    """One rental line (`rental`: its 1-based number in `allocations`): GPU-days paid, used by
+    jobs, left idle, and the idle part's share of the line's cost (cost × idle ÷ paid)."""
+
+    rental: int = Field(gt=0)
+    offer: str
+    mode: Mode
+    start_day: int
+    end_day: int
+    gpu_days_paid: float
+    gpu_days_used: float
+    idle_gpu_days: float
+    idle_cost: float
+    last_used_day: int | None = Field(description="day after the last day a job runs on it; null: never used")
+
+
+class Payment(_Out):
+    """What is paid to one vendor for one kind of charge in one block of time: a calendar month
+    when the problem has a start_date, else a 30-day block from day 0 (solver.model.ledger)."""
+
+    block: int = Field(ge=0, description="0-based: month (or 30-day block) number from the plan's start")
+    label: str = Field(description="2027-01, or 'days 0–29'")
+    start_day: int
+    end_day: int
+    vendor: str
+    mode: str = Field(description="a rental mode, or storage / egress")
+    billing: str = Field(description="as used | per month of term | up front | on finish | on start")
+    amount: float
+
+
 class Plan(_Out):
     problem: str
     status: Literal["optimal", "feasible"]
@@ -126,4 +168,8 @@ class Plan(_Out):
     backend: str
     binding: list[Binding] = []
     warnings: list[str] = Field(default=[], description="what the plan assumes that the user should check")
+    start_date: date | None = Field(default=None, description="calendar date of day 0 (the problem's start_date)")
+    job_rentals: list[JobRental] = []
+    rental_use: list[RentalUse] = []
+    cash_flow: list[Payment] = []
     schedule: Schedule

@@ -182,6 +182,9 @@ class Problem(_Strict):
                           description="ISO 4217 code every cost of the plan (and budget) is in")
     exchange_rates: ExchangeRates | None = Field(
         default=None, description="rates for the offers priced in other currencies, with their date")
+    start_date: date | None = Field(
+        default=None, description="calendar date of day 0: tables, charts and sheets then show dates, and the "
+                                  "cash flow calendar months; without it, days from the plan's start")
     horizon_days: int = Field(gt=0, le=3650)
     period_days: int | None = Field(default=None, gt=0, description="plan granularity; default 1 day up to 120 days, else 5")
     redundancy: float = Field(default=0.30, ge=0, le=5)

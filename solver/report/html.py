@@ -9,7 +9,8 @@ html.escape (offer names, sources and job names are user input).
 Chart elements carry stable ids and classes for tests and for styling:
     svg#gantt    rect.bar (one per allocation row, class mode-<mode>), line.horizon
     svg#costs    rect.bar (one per nonzero part; rect.bar.negative for a discount)
-    svg#frontier circle.point (one per point; .knee, .current), path.step
+    svg#frontier circle.point (one per point; .knee, .current), path.step, text.point-label (data-point: its
+                 point, 1-based; placed by solver.report.labels inside the plot, nearest its own point)
 """
 
 from __future__ import annotations
@@ -23,13 +24,20 @@ from pathlib import Path
 
 from solver.files import check_new_file
 from solver.model.catalog import Catalog
+from solver.model.ledger import BILLING, blocks
 from solver.model.modes import MODES, legend_order
 from solver.model.plan import Allocation, Plan
 from solver.model.problem import Problem
+from solver.report.cash import cash_flow_grid
+from solver.report.days import day_text, on, span_text
+from solver.report.labels import Box, place_labels
 
 PART_NAMES = {"gpu_rent": "GPU rent", "interconnect": "interconnect", "platform_fee": "platform fees",
               "storage": "storage", "egress": "egress", "volume_discount": "volume discount"}
 WIDTH = 1000  # SVG user units; every chart scales to the page width
+LABEL_CHAR_PX, LABEL_HEIGHT_PX = 7.5, 14
+"""A frontier point label's size in SVG units for placing it: 12-px text runs under 7.5 units a
+character in the report's fonts (digits, "knee", "◀ this plan"), one line 14 high."""
 
 
 def esc(value: object) -> str:
@@ -100,6 +108,12 @@ def render_html(plan: Plan, problem: Problem, catalog: Catalog, *, frontier=None
         "<h2>Jobs</h2>",
         _jobs_table(plan, problem, catalog),
     ]
+    if plan.cash_flow:
+        sections += ["<h2>Cash flow</h2>", _cash_flow_table(plan)]
+    if plan.rental_use:
+        sections += ["<h2>Paid but idle</h2>", _idle_table(plan)]
+    if plan.job_rentals:
+        sections += ["<h2>Which job runs on which rental</h2>", _job_rental_table(plan)]
     if frontier is not None:
         points, x_label, y_label, title = frontier_points(frontier)
         if points:
@@ -121,7 +135,7 @@ def render_html(plan: Plan, problem: Problem, catalog: Catalog, *, frontier=None
         "img-src data:\">\n"
         "<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\n"
         f"<title>gpuplan: {esc(plan.problem)}</title>\n<style>{CSS}</style>\n</head>\n<body>\n"
-        f"{body}\n<footer>Made by gpuplan from {esc(_catalog_name(catalog))}. Days count from the plan's start; "
+        f"{body}\n<footer>Made by gpuplan from {esc(_catalog_name(catalog))}. {esc(_days_note(plan))}; "
         f"money in {esc(plan.currency)}, platform fees included, discounts deducted.</footer>\n"
         "</body>\n</html>\n")
 
@@ -159,6 +173,12 @@ svg .muted{fill:#667}svg .group{font-weight:600}
 
 
 # ----- words ---------------------------------------------------------------------------------------------
+def _days_note(plan: Plan) -> str:
+    if plan.start_date is None:
+        return "Days count from the plan's start (day 0)"
+    return f"Day 0 is {plan.start_date.isoformat()}; date ranges name the first and the last day held"
+
+
 def _finish(plan: Plan) -> int:
     return max((j.finish_day for j in plan.jobs), default=0)
 
@@ -197,7 +217,11 @@ def summary_sentence(plan: Plan, problem: Problem) -> str:
     if last is not None:
         deadline = max(j.deadline_days for j in problem.jobs)
         who = f"its job {esc(last.name)}" if jobs == 1 else f"the last of its {jobs} jobs, {esc(last.name)},"
-        text += f"; {who} finishes on day {last.finish_day} (deadline day {deadline})"
+        if plan.start_date is not None and last.finish_day:
+            text += (f"; {who} finishes on {day_text(plan.start_date, last.finish_day - 1)} (deadline "
+                     f"{day_text(plan.start_date, deadline - 1)})")
+        else:
+            text += f"; {who} finishes on day {last.finish_day} (deadline day {deadline})"
     if problem.budget:
         text += f", within the budget of {money(problem.budget)} {esc(plan.currency)}"
     return text + "."
@@ -249,6 +273,17 @@ def day_ticks(last: float, most: int = 12) -> list[int]:
     return [0, int(last)]
 
 
+def month_ticks(start, last: float, most: int = 12) -> list[tuple[int, str]]:
+    """(day, label) at the first of each month from `start` to day `last`, every 1, 2, 3, 6 or 12
+    months so that at most `most` show; labels `2027-02`."""
+    months = [(first, label) for _, label, first, _ in blocks(start, 0, int(last) + 1) if first > 0 or
+              on(start, 0).day == 1]
+    for step in (1, 2, 3, 6, 12, 24):
+        if len(months) / step <= most:
+            return months[::step]
+    return months[:1]
+
+
 def gantt_svg(plan: Plan, problem: Problem) -> str:
     """One bar per allocation row on a day axis, rows grouped by site · vendor · mode, coloured by mode."""
     allocs = plan.allocations
@@ -269,11 +304,15 @@ def gantt_svg(plan: Plan, problem: Problem) -> str:
     out = [(f'<svg id="gantt" class="chart" viewBox="0 0 {WIDTH} {height}" role="img" '
            f'aria-label="Rentals per period by site, vendor and mode">')]
     bottom = height - 46
-    for day in day_ticks(last):
+    ticks = month_ticks(plan.start_date, last) if plan.start_date else [(d, str(d)) for d in day_ticks(last)]
+    for day, text in ticks:
         out.append(f'<line class="grid" x1="{_num(x(day))}" y1="{top}" x2="{_num(x(day))}" y2="{bottom}"/>'
-                   f'<text x="{_num(x(day))}" y="{bottom + 15}" text-anchor="middle" class="muted">{day}</text>')
+                   f'<text class="tick muted" x="{_num(x(day))}" y="{bottom + 15}" text-anchor="middle">'
+                   f"{esc(text)}</text>")
+    axis = (f"month (day 0 is {plan.start_date.isoformat()}; ticks at each month's first day)" if plan.start_date
+            else "day from the plan's start")
     out.append(f'<text x="{left + plot_w / 2}" y="{bottom + 32}" text-anchor="middle" class="muted">'
-               f"day from the plan's start</text>")
+               f"{esc(axis)}</text>")
     y = top
     for (site, vendor, mode), rows_ in groups.items():
         out.append(f'<rect class="band" x="0" y="{y}" width="{WIDTH}" height="{head_h}" fill="#f3f5f8"/>'
@@ -283,8 +322,10 @@ def gantt_svg(plan: Plan, problem: Problem) -> str:
             per_node = a.gpus // max(a.nodes, 1)
             label = f"{a.nodes}×{per_node} {a.gpu} · {a.interconnect}"
             x0, x1 = x(a.start_day), x(max(a.end_day, a.start_day))
+            held = (f"days {a.start_day}–{a.end_day}" if plan.start_date is None
+                    else span_text(plan.start_date, a.start_day, a.end_day))
             tip = (f"{a.offer} ({a.vendor}, {a.datacenter}, {a.mode}): {a.nodes} node{'s' if a.nodes != 1 else ''} = {a.gpus} {a.gpu}, "
-                   f"{a.interconnect}, days {a.start_day}–{a.end_day}, {money(a.cost)} {plan.currency}")
+                   f"{a.interconnect}, {held}, {money(a.cost)} {plan.currency}")
             out.append(f'<text x="18" y="{y + 14}">{esc(label)}</text>'
                        f'<rect class="bar mode-{esc(mode)}" x="{_num(x0)}" y="{y + 3}" '
                        f'width="{_num(max(x1 - x0, 1.5))}" height="{row_h - 6}" rx="2" '
@@ -296,12 +337,13 @@ def gantt_svg(plan: Plan, problem: Problem) -> str:
     out.append(f'<line class="horizon" x1="{_num(hx)}" y1="{top - 6}" x2="{_num(hx)}" y2="{bottom}" '
                f'stroke="#333" stroke-dasharray="5 3"/>'
                f'<text x="{_num(hx)}" y="{top - 10}" text-anchor="{"end" if hx > WIDTH - 120 else "middle"}" '
-               f'class="muted">horizon, day {problem.horizon_days}</text>')
+               f'class="muted">horizon, {esc(_horizon_text(plan, problem))}</text>')
     finishes = sorted({j.finish_day for j in plan.jobs if 0 < j.finish_day < problem.horizon_days})
     for day in finishes:
         names = ", ".join(j.name for j in plan.jobs if j.finish_day == day)
+        done = day_text(plan.start_date, day - 1) if plan.start_date else f"day {day}"
         out.append(f'<line class="finish" x1="{_num(x(day))}" y1="{top}" x2="{_num(x(day))}" y2="{bottom}" '
-                   f'stroke="#1d2733" stroke-dasharray="2 3"><title>{esc(names)} done on day {day}</title></line>')
+                   f'stroke="#1d2733" stroke-dasharray="2 3"><title>{esc(names)} done on {esc(done)}</title></line>')
     modes = [m for m in legend_order() if any(a.mode == m for a in allocs)]
     lx = left
     for m in modes:
@@ -311,6 +353,12 @@ def gantt_svg(plan: Plan, problem: Problem) -> str:
     out.append('<text x="6" y="18" class="muted">colour = rental mode</text>')
     out.append("</svg>")
     return "\n".join(out)
+
+
+def _horizon_text(plan: Plan, problem: Problem) -> str:
+    if plan.start_date is None:
+        return f"day {problem.horizon_days}"
+    return f"last day {day_text(plan.start_date, problem.horizon_days - 1)}"
 
 
 def cost_svg(plan: Plan) -> str:
@@ -364,6 +412,10 @@ def frontier_svg(points: list[FrontierPoint], x_label: str, y_label: str,
     xt, yt = nice_ticks(min(xs), max(xs)), nice_ticks(min(ys), max(ys), 6)
     x_lo, x_hi = min(xt[0], min(xs)), max(xt[-1], max(xs))
     y_lo, y_hi = min(yt[0], min(ys)), max(yt[-1], max(ys))
+    # a point on an axis (a tick at its value) leaves its label no room on that side: pad the ranges
+    pad_x, pad_y = 0.04 * ((x_hi - x_lo) or 1), 0.06 * ((y_hi - y_lo) or 1)
+    x_lo, x_hi = min(x_lo, min(xs) - pad_x), max(x_hi, max(xs) + pad_x)
+    y_lo, y_hi = min(y_lo, min(ys) - pad_y), max(y_hi, max(ys) + pad_y)
     plot_w, plot_h = WIDTH - left - right, bottom - top
 
     def px(v: float) -> float:
@@ -399,9 +451,12 @@ def frontier_svg(points: list[FrontierPoint], x_label: str, y_label: str,
         for p in points[1:]:
             d += f" H{_num(px(p.x))} V{_num(py(p.y))}"
         out.append(f'<path class="step" d="{d}" fill="none" stroke="#9aa7b8" stroke-width="1.5"/>')
+    texts, flags = [], []
     for i, p in enumerate(points, 1):
         is_current = current is not None and round(p.x) == round(current[0]) and \
             abs(p.y - current[1]) <= 1e-6 * max(1.0, abs(current[1]))
+        flags.append(is_current)
+        texts.append(f"{i}{' knee' if p.knee else ''}{' ◀ this plan' if is_current else ''}")
         classes = "point" + (" knee" if p.knee else "") + (" current" if is_current else "")
         fill = "#1d2733" if is_current else "#1f5fa8"
         tip = f"{i}: {fmt(x_label, p.x)}, {fmt(y_label, p.y)} — {p.label}" + (" (knee)" if p.knee else "") + \
@@ -411,10 +466,13 @@ def frontier_svg(points: list[FrontierPoint], x_label: str, y_label: str,
         if p.knee:
             out.append(f'<circle class="knee-ring" cx="{_num(px(p.x))}" cy="{_num(py(p.y))}" r="11" fill="none" '
                        f'stroke="#d62728" stroke-width="2"/>')
-        anchor = "end" if px(p.x) > left + plot_w * 0.75 else "start"
-        dx = -9 if anchor == "end" else 9
-        out.append(f'<text x="{_num(px(p.x) + dx)}" y="{_num(py(p.y) - 8)}" text-anchor="{anchor}" '
-                   f'class="muted">{i}{" knee" if p.knee else ""}{" ◀ this plan" if is_current else ""}</text>')
+    centres = [(px(p.x), py(p.y)) for p in points]
+    boxes = place_labels(centres, [(LABEL_CHAR_PX * len(t), LABEL_HEIGHT_PX) for t in texts],
+                         Box(left + 2, top, WIDTH - right, bottom - 2), gap=8, marker=6,
+                         gaps=[14 if p.knee else 8 for p in points])
+    for i, (text, box) in enumerate(zip(texts, boxes), 1):
+        out.append(f'<text class="point-label muted" data-point="{i}" x="{_num(box.x0)}" y="{_num(box.y1 - 3)}" '
+                   f'text-anchor="start">{esc(text)}</text>')
     out.append("</svg>")
     return "\n".join(out)
 
@@ -431,11 +489,67 @@ def _table(headers: list[str], rows: list[list[str]], numeric: Iterable[int] = (
 
 
 def _allocation_table(plan: Plan) -> str:
-    ordered = sorted(plan.allocations, key=lambda a: (a.datacenter, a.vendor, a.mode, a.start_day, a.offer))
-    rows = [[esc(a.datacenter), esc(a.vendor), esc(a.mode), esc(a.offer), esc(a.gpu), esc(a.interconnect),
-             str(a.nodes), str(a.gpus), f"{a.start_day}–{a.end_day}", money(a.cost)] for a in ordered]
-    return _table(["site", "vendor", "mode", "offer", "GPU", "fabric", "nodes", "GPUs", "days",
-                   f"cost ({esc(plan.currency)})"], rows, numeric=(6, 7, 9), cls="allocations")
+    """Rental lines with their number (#, as in the idle and job tables), days or dates held and cost."""
+    numbered = sorted(enumerate(plan.allocations, start=1),
+                      key=lambda item: (item[1].datacenter, item[1].vendor, item[1].mode, item[1].start_day,
+                                        item[1].offer))
+    rows = [[str(n), esc(a.datacenter), esc(a.vendor), esc(a.mode), esc(a.offer), esc(a.gpu), esc(a.interconnect),
+             str(a.nodes), str(a.gpus), esc(span_text(plan.start_date, a.start_day, a.end_day)), money(a.cost)]
+            for n, a in numbered]
+    when = "dates (first – last day held)" if plan.start_date else "days"
+    return _table(["#", "site", "vendor", "mode", "offer", "GPU", "fabric", "nodes", "GPUs", when,
+                   f"cost ({esc(plan.currency)})"], rows, numeric=(0, 7, 8, 10), cls="allocations")
+
+
+def _cash_flow_table(plan: Plan) -> str:
+    """What is paid per month (or 30-day block): one column per vendor and mode, totals row and column,
+    and the billing assumption of each kind of row."""
+    grid = cash_flow_grid(plan)
+    head = ["month" if plan.start_date else "days"] + [f"{esc(v)}<br>{esc(m)}" for v, m in grid.columns] + \
+        [f"total ({esc(plan.currency)})"]
+    rows = [[esc(label.removeprefix("days "))] + ["" if v is None else money(v) for v in amounts] + [money(total)]
+            for label, amounts, total in grid.rows]
+    rows.append(["<strong>total</strong>"] + [money(v) for v in grid.totals] +
+                [f"<strong>{money(sum(grid.totals))}</strong>"])
+    used = dict.fromkeys(p.billing for p in plan.cash_flow)
+    unit = "calendar month" if plan.start_date else "30-day block from day 0 (no start_date in the problem)"
+    notes = "".join(f"<li><strong>{esc(b)}</strong>: {esc(BILLING[b])}</li>" for b in used if b in BILLING)
+    return (f"<p>Paid per {esc(unit)}, by vendor and mode, in {esc(plan.currency)}.</p>"
+            + _table(head, rows, numeric=range(1, len(head)), cls="cash-flow").replace("<table", '<table id="cash-flow"', 1)
+            + f'<ul class="billing">{notes}</ul>')
+
+
+def _idle_table(plan: Plan) -> str:
+    """Per rental line: GPU-days paid, used by jobs, idle, idle cost and the last day used."""
+    rows = []
+    for u in plan.rental_use:
+        a = plan.allocations[u.rental - 1]
+        share = u.idle_gpu_days / u.gpu_days_paid if u.gpu_days_paid else 0.0
+        last = "never" if u.last_used_day is None else (
+            day_text(plan.start_date, u.last_used_day - 1) if plan.start_date else f"day {u.last_used_day}")
+        rows.append([str(u.rental), esc(a.offer), esc(a.mode), esc(span_text(plan.start_date, a.start_day, a.end_day)),
+                     f"{u.gpu_days_paid:,.0f}", f"{u.gpu_days_used:,.0f}", f"{u.idle_gpu_days:,.0f}", f"{share:.0%}",
+                     money(u.idle_cost), esc(last)])
+    total_idle = sum(u.idle_cost for u in plan.rental_use)
+    rows.append(["", "<strong>total</strong>", "", "", f"{sum(u.gpu_days_paid for u in plan.rental_use):,.0f}",
+                 f"{sum(u.gpu_days_used for u in plan.rental_use):,.0f}",
+                 f"{sum(u.idle_gpu_days for u in plan.rental_use):,.0f}", "",
+                 f"<strong>{money(total_idle)}</strong>", ""])
+    return (_table(["#", "offer", "mode", "held", "GPU-days paid", "GPU-days used by jobs", "GPU-days idle", "idle",
+                    f"idle cost ({esc(plan.currency)})", "used until" if plan.start_date is None else "last day used"],
+                   rows, numeric=(0, 4, 5, 6, 7, 8), cls="idle")
+            + "<p>Idle cost is the line's cost × idle ÷ paid GPU-days: a committed term is paid to its end "
+              "(past the last job's finish too), and a job's groups may leave GPUs of a node unused.</p>")
+
+
+def _job_rental_table(plan: Plan) -> str:
+    """GPU-days of each job on each rental line (#, as in the rentals table)."""
+    per_job: dict[str, float] = {}
+    for jr in plan.job_rentals:
+        per_job[jr.job] = per_job.get(jr.job, 0.0) + jr.gpu_days
+    rows = [[esc(jr.job), str(jr.rental), esc(jr.offer), f"{jr.gpu_days:,.0f}",
+             f"{jr.gpu_days / per_job[jr.job]:.0%}" if per_job[jr.job] else "—"] for jr in plan.job_rentals]
+    return _table(["job", "#", "offer", "GPU-days", "share of the job"], rows, numeric=(1, 3, 4), cls="job-rentals")
 
 
 def _jobs_table(plan: Plan, problem: Problem, catalog: Catalog) -> str:
@@ -452,12 +566,20 @@ def _jobs_table(plan: Plan, problem: Problem, catalog: Catalog) -> str:
                      "—" if zero is None else ("off" if zero == 0 else f"stage {zero}"),
                      "—" if "recompute" not in lay else ("yes" if lay["recompute"] else "no"),
                      "—" if "multi_node" not in lay else ("yes" if lay["multi_node"] else "no"),
-                     mem, f"{j.finish_day} / {deadlines.get(j.name, '?')}",
+                     mem, _finish_text(plan, j.finish_day, deadlines.get(j.name)),
                      f"{j.done_eflop:,.0f} / {j.required_eflop:,.0f}"])
     return _table(["job", "peak GPUs", "on", "GPUs per replica", "TP×PP×DP", "ZeRO", "recompute",
-                   "spans nodes", "memory per GPU (GB)", "finish day / deadline",
+                   "spans nodes", "memory per GPU (GB)",
+                   "last day / deadline" if plan.start_date else "finish day / deadline",
                    "work done / needed (EFLOP)"], rows, numeric=(1, 3, 8, 10), cls="jobs") + \
         "<p>Layout of the configuration that carries most of each job's GPU-periods; work includes redundancy.</p>"
+
+
+def _finish_text(plan: Plan, finish: int, deadline: int | None) -> str:
+    """`217 / 217`, or with a start date the last day worked and the last day allowed."""
+    if plan.start_date is None or deadline is None:
+        return f"{finish} / {deadline if deadline is not None else '?'}"
+    return f"{day_text(plan.start_date, max(finish - 1, 0))} / {day_text(plan.start_date, deadline - 1)}"
 
 
 def _frontier_table(points: list[FrontierPoint], x_label: str, y_label: str) -> str:
@@ -490,8 +612,9 @@ def _why_section(why: dict) -> str:
 def _binding_table(plan: Plan) -> str:
     if not plan.binding:
         return "<p>None: no budget, power, stock or deadline limit is reached.</p>"
-    rows = [[esc(b.kind), esc(b.text)] for b in plan.binding]
-    return _table(["limit", "what"], rows, cls="binding") + \
+    rows = [[esc(b.kind), esc(span_text(plan.start_date, b.start_day, b.end_day)), esc(b.text)] for b in plan.binding]
+    return _table(["limit", "dates (first – last day)" if plan.start_date else "days", "what"], rows,
+                  cls="binding") + \
         "<p>More of a limit reached could make the plan cheaper, or feasible sooner.</p>"
 
 
@@ -510,6 +633,7 @@ def _assumptions(plan: Plan, problem: Problem, catalog: Catalog, used: dict) -> 
                                  esc(f"catalog default ({gpu.confidence} confidence)"), esc(gpu.as_of or "—"),
                                  esc(gpu.source)])
     general = _table(["what", "value"], [
+        ["start (day 0)", esc(plan.start_date.isoformat()) if plan.start_date else "no date given: days count from 0"],
         ["redundancy (extra work for failures and restarts)", f"{problem.redundancy:.0%}"],
         ["horizon", (f"{problem.horizon_days} days, in periods of {plan.schedule.period_days} day"
                     f"{'s' if plan.schedule.period_days != 1 else ''}")],

@@ -23,6 +23,7 @@ class PlanFiles:
     xlsx: Path | None = None
     csv_dir: Path | None = None
     force: bool = False
+    detail: str = "month"
 
     def check(self) -> None:
         """ProblemError (exit 2) now if any target exists (without force) or cannot be written."""
@@ -38,9 +39,9 @@ class PlanFiles:
         if self.html:
             written.append(write_html(self.html, plan, problem, catalog, why=why, force=self.force, option="--html"))
         if self.xlsx or self.csv_dir:
-            tables = plan_tables(plan, problem, catalog)
+            tables = plan_tables(plan, problem, catalog, self.detail)
             if self.xlsx:
-                written.append(write_xlsx(tables, self.xlsx, force=self.force))
+                written.append(write_xlsx(tables, self.xlsx, force=self.force, currency=plan.currency))
             if self.csv_dir:
                 written += write_csv_dir(tables, self.csv_dir, force=self.force)
         return written

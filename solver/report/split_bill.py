@@ -12,11 +12,19 @@ from rich.table import Table
 from solver.billing import money
 
 
+def grouped(amount: str) -> str:
+    """An exact decimal string with thousands separators, digits untouched: '1234567.89' → '1,234,567.89'
+    (the table is for people; the CSV and JSON keep the plain string for programs)."""
+    sign, rest = ("-", amount[1:]) if amount.startswith("-") else ("", amount)
+    whole, dot, cents = rest.partition(".")
+    return f"{sign}{int(whole):,}{dot}{cents}"
+
+
 def render_bill(bill, csv_out: Optional[Path]) -> None:
     """The tenants' shares as one table, with what was skipped and the file written."""
     console = Console(width=max(100, Console().width))
     total = bill.rack_cost + bill.power_cost + bill.bandwidth_cost
-    table = Table(title=f"Shared rack bill {money(total)} {bill.currency}: rent evenly, power and bandwidth by "
+    table = Table(title=f"Shared rack bill {grouped(money(total))} {bill.currency}: rent evenly, power and bandwidth by "
                         f"GPU-hours ({bill.by})")
     for name in ("tenant", "jobs", "GPU-hours", "share", "rent", "power", "bandwidth", "total"):
         table.add_column(name, justify="left" if name == "tenant" else "right")
@@ -24,7 +32,7 @@ def render_bill(bill, csv_out: Optional[Path]) -> None:
     for i, r in enumerate(rows):
         last = i == len(rows) - 1
         table.add_row(escape(r["tenant"]), str(r["jobs"]), f"{r['gpu_hours']:,.2f}", f"{r['share_pct']:.2f}%",
-                      r["rent"], r["power"], r["bandwidth"], r["total"], end_section=(i == len(rows) - 2),
+                      *(grouped(r[k]) for k in ("rent", "power", "bandwidth", "total")), end_section=(i == len(rows) - 2),
                       style="bold" if last else None)
     console.print(table)
     console.print(f"{len(bill.tenants)} tenants from {escape(str(bill.source))}; {bill.skipped_steps} job steps skipped "

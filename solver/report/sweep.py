@@ -33,8 +33,34 @@ def _plain(value):
     return value.item() if hasattr(value, "item") else value
 
 
+def grid_header(key: str) -> str:
+    """A grid key as a short column header: its last name and its operator, `offers[vendor=x].price*=` →
+    `price ×`, `datacenters.Shunyi.power_quota_kw=` → `power_quota_kw`, `budget+=` → `budget +`."""
+    op = "×" if key.endswith("*=") else "+" if key.endswith("+=") else ""
+    path = key.rstrip("=").rstrip("*+")
+    depth, cut = 0, 0
+    for i, ch in enumerate(path):
+        depth += ch == "["
+        depth -= ch == "]"
+        if ch == "." and depth == 0:
+            cut = i + 1
+    name = path[cut:] or path
+    return f"{name} {op}".strip()
+
+
+def _grid_value(value) -> str:
+    if _plain(value) is None:
+        return ""
+    if isinstance(value, float):
+        return f"{value:,g}" if abs(value) < 1e6 else f"{value:,.0f}"
+    if isinstance(value, int) and not isinstance(value, bool):
+        return f"{value:,}"
+    return str(value)
+
+
 def render_sweep(df, output: Path | None, console: Console) -> None:
-    """One line of counts and the cheapest scenario, then the first SHOWN_ROWS rows as a table."""
+    """One line of counts and the cheapest scenario, then the first SHOWN_ROWS rows as a table: one column
+    per grid key (its values), the edits only for scenarios outside the grid."""
     counts = df["status"].value_counts()
     solved = df[df["status"].isin(["optimal", "feasible"])]
     line = f"{len(df)} scenarios: " + ", ".join(f"{n} {s}" for s, n in counts.items())
@@ -42,19 +68,36 @@ def render_sweep(df, output: Path | None, console: Console) -> None:
         best = solved.loc[solved["total_cost"].idxmin()]
         line += f"; cheapest {best['scenario']} at {best['total_cost']:,.0f}"
     console.print(escape(line + (f" → {output}" if output else "")), highlight=False)
+    columns = list(df.columns)
+    params = columns[columns.index("edits") + 1:columns.index("status")] if "edits" in columns else []
+    headers = [grid_header(k) for k in params]
+    if len(set(headers)) < len(headers):           # two keys end alike: number them instead
+        headers = [f"g{i}" for i in range(1, len(params) + 1)]
+    if params:
+        console.print(escape("grid: " + "; ".join(f"{h} = {k}" for h, k in zip(headers, params))), highlight=False)
+    shown = df.head(SHOWN_ROWS)
+    off_grid = [all(_plain(r[k]) is None for k in params) for _, r in shown.iterrows()] if params else \
+        [True] * len(shown)
     finish = [c for c in df.columns if c.startswith("finish_")]
-    table = Table()
-    for col in ("scenario", "edits", "status", "cost", *(c.removeprefix("finish_") + " day" for c in finish),
-                "binding / error", "s"):
-        table.add_column(col, justify="right" if col in ("cost", "s") or col.endswith(" day") else "left",
-                         overflow="fold")
-    for _, r in df.head(SHOWN_ROWS).iterrows():
+    table = Table(pad_edge=False)  # each solve's seconds are in the file (-o), not here: the columns hold the grid
+    table.add_column("scenario", overflow="fold")
+    for h in headers:
+        table.add_column(escape(h), justify="right", overflow="fold")
+    if any(off_grid):
+        table.add_column("edits" if not params else "other edits", overflow="fold")
+    table.add_column("status")
+    table.add_column("cost", justify="right", no_wrap=True)   # an amount split over lines is misread
+    for c in finish:
+        table.add_column(c.removeprefix("finish_") + " day", justify="right", overflow="fold")
+    table.add_column("binding / error", overflow="fold")
+    for (_, r), outside in zip(shown.iterrows(), off_grid):
         cost = "" if _plain(r["total_cost"]) is None else f"{r['total_cost']:,.0f}"
         days = ["" if _plain(r[c]) is None else str(r[c]) for c in finish]
         note = r["error"] or r["binding"]
         note = note if len(note) <= NOTE_CHARS else note[:NOTE_CHARS - 1] + "…"
-        table.add_row(escape(r["scenario"]), escape(r["edits"]), r["status"], cost, *days, escape(note),
-                      "" if _plain(r["seconds"]) is None else f"{r['seconds']:.2f}")
+        edits = [escape(r["edits"] if outside else "")] if any(off_grid) else []
+        table.add_row(escape(r["scenario"]), *(escape(_grid_value(r[k])) for k in params), *edits, r["status"],
+                      cost, *days, escape(note))
     console.print(table)
     if len(df) > SHOWN_ROWS:
         where = f" in {output}" if output else " (write them with -o)"

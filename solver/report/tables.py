@@ -1,28 +1,39 @@
 """A plan as tables for spreadsheets: `solve --xlsx FILE` (one sheet each) and `--csv DIR` (one file each).
 
-plan_tables(plan, problem, catalog) gives, in this order:
+plan_tables(plan, problem, catalog, detail) gives, in this order:
 
-allocations     one row per rental line per period: what is held in period `period`
-                (days `start_day`..`end_day` of the plan, `days` long), at which datacenter,
-                vendor, offer, mode, GPU and fabric, how many nodes and GPUs, and `gpu_days`.
-                A line that is held only part of a period (a 30-day contract in 7-day
-                periods) gets the days it is held. A committed term that runs past the
-                horizon gets one more row with `period` blank and `in_horizon` false: it is
+allocations     one row per rental line per month (`detail="month"`, the default: a calendar month
+                when the problem has a start_date, else a 30-day block from day 0), per day
+                (`"day"`) or per planning period (`"period"`): days `start_day`..`end_day` (and the
+                dates `from`..`to`, the last day held, with a start_date), datacenter, vendor, offer,
+                mode, GPU, fabric, nodes, GPUs, `gpu_days` and `cost_cny` (the line's cost × the
+                piece's days ÷ the line's days). A committed term that runs past the horizon keeps
+                its rows with `in_horizon` false (per period: one row with `period` blank): it is
                 paid for, so the GPU-days of the sheet add up to those of the plan's rentals.
                 `rental` is the row number of the line in the `rentals` sheet.
-rentals         the plan's rental lines (contract, or a run of hourly periods at one size),
-                start/end day and cost (CNY, platform fee included, discount deducted).
+rentals         the plan's rental lines (contract, or a run of hourly periods at one size): days,
+                GPU-days, the offer's unit price, what it is per, the units billed per node, the
+                fabric price, the volume discount applied and the platform fee, and the cost
+                (CNY, platform fee included, discount deducted). In the workbook the cost is a
+                formula of the cells beside it.
 jobs            per job: window, finish day, peak GPUs, GPU types and sites, layout, memory
                 per GPU, base MFU, work needed and done (EFLOP = 1e18 FLOPs, redundancy included).
 cost_breakdown  the cost parts (CNY) and the total.
+cash_by_month   the cash flow as a grid: a row per month (or 30-day block), a column per vendor and
+                mode, the month's total (in the workbook, SUM formulas across and down).
+cash_flow       what is paid per month (or 30-day block), vendor, mode and billing rule.
+idle            per rental line: GPU-days paid, used by jobs and idle, cost and idle cost.
+job_rentals     GPU-days of each job on each rental line.
 binding         limits the plan runs into (budget, power, availability, deadline).
-assumptions     the plan's status and bound, the problem's horizon, period, redundancy and
-                budget, the base MFU of every GPU the plan uses (and job overrides), and the
-                price, as_of date, source and `illustrative` flag of every offer it uses.
+assumptions     the plan's status and bound, the problem's start date, horizon, period, redundancy
+                and budget, the base MFU of every GPU the plan uses (and job overrides), the price,
+                as_of date, source and `illustrative` flag of every offer it uses, and the billing rules.
 
 frontier_tables / sweep_tables do the same for `frontier` and `sweep` results.
-write_xlsx(tables, path) and write_csv_dir(tables, folder) never replace an existing file
-unless force=True; check_xlsx_target / check_csv_target run the same checks before a long solve.
+write_xlsx(tables, path) lays the sheets out for people (headers in words, money with thousands
+separators and the currency, dates, totals rows, formulas); write_csv_dir(tables, folder) writes
+the same tables with their column names, for programs. Neither replaces an existing file unless
+force=True; check_xlsx_target / check_csv_target run the same checks before a long solve.
 """
 
 from __future__ import annotations
@@ -39,12 +50,20 @@ import pandas as pd
 from solver.errors import ProblemError
 from solver.files import as_if_opened, require_openpyxl
 from solver.model.catalog import Catalog
+from solver.model.ledger import BILLING, blocks
+from solver.model.modes import UNIT_DAYS
 from solver.model.plan import Plan
 from solver.model.problem import Problem
+from solver.report.cash import cash_flow_grid
+from solver.report.days import on
 
-PLAN_SHEETS = ("allocations", "rentals", "jobs", "cost_breakdown", "binding", "assumptions")
-ALLOCATION_COLUMNS = ["period", "start_day", "end_day", "days", "datacenter", "vendor", "offer", "mode", "gpu",
-                      "interconnect", "nodes", "gpus", "gpu_days", "in_horizon", "rental"]
+PLAN_SHEETS = ("allocations", "rentals", "jobs", "cost_breakdown", "cash_by_month", "cash_flow", "idle", "job_rentals",
+               "binding", "assumptions")
+DETAILS = ("month", "day", "period")
+"""Rows of the allocations sheet: per rental per month (a calendar month with a start_date, else a
+30-day block; the default), per day, or per planning period."""
+ALLOCATION_COLUMNS = ["start_day", "end_day", "days", "datacenter", "vendor", "offer", "mode", "gpu",
+                      "interconnect", "nodes", "gpus", "gpu_days", "cost_cny", "in_horizon", "rental"]
 BINDING_COLUMNS = ["kind", "name", "start_day", "end_day", "used", "limit", "unit", "text"]
 ASSUMPTION_COLUMNS = ["section", "name", "value", "unit", "illustrative", "as_of", "source"]
 MAX_WIDTH = 60
@@ -52,46 +71,142 @@ MAX_WIDTH = 60
 
 # ---------------------------------------------------------------- plan → tables
 
-def plan_tables(plan: Plan, problem: Problem, catalog: Catalog) -> dict[str, pd.DataFrame]:
-    """The plan's sheets (see the module doc), in PLAN_SHEETS order."""
-    return {"allocations": allocations_per_period(plan, problem.horizon_days),
-            "rentals": _rentals(plan),
+def plan_tables(plan: Plan, problem: Problem, catalog: Catalog, detail: str = "month") -> dict[str, pd.DataFrame]:
+    """The plan's sheets (see the module doc), in PLAN_SHEETS order; `detail` is the allocations' grain."""
+    return {"allocations": allocation_rows(plan, problem.horizon_days, detail),
+            "rentals": _rentals(plan, catalog),
             "jobs": _jobs(plan, problem, catalog),
             "cost_breakdown": _costs(plan),
-            "binding": pd.DataFrame([b.model_dump() for b in plan.binding], columns=BINDING_COLUMNS),
+            "cash_by_month": _cash_by_month(plan),
+            "cash_flow": _cash_flow(plan),
+            "idle": _idle(plan),
+            "job_rentals": pd.DataFrame([jr.model_dump() for jr in plan.job_rentals],
+                                        columns=["job", "rental", "offer", "gpu_days"]),
+            "binding": _binding(plan),
             "assumptions": _assumptions(plan, problem, catalog)}
 
 
 def allocations_per_period(plan: Plan, horizon_days: int) -> pd.DataFrame:
     """Each rental line cut at period boundaries; the part of a term past the horizon is one row."""
+    return allocation_rows(plan, horizon_days, "period")
+
+
+def allocation_rows(plan: Plan, horizon_days: int, detail: str = "month") -> pd.DataFrame:
+    """Each rental line cut per month (or 30-day block), per day or per period, and at the horizon.
+
+    `period`: the part of a term past the horizon is one row with a blank period. `month` and
+    `day`: every piece keeps its month or day, `in_horizon` false past the horizon. `cost_cny` is
+    the line's cost × the piece's days ÷ the line's days (what the piece's share of it is, not when it is paid)."""
+    if detail not in DETAILS:
+        raise ProblemError(f"unknown detail {detail!r}", key="--sheet-detail", fix=f"use one of {', '.join(DETAILS)}")
     width = plan.schedule.period_days
     rows = []
     for number, a in enumerate(plan.allocations, start=1):
         base = {"datacenter": a.datacenter, "vendor": a.vendor, "offer": a.offer, "mode": a.mode, "gpu": a.gpu,
                 "interconnect": a.interconnect, "nodes": a.nodes, "gpus": a.gpus, "rental": number}
-        inside_end = min(a.end_day, horizon_days)
-        for period in range(a.start_day // width, -(-inside_end // width)):
-            start = max(a.start_day, period * width)
-            end = min(inside_end, (period + 1) * width)
-            if end > start:
-                rows.append({"period": period, "start_day": start, "end_day": end, "days": end - start,
-                             "gpu_days": a.gpus * (end - start), "in_horizon": True, **base})
-        if a.end_day > horizon_days:
-            start = max(a.start_day, horizon_days)
-            rows.append({"period": None, "start_day": start, "end_day": a.end_day, "days": a.end_day - start,
-                         "gpu_days": a.gpus * (a.end_day - start), "in_horizon": False, **base})
-    frame = pd.DataFrame(rows, columns=ALLOCATION_COLUMNS)
-    frame["period"] = frame["period"].astype("Int64")
-    return frame.sort_values(["in_horizon", "period", "start_day", "rental"], ascending=[False, True, True, True],
+        length = max(a.end_day - a.start_day, 1)
+        for key, start, end in _pieces(plan, a.start_day, a.end_day, horizon_days, width, detail):
+            rows.append({detail: key, "start_day": start, "end_day": end, "days": end - start,
+                         "gpu_days": a.gpus * (end - start), "cost_cny": round(a.cost * (end - start) / length, 2),
+                         "in_horizon": end <= horizon_days, **base, **_dates(plan, start, end)})
+    columns = [detail, *(["from", "to"] if plan.start_date else []), *ALLOCATION_COLUMNS]
+    frame = pd.DataFrame(rows, columns=columns)
+    if detail != "month":
+        frame[detail] = frame[detail].astype("Int64")
+    return frame.sort_values(["in_horizon", "start_day", "rental"], ascending=[False, True, True],
                              kind="stable").reset_index(drop=True)
 
 
-def _rentals(plan: Plan) -> pd.DataFrame:
-    rows = [{"rental": n, **a.model_dump(), "days": a.end_day - a.start_day,
-             "gpu_days": a.gpus * (a.end_day - a.start_day)} for n, a in enumerate(plan.allocations, start=1)]
+def _pieces(plan: Plan, first: int, last: int, horizon: int, width: int, detail: str):
+    """(period | month label | day, start, end) pieces of days first..last-1."""
+    if detail == "day":
+        return [(d, d, d + 1) for d in range(first, last)]
+    if detail == "period":
+        inside = min(last, horizon)
+        out = [(p, max(first, p * width), min(inside, (p + 1) * width)) for p in range(first // width, -(-inside // width))]
+        out = [piece for piece in out if piece[2] > piece[1]]
+        return out + ([(None, max(first, horizon), last)] if last > horizon else [])
+    out = []
+    for _, label, lo, hi in blocks(plan.start_date, first, last):
+        cuts = sorted({max(lo, first), min(hi, last)} | ({horizon} if max(lo, first) < horizon < min(hi, last) else set()))
+        out += [(label, a, b) for a, b in zip(cuts, cuts[1:]) if b > a]
+    return out
+
+
+def _dates(plan: Plan, start: int, end: int) -> dict:
+    """`from` and `to` (the last day) of days start..end-1, as dates, when the plan has a start date."""
+    if plan.start_date is None:
+        return {}
+    return {"from": on(plan.start_date, start), "to": on(plan.start_date, max(end - 1, start))}
+
+
+def _rentals(plan: Plan, catalog: Catalog) -> pd.DataFrame:
+    """Rental lines with the offer's unit prices and the units billed, so that cost =
+    (price × priced_per_node × nodes × units × (1 − discount %) + interconnect_price × nodes × units)
+    × (1 + platform fee %): the workbook writes that formula in each row (solver.verify's rule)."""
+    rows = []
+    for n, a in enumerate(plan.allocations, start=1):
+        o = catalog.offers.get(a.offer)
+        row = {"rental": n, **a.model_dump(), "days": a.end_day - a.start_day,
+               "gpu_days": a.gpus * (a.end_day - a.start_day), **_dates(plan, a.start_day, a.end_day)}
+        if o is not None:
+            unit = o.price_unit.rsplit("_", 1)[1]
+            discounted = o.discount_from_gpus is not None and a.gpus >= o.discount_from_gpus
+            row.update(price=o.price, price_unit=o.price_unit,
+                       priced_per_node=o.gpus_per_node if "_gpu_" in o.price_unit else 1,
+                       units=round((a.end_day - a.start_day) / UNIT_DAYS[unit], 6),
+                       interconnect_price=o.interconnect_price[o.interconnect.index(a.interconnect)],
+                       discount_pct=(o.discount_pct or 0.0) if discounted else 0.0,
+                       platform_fee_pct=o.platform_fee_pct)
+        rows.append(row)
     columns = ["rental", "offer", "vendor", "datacenter", "gpu", "mode", "interconnect", "nodes", "gpus",
-               "start_day", "end_day", "days", "gpu_days", "cost"]
+               "start_day", "end_day", *(["from", "to"] if plan.start_date else []), "days", "gpu_days", "price",
+               "price_unit", "priced_per_node", "units", "interconnect_price", "discount_pct", "platform_fee_pct",
+               "cost"]
     return pd.DataFrame(rows, columns=columns).rename(columns={"cost": "cost_cny"})
+
+
+def _cash_by_month(plan: Plan) -> pd.DataFrame:
+    """The cash flow as a grid: one row per month (or 30-day block), one column per vendor and mode
+    (`<vendor> <mode>`), and `total_cny` (a SUM formula across the row in the workbook)."""
+    grid = cash_flow_grid(plan)
+    names = [f"{vendor} {mode}" for vendor, mode in grid.columns]
+    rows = []
+    for (label, amounts, total), (_, first, end) in zip(grid.rows, grid.blocks):
+        rows.append({"month": label, **_dates(plan, first, end), **dict(zip(names, amounts)), "total_cny": total})
+    columns = ["month", *(["from", "to"] if plan.start_date else []), *names, "total_cny"]
+    return pd.DataFrame(rows, columns=columns)
+
+
+def _binding(plan: Plan) -> pd.DataFrame:
+    """Limits the plan runs into, with their first and last dates when the plan has a start date."""
+    rows = [{**b.model_dump(), **_dates(plan, b.start_day, b.end_day)} for b in plan.binding]
+    columns = BINDING_COLUMNS[:4] + (["from", "to"] if plan.start_date else []) + BINDING_COLUMNS[4:]
+    return pd.DataFrame(rows, columns=columns)
+
+
+def _cash_flow(plan: Plan) -> pd.DataFrame:
+    """What is paid per month (or 30-day block), vendor, mode and billing rule (solver.model.ledger)."""
+    rows = [{"month": p.label, **_dates(plan, p.start_day, p.end_day), "start_day": p.start_day,
+             "end_day": p.end_day, "vendor": p.vendor, "mode": p.mode, "billing": p.billing, "amount_cny": p.amount}
+            for p in plan.cash_flow]
+    columns = ["month", *(["from", "to"] if plan.start_date else []), "start_day", "end_day", "vendor", "mode",
+               "billing", "amount_cny"]
+    return pd.DataFrame(rows, columns=columns)
+
+
+def _idle(plan: Plan) -> pd.DataFrame:
+    """GPU-days paid, used and idle per rental line, with the idle part's cost (cost × idle ÷ paid)."""
+    rows = []
+    for u in plan.rental_use:
+        a = plan.allocations[u.rental - 1]
+        rows.append({"rental": u.rental, "offer": u.offer, "mode": u.mode, "start_day": u.start_day,
+                     "end_day": u.end_day, "gpu_days_paid": u.gpu_days_paid, "gpu_days_used": u.gpu_days_used,
+                     "idle_gpu_days": u.idle_gpu_days, "cost_cny": a.cost, "idle_cost_cny": u.idle_cost,
+                     "used_until_day": u.last_used_day})
+    return pd.DataFrame(rows, columns=["rental", "offer", "mode", "start_day", "end_day", "gpu_days_paid",
+                                       "gpu_days_used", "idle_gpu_days", "cost_cny", "idle_cost_cny",
+                                       "used_until_day"])
 
 
 def _jobs(plan: Plan, problem: Problem, catalog: Catalog) -> pd.DataFrame:
@@ -106,8 +221,12 @@ def _jobs(plan: Plan, problem: Problem, catalog: Catalog) -> pd.DataFrame:
                      "gpus": r.gpus, "gpu_types": ", ".join(r.gpu_types), "sites": ", ".join(r.sites),
                      "layout": r.layout_text, **{k: r.layout.get(k) for k in ("tp", "pp", "dp", "zero")},
                      "memory_per_gpu_gb": r.memory_per_gpu_gb, "base_mfu": mfu,
-                     "required_eflop": r.required_eflop, "done_eflop": r.done_eflop})
-    columns = ["job", "kind", "start_day", "deadline_days", "finish_day", "gpus", "gpu_types", "sites", "layout",
+                     "required_eflop": r.required_eflop, "done_eflop": r.done_eflop,
+                     **({"last_day": on(plan.start_date, r.finish_day - 1) if r.finish_day else None,
+                         "deadline_date": on(plan.start_date, job.deadline_days - 1) if job else None}
+                        if plan.start_date else {})})
+    columns = ["job", "kind", "start_day", "deadline_days", "finish_day",
+               *(["last_day", "deadline_date"] if plan.start_date else []), "gpus", "gpu_types", "sites", "layout",
                "tp", "pp", "dp", "zero", "memory_per_gpu_gb", "base_mfu", "required_eflop", "done_eflop"]
     return pd.DataFrame(rows, columns=columns)
 
@@ -138,6 +257,8 @@ def _assumptions(plan: Plan, problem: Problem, catalog: Catalog) -> pd.DataFrame
     add("plan", "gap", plan.gap, "fraction", source="(total_cost - lower_bound) / total_cost")
     add("plan", "backend", plan.backend)
     add("plan", "solve_seconds", plan.solve_seconds, "s")
+    add("problem", "start_date", problem.start_date, "date",
+        source="day 0 of the plan" if problem.start_date else "none: days count from the plan's start")
     add("problem", "horizon_days", problem.horizon_days, "days")
     add("problem", "period_days", plan.schedule.period_days, "days",
         source="plan granularity" + ("" if problem.period_days else " (default: 1 up to 120 days, else 5)"))
@@ -160,6 +281,8 @@ def _assumptions(plan: Plan, problem: Problem, catalog: Catalog) -> pd.DataFrame
         if offer is not None:
             add("offer", offer_id, offer.price, offer.price_unit, illustrative=offer.illustrative,
                 as_of=offer.as_of, source=offer.source)
+    for rule in dict.fromkeys(p.billing for p in plan.cash_flow):
+        add("billing", rule, BILLING.get(rule, ""), source="how the cash_flow sheet times each payment")
     return pd.DataFrame(rows, columns=ASSUMPTION_COLUMNS)
 
 
@@ -169,8 +292,8 @@ def frontier_tables(result: Any) -> dict[str, pd.DataFrame]:
     """`frontier` points (one row per non-dominated plan) and every ε tried; from Frontier.to_dict()."""
     data = result.to_dict() if hasattr(result, "to_dict") else dict(result)
     points = pd.DataFrame(data.get("points", []))
-    if not points.empty:
-        points = points.rename(columns={"x": data.get("x", "x"), "y": data.get("y", "y")})
+    if not points.empty:  # x and y repeat two of the named columns (finish_day, cost, spot_share, vendors)
+        points = points.drop(columns=[c for c in ("x", "y") if c in points.columns])
         points.insert(0, "point", range(1, len(points) + 1))
     tried = pd.DataFrame(data.get("tried", []), columns=["eps", "outcome", "cost"])
     summary = pd.DataFrame([{"name": k, "value": v if not isinstance(v, list) else "; ".join(map(str, v))}
@@ -213,13 +336,13 @@ def check_csv_target(folder: str | Path, names: Iterable[str] = PLAN_SHEETS, *, 
     return folder
 
 
-def write_xlsx(tables: Mapping[str, pd.DataFrame], path: str | Path, *, force: bool = False) -> Path:
-    """One sheet per table (names cut to Excel's 31 characters), bold header, fitted widths, frozen header."""
+def write_xlsx(tables: Mapping[str, pd.DataFrame], path: str | Path, *, force: bool = False,
+               currency: str = "CNY") -> Path:
+    """One sheet per table (names cut to Excel's 31 characters), laid out for people (see `_dress`):
+    human headers, money with thousands separators and the currency, dates as dates, a totals row
+    where a column adds up, and formulas for each rental's cost and idle cost."""
     path = check_xlsx_target(path, force=force)
     require_openpyxl()
-    from openpyxl.styles import Font
-    from openpyxl.utils import get_column_letter
-
     fd, tmp = tempfile.mkstemp(suffix=".xlsx", dir=path.parent, prefix=f".{path.stem}.")
     os.close(fd)
     try:
@@ -227,19 +350,106 @@ def write_xlsx(tables: Mapping[str, pd.DataFrame], path: str | Path, *, force: b
             for name, frame in tables.items():
                 sheet = _sheet_name(name)
                 frame.to_excel(writer, sheet_name=sheet, index=False)
-                ws = writer.sheets[sheet]
-                for cell in ws[1]:
-                    cell.font = Font(bold=True)
-                ws.freeze_panes = "A2"
-                for i, col in enumerate(frame.columns, start=1):
-                    cells = [str(col)] + [_text(v) for v in frame.iloc[:, i - 1]]
-                    ws.column_dimensions[get_column_letter(i)].width = min(MAX_WIDTH, max(map(len, cells)) + 2)
+                _dress(writer.sheets[sheet], name, frame, currency)
         as_if_opened(tmp)
         os.replace(tmp, path)
     finally:
         if os.path.exists(tmp):
             os.unlink(tmp)
     return path
+
+
+HEADERS = {
+    "period": "Period", "month": "Month", "day": "Day", "from": "From", "to": "To (last day)",
+    "start_day": "Start day", "end_day": "End day (not incl.)", "days": "Days", "datacenter": "Site",
+    "vendor": "Vendor", "offer": "Offer", "mode": "Mode", "gpu": "GPU", "interconnect": "Fabric", "nodes": "Nodes",
+    "gpus": "GPUs", "gpu_days": "GPU-days", "cost_cny": "Cost", "in_horizon": "Within horizon", "rental": "Rental #",
+    "price": "Unit price", "price_unit": "Price unit", "priced_per_node": "Priced units per node",
+    "units": "Units billed per node", "interconnect_price": "Fabric price per node per unit",
+    "discount_pct": "Volume discount %", "platform_fee_pct": "Platform fee %", "job": "Job", "kind": "Kind",
+    "deadline_days": "Deadline day", "finish_day": "Finish day", "last_day": "Last day worked",
+    "deadline_date": "Deadline (last day)", "gpu_types": "GPU types", "sites": "Sites", "layout": "Layout",
+    "tp": "TP", "pp": "PP", "dp": "DP", "zero": "ZeRO stage", "memory_per_gpu_gb": "Memory per GPU (GB)",
+    "base_mfu": "Base MFU", "required_eflop": "Work needed (EFLOP)", "done_eflop": "Work done (EFLOP)",
+    "part": "Part", "total_cny": "Total", "billing": "Billing", "amount_cny": "Amount", "gpu_days_paid": "GPU-days paid",
+    "gpu_days_used": "GPU-days used", "idle_gpu_days": "GPU-days idle", "idle_cost_cny": "Idle cost",
+    "used_until_day": "Used until day", "kind_": "Kind", "name": "Name", "used": "Used", "limit": "Limit",
+    "unit": "Unit", "text": "What", "section": "Section", "value": "Value", "illustrative": "Illustrative",
+    "as_of": "As of", "source": "Source", "point": "Point", "eps": "ε", "cost": "Cost", "spot_share": "Spot share",
+    "vendors": "Vendors", "mix": "Mix", "knee": "Knee", "status": "Status", "gap": "Gap", "outcome": "Outcome",
+    "scenario": "Scenario", "edits": "Edits", "total_cost": "Total cost", "seconds": "Seconds", "error": "Error",
+}
+"""Spreadsheet headers; the CSV files keep the column names (for programs)."""
+
+MONEY = {"cost_cny", "amount_cny", "idle_cost_cny", "total_cny", "price", "interconnect_price", "cost", "total_cost"}
+COUNTS = {"gpu_days", "gpu_days_paid", "gpu_days_used", "idle_gpu_days", "nodes", "gpus"}
+PERCENT = {"spot_share", "gap"}
+TOTALS = {"allocations": ("gpu_days", "cost_cny"), "cash_by_month": ("*money",), "rentals": ("gpu_days", "cost_cny"), "cash_flow": ("amount_cny",),
+          "idle": ("gpu_days_paid", "gpu_days_used", "idle_gpu_days", "cost_cny", "idle_cost_cny"),
+          "job_rentals": ("gpu_days",)}
+"""Sheets that get a totals row under their data, and the columns it adds up (SUM formulas)."""
+
+
+def _dress(ws, name: str, frame: pd.DataFrame, currency: str) -> None:
+    """Headers, number formats, formulas and the totals row of one written sheet."""
+    from openpyxl.styles import Font
+    from openpyxl.utils import get_column_letter
+
+    money = f'#,##0.00 "{currency}"'
+    letter = {col: get_column_letter(i) for i, col in enumerate(frame.columns, start=1)}
+    last = len(frame) + 1                                   # the last data row (row 1 is the header)
+    for i, col in enumerate(frame.columns, start=1):
+        cell = ws.cell(row=1, column=i)
+        cell.value = HEADERS.get(str(col), str(col).replace("_", " ").capitalize())
+        cell.font = Font(bold=True)
+        fmt = (money if col in MONEY else "#,##0" if col in COUNTS else "0.0%" if col in PERCENT
+               else "yyyy-mm-dd" if col in ("from", "to", "last_day", "deadline_date") else None)
+        if fmt:
+            for row in range(2, last + 1):
+                ws.cell(row=row, column=i).number_format = fmt
+    if name == "rentals" and {"price", "priced_per_node", "nodes", "units", "interconnect_price", "discount_pct",
+                              "platform_fee_pct", "cost_cny"} <= set(frame.columns):
+        c = letter
+        for row in range(2, last + 1):
+            if pd.notna(frame.iloc[row - 2]["price"]):
+                ws[f"{c['cost_cny']}{row}"] = (
+                    f"=({c['price']}{row}*{c['priced_per_node']}{row}*{c['nodes']}{row}*{c['units']}{row}"
+                    f"*(1-{c['discount_pct']}{row}/100)+{c['interconnect_price']}{row}*{c['nodes']}{row}"
+                    f"*{c['units']}{row})*(1+{c['platform_fee_pct']}{row}/100)")
+    if name == "idle" and {"cost_cny", "idle_gpu_days", "gpu_days_paid", "idle_cost_cny"} <= set(frame.columns):
+        c = letter
+        for row in range(2, last + 1):
+            ws[f"{c['idle_cost_cny']}{row}"] = (f"=IF({c['gpu_days_paid']}{row}>0,{c['cost_cny']}{row}"
+                                                f"*{c['idle_gpu_days']}{row}/{c['gpu_days_paid']}{row},0)")
+    if name == "cost_breakdown" and len(frame) > 1 and frame.iloc[-1]["part"] == "total":
+        ws[f"{letter['cost_cny']}{last}"] = f"=SUM({letter['cost_cny']}2:{letter['cost_cny']}{last - 1})"
+        for cell in ws[last]:
+            cell.font = Font(bold=True)
+    if name == "cash_by_month":  # every column between the dates and the total is money paid to one vendor/mode
+        paid = [col for col in frame.columns if col not in ("month", "from", "to", "total_cny")]
+        for col in paid:
+            for row in range(2, last + 1):
+                ws[f"{letter[col]}{row}"].number_format = money
+        if paid and "total_cny" in letter:
+            for row in range(2, last + 1):
+                ws[f"{letter['total_cny']}{row}"] = f"=SUM({letter[paid[0]]}{row}:{letter[paid[-1]]}{row})"
+    wanted = TOTALS.get(name, ())
+    if "*money" in wanted:
+        wanted = [col for col in frame.columns if col not in ("month", "from", "to")]
+    summed = [col for col in wanted if col in letter]
+    if summed and len(frame):
+        total = last + 1
+        ws.cell(row=total, column=1, value="total").font = Font(bold=True)
+        for col in summed:
+            cell = ws[f"{letter[col]}{total}"]
+            cell.value = f"=SUM({letter[col]}2:{letter[col]}{last})"
+            cell.font = Font(bold=True)
+            cell.number_format = money if col in MONEY or name == "cash_by_month" else "#,##0"
+    ws.freeze_panes = "A2"
+    for i, col in enumerate(frame.columns, start=1):
+        shown = [HEADERS.get(str(col), str(col))] + [_text(v) for v in frame.iloc[:, i - 1]]
+        extra = len(currency) + 1 if col in MONEY or name == "cash_by_month" else 0
+        ws.column_dimensions[get_column_letter(i)].width = min(MAX_WIDTH, max(map(len, shown)) + 2 + extra)
 
 
 def write_csv_dir(tables: Mapping[str, pd.DataFrame], folder: str | Path, *, force: bool = False) -> list[Path]:

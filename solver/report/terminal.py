@@ -14,8 +14,11 @@ from rich.console import Console
 from rich.markup import escape
 from rich.table import Table
 
+from solver.model.ledger import BILLING
 from solver.model.plan import Plan
 from solver.model.problem import Problem
+from solver.report.days import day_text, span_note, span_text
+from solver.report.cash import cash_flow_grid
 from solver.report.html import plain_summary
 
 
@@ -32,27 +35,124 @@ def render_plan(plan: Plan, console: Console) -> None:
     console.print(_allocation_table(plan))
     console.print(_jobs_table(plan))
     console.print(_cost_table(plan))
+    if plan.rental_use:
+        if any(u.idle_gpu_days >= IDLE_SHOWN for u in plan.rental_use):
+            console.print(_use_table(plan))
+        else:
+            console.print("Paid but idle: none; every rental line is used by jobs for all the GPU-days paid.",
+                          highlight=False)
+    if plan.job_rentals:
+        console.print(_job_rental_table(plan))
+        if len(plan.job_rentals) > SHOWN_ROWS:
+            console.print(f"… {len(plan.job_rentals) - SHOWN_ROWS} more job × rental rows in --json "
+                          "(job_rentals) and --xlsx", highlight=False)
+    if plan.cash_flow:
+        console.print(_cash_table(plan))
+        console.print(billing_note(plan), highlight=False, markup=False)
     for text in plan.warnings:
         console.print(f"[yellow]warning:[/] {escape(text)}", highlight=False)
 
 
 def _allocation_table(plan: Plan) -> Table:
-    table = Table(title=f"Rentals (days from the plan's start; cost in {plan.currency} incl. fee, after discount)")
-    for col in ("site", "vendor", "mode", "GPU", "fabric", "nodes", "GPUs", "days", "cost"):
-        table.add_column(col, justify="right" if col in ("nodes", "GPUs", "cost") else "left", overflow="fold")
-    for a in plan.allocations:
-        table.add_row(*map(escape, (a.datacenter, a.vendor, a.mode, a.gpu, a.interconnect)), str(a.nodes), str(a.gpus),
-                      f"{a.start_day}–{a.end_day}", _money(a.cost))
+    """One line per contract or run of hourly periods; with a start date its first and last day held
+    (then GPU and fabric share a column, one above the other, so the dates fit in 100 columns)."""
+    table = Table(title=f"Rentals ({span_note(plan.start_date)}; cost in {plan.currency} incl. fee, after discount)",
+                  pad_edge=plan.start_date is None)
+    dated = plan.start_date is not None
+    when = ("from", "to") if dated else ("days",)
+    kit = ("GPU / fabric",) if dated else ("GPU", "fabric")
+    for col in ("#", "site", "vendor", "mode", *kit, "nodes", "GPUs", *when, "cost"):
+        table.add_column(col, justify="right" if col in ("#", "nodes", "GPUs", "cost") else "left", overflow="fold",
+                         no_wrap=col in (*when, "cost"))  # a date or an amount split over lines is misread
+    for n, a in enumerate(plan.allocations, start=1):
+        if dated:
+            days = (day_text(plan.start_date, a.start_day), day_text(plan.start_date, a.end_day - 1))
+            kind = (f"{escape(a.gpu)}\n{escape(a.interconnect)}",)
+        else:
+            days = (span_text(None, a.start_day, a.end_day),)
+            kind = (escape(a.gpu), escape(a.interconnect))
+        table.add_row(str(n), *map(escape, (a.datacenter, a.vendor, a.mode)), *kind, str(a.nodes),
+                      str(a.gpus), *days, _money(a.cost))
     return table
+
+
+IDLE_SHOWN = 0.5
+"""GPU-days idle from which a rental line gets a row in the paid-but-idle table (the total counts every line)."""
+SHOWN_ROWS = 30
+"""Job × rental rows shown in the terminal; the rest are in --json and --xlsx."""
+
+
+def _use_table(plan: Plan) -> Table:
+    """Rental lines (their # in the rentals table) with idle GPU-days: GPU-days paid, used by jobs, idle,
+    and the idle cost; the totals row counts every line."""
+    table = Table(title=f"Paid but idle (GPU-days per rental #; idle cost in {plan.currency} = cost × idle ÷ paid)")
+    last = "last day used" if plan.start_date else "used until day"
+    for col in ("#", "mode", "paid", "used", "idle", "idle %", "idle cost", last):
+        table.add_column(col, justify="left" if col == "mode" else "right", overflow="fold")
+    for u in plan.rental_use:
+        if u.idle_gpu_days < IDLE_SHOWN:
+            continue
+        share = u.idle_gpu_days / u.gpu_days_paid if u.gpu_days_paid else 0.0
+        table.add_row(str(u.rental), u.mode, f"{u.gpu_days_paid:,.0f}", f"{u.gpu_days_used:,.0f}",
+                      f"{u.idle_gpu_days:,.0f}", f"{share:.0%}", _money(u.idle_cost),
+                      "never" if u.last_used_day is None else
+                      day_text(plan.start_date, u.last_used_day - 1) if plan.start_date else str(u.last_used_day))
+    idle = sum(u.idle_cost for u in plan.rental_use)
+    full = sum(u.idle_gpu_days < IDLE_SHOWN for u in plan.rental_use)
+    label = "[bold]total[/]" + (f" ({len(plan.rental_use)} lines)" if full else "")  # fully used lines: no row
+    table.add_row("", label, f"{sum(u.gpu_days_paid for u in plan.rental_use):,.0f}",
+                  f"{sum(u.gpu_days_used for u in plan.rental_use):,.0f}",
+                  f"{sum(u.idle_gpu_days for u in plan.rental_use):,.0f}", "", f"[bold]{_money(idle)}[/]", "")
+    return table
+
+
+def _job_rental_table(plan: Plan) -> Table:
+    """Which job runs on which rental line: GPU-days, and the share of the job's GPU-days."""
+    table = Table(title="Which job runs on which rental (GPU-days)")
+    for col in ("job", "#", "offer", "GPU-days", "of the job"):
+        table.add_column(col, justify="right" if col in ("#", "GPU-days", "of the job") else "left", overflow="fold")
+    per_job: dict[str, float] = {}
+    for jr in plan.job_rentals:
+        per_job[jr.job] = per_job.get(jr.job, 0.0) + jr.gpu_days
+    order = {j.name: i for i, j in enumerate(plan.jobs)}
+    for jr in sorted(plan.job_rentals, key=lambda jr: (order.get(jr.job, 0), jr.rental))[:SHOWN_ROWS]:
+        share = jr.gpu_days / per_job[jr.job] if per_job[jr.job] else 0.0
+        table.add_row(escape(jr.job), str(jr.rental), escape(jr.offer), f"{jr.gpu_days:,.0f}", f"{share:.0%}")
+    return table
+
+
+def _cash_table(plan: Plan) -> Table:
+    """What is paid per month (or 30-day block), one column per vendor and mode, with totals."""
+    grid = cash_flow_grid(plan)
+    unit = "calendar month" if plan.start_date else "30 days from day 0"
+    table = Table(title=f"Cash flow ({plan.currency} per {unit})")
+    table.add_column("month" if plan.start_date else "days", no_wrap=True)
+    for vendor, mode in grid.columns:
+        table.add_column(f"{escape(vendor)} {mode}", justify="right", overflow="fold")
+    table.add_column("total", justify="right")
+    for label, amounts, total in grid.rows:
+        table.add_row(escape(label.removeprefix("days ")), *("" if v is None else _money(v) for v in amounts),
+                      _money(total))
+    table.add_row("[bold]total[/]", *(_money(v) for v in grid.totals), f"[bold]{_money(sum(grid.totals))}[/]")
+    return table
+
+
+def billing_note(plan: Plan) -> str:
+    """The billing assumptions behind the cash flow's rows, one clause each (solver.model.ledger.BILLING)."""
+    used = dict.fromkeys(p.billing for p in plan.cash_flow)
+    return "billing: " + "; ".join(f"{b} = {BILLING[b]}" for b in used if b in BILLING)
 
 
 def _jobs_table(plan: Plan) -> Table:
     table = Table(title="Jobs (work in EFLOP = 1e18 FLOPs, redundancy included)")
-    for col in ("job", "GPUs", "on", "layout", "GB/GPU", "finish day", "work done / needed"):
+    finish = "last day" if plan.start_date else "finish day"
+    for col in ("job", "GPUs", "on", "layout", "GB/GPU", finish, "work done / needed"):
         table.add_column(col, overflow="fold")  # a long name wraps whole, never cut with …
     for j in plan.jobs:
         table.add_row(escape(j.name), str(j.gpus), escape(", ".join(j.gpu_types) + " @ " + ", ".join(j.sites)),
-                      escape(j.layout_text), f"{j.memory_per_gpu_gb:.1f}", str(j.finish_day),
+                      escape(j.layout_text), f"{j.memory_per_gpu_gb:.1f}",
+                      day_text(plan.start_date, j.finish_day - 1) if plan.start_date and j.finish_day else
+                      str(j.finish_day),
                       f"{j.done_eflop:,.0f} / {j.required_eflop:,.0f}")
     return table
 

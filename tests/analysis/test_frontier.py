@@ -391,27 +391,3 @@ def test_mix_label_tells_apart_plans_that_differ_only_in_fabric():
     result = frontier(prob, cat, "deadline", 4)
     assert len({p.mix for p in result.points}) == len(result.points)
     assert {p.mix.split()[3] for p in result.points} == {"ib_hdr", "roce"}
-
-
-def test_the_knee_note_sits_on_the_other_side_of_its_point_from_the_point_label(tmp_path, monkeypatch):
-    # A reviewer's plot: the knee's arrow crossed its point's own label, and the label
-    # started inside the knee's ring. Both texts are recorded as matplotlib is asked to draw them.
-    from matplotlib.axes import Axes
-
-    from solver.report import frontier_plot
-    prob, cat = three_tier()
-    result = frontier(prob, cat, "deadline", 10)
-    assert result.knee is not None
-    drawn = []
-    original = Axes.annotate
-
-    def record(ax, text, xy, **kw):
-        drawn.append((text, kw))
-        return original(ax, text, xy, **kw)
-    monkeypatch.setattr(Axes, "annotate", record)
-    frontier_plot.plot_frontier(result, tmp_path / "f")
-    number = next(i for i, p in enumerate(result.points, 1) if p is result.knee)
-    label = next(kw for text, kw in drawn if text.startswith(f"{number}: "))
-    note = next(kw for text, kw in drawn if text.startswith("knee: "))
-    assert abs(label["xytext"][0]) >= 12                      # clear of the 16-pt ring
-    assert (label["xytext"][1] > 0) != (note["xytext"][1] > 0)

@@ -9,6 +9,8 @@ from pathlib import Path
 import pandas as pd
 from tests.builders import ROOT
 
+import solver.cli  # noqa: F401 - the commands bind solve_problem now, not first under _no_solving's patch
+
 HYBRID = ROOT / "problems" / "hybrid-burst.yaml"
 
 
@@ -28,6 +30,19 @@ def test_solve_writes_report_workbook_and_csv_tables(tmp_path):
     assert len(csv) == len(sheets["cost_breakdown"])
 
 
+def test_sheet_detail_day_gives_one_allocation_row_per_rental_day(tmp_path):
+    seed = ROOT / "problems" / "seed-7b-200b-30d.yaml"          # one 30-day contract, days 3–33
+    run = gpuplan("solve", seed, "--csv", tmp_path / "days", "--sheet-detail", "day")
+    assert run.returncode == 0, run.stderr
+    days = pd.read_csv(tmp_path / "days" / "allocations.csv")
+    assert list(days["day"]) == list(range(3, 33)) and (days["gpu_days"] == 40).all()
+    run = gpuplan("solve", seed, "--csv", tmp_path / "months")
+    months = pd.read_csv(tmp_path / "months" / "allocations.csv")
+    assert list(months["month"]) == ["days 0–29", "days 30–59"] and list(months["days"]) == [27, 3]
+    bad = gpuplan("solve", seed, "--csv", tmp_path / "weeks", "--sheet-detail", "week")
+    assert bad.returncode == 2 and not (tmp_path / "weeks").exists()
+
+
 def test_an_existing_file_is_refused_before_solving_and_replaced_with_force(tmp_path):
     target = tmp_path / "p.html"
     target.write_text("mine", encoding="utf-8")
@@ -43,11 +58,11 @@ def test_frontier_and_sweep_tables_as_workbooks(tmp_path):
     run = gpuplan("sweep", HYBRID, "--grid", grid, "-j", "1", "-o", tmp_path / "sweep.xlsx")
     assert run.returncode == 0, run.stderr
     sweep = pd.read_excel(tmp_path / "sweep.xlsx", sheet_name="sweep")
-    assert len(sweep) == 2 and set(sweep["status"]) == {"optimal"}
+    assert len(sweep) == 2 and set(sweep["Status"]) == {"optimal"}        # headers in words
     run = gpuplan("frontier", HYBRID, "--points", "3", "--xlsx", tmp_path / "frontier.xlsx")
     assert run.returncode == 0, run.stderr
     points = pd.read_excel(tmp_path / "frontier.xlsx", sheet_name="frontier")
-    assert len(points) >= 1 and "point" in points.columns
+    assert len(points) >= 1 and "Point" in points.columns
 
 
 def test_solve_why_in_json_and_in_the_html_report(tmp_path):

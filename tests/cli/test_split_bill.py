@@ -139,3 +139,17 @@ def test_largest_remainder_is_exact_and_within_a_cent(total, weights):
     whole = sum(weights.values())
     for name, part in parts.items():
         assert abs(part - Fraction(total * weights[name], whole)) < 1
+
+
+def test_table_money_has_thousands_separators(capsys):
+    """The terminal table groups thousands (12,345.67); the amounts stay exact, and the CSV/JSON keep '12345.67'."""
+    from solver.report.split_bill import grouped, render_bill
+
+    assert [grouped(a) for a in ("1234567.89", "-1000.00", "999.99", "0.01")] == \
+        ["1,234,567.89", "-1,000.00", "999.99", "0.01"]
+    bill = split_bill(read_sacct(SACCT), "36000.00", "12345.67", "2468.02")
+    render_bill(bill, None)
+    out = capsys.readouterr().out
+    assert "50,813.69" in out and "12,345.67" in out                       # the bill and the power total
+    assert "12345.67" not in out
+    assert bill.to_dict()["totals"]["power"] == "12345.67"

@@ -10,6 +10,7 @@ It is skipped only when Chromium or chromedriver is missing AND the CI variable 
 from __future__ import annotations
 
 import base64
+import html
 import io
 import json
 import os
@@ -280,4 +281,137 @@ def test_console_errors_are_caught(driver, tmp_path):
                      encoding="utf-8")
     driver.console()
     driver.open(probe.as_uri())
-    assert any("probe-error" in e.get("message", "") for e in driver.console())
+    seen: list[dict] = []
+    for _ in range(50):  # the browser hands its log over when it has it: on a loaded machine, a moment later
+        seen += driver.console()
+        if any("probe-error" in e.get("message", "") for e in seen):
+            break
+        time.sleep(0.1)
+    assert any("probe-error" in e.get("message", "") for e in seen)
+
+
+@pytest.fixture(scope="module")
+def dated(hybrid):
+    """The hybrid plan as if the problem started on 20 January 2027 (the same schedule, its cash flow by month)."""
+    from datetime import date
+
+    from solver.model.ledger import cash_flow
+    plan, problem, catalog = hybrid
+    problem = problem.model_copy(update={"start_date": date(2027, 1, 20)})
+    flow = cash_flow(plan.allocations, plan.schedule.assignments, problem, catalog, plan.schedule.period_days)
+    return plan.model_copy(update={"start_date": problem.start_date, "cash_flow": flow}), problem, catalog
+
+
+def test_dates_cash_flow_idle_and_job_rentals_in_the_page(dated, hybrid):
+    plan, problem, catalog = dated
+    page = render_html(plan, problem, catalog)
+    gantt = page.split('<svg id="gantt"', 1)[1].split("</svg>", 1)[0]
+    ticks = re.findall(r'<text class="tick muted"[^>]*>([^<]+)</text>', gantt)
+    assert ticks[:3] == ["2027-02", "2027-03", "2027-04"] and "2028-01" in ticks   # the yearly term's end
+    assert "2027-01-30 – 2028-01-29" in page                                          # the yearly contract's days
+    assert "finishes on 2027-08-24" in page
+    cash = page.split('<table id="cash-flow"', 1)[1].split("</table>", 1)[0]
+    assert cash.count("<tr>") == 1 + 13 + 1                                           # head, Jan 2027–Jan 2028, total
+    assert "<strong>23,612,431</strong>" in cash and "per month of term" in page
+    idle = page.split('class="idle"', 1)[1].split("</table>", 1)[0]
+    assert "3,225,157" in idle and "13,904" in idle                                   # the yearly overhang
+    assert 'class="job-rentals"' in page and "pretrain-30b" in page
+    undated = render_html(*hybrid)
+    assert "day from the plan&#x27;s start" in undated and "2027-02" not in undated and "days 0–29" not in undated
+    assert ">30–59<" in undated                                                        # 30-day blocks instead
+
+
+DATED = """
+const box = e => e.getBoundingClientRect();
+const ticks = Array.from(document.querySelectorAll('#gantt text.tick')).map(e => [e.textContent, box(e).left, box(e).right]);
+const cash = document.querySelector('#cash-flow');
+const style = getComputedStyle(cash);
+return {ticks: ticks, cash_h: box(cash).height, cash_w: box(cash).width, cash_rows: cash.querySelectorAll('tr').length,
+        visible: style.display !== 'none' && style.visibility !== 'hidden',
+        total: cash.querySelector('tbody tr:last-child').textContent};
+"""
+
+
+def test_dated_report_in_headless_chromium(driver, dated, tmp_path):
+    """Dates on the Gantt axis, not overlapping, and the cash-flow table drawn with its totals row."""
+    plan, problem, catalog = dated
+    path = tmp_path / "dated.html"
+    path.write_text(render_html(plan, problem, catalog), encoding="utf-8")
+    driver.open(path.as_uri())
+    got = driver.run(DATED)
+    labels = [t[0] for t in got["ticks"]]
+    assert labels[0] == "2027-02" and len(labels) >= 6
+    for (_, _, right), (_, left, _) in zip(got["ticks"], got["ticks"][1:]):
+        assert right <= left, f"date ticks overlap: {got['ticks']}"
+    assert got["visible"] and got["cash_h"] > 200 and got["cash_w"] > 300 and got["cash_rows"] == 15
+    assert "23,612,431" in got["total"]
+
+
+# ---------------------------------------------------------------- frontier labels (issue 24 item 11)
+
+CROWDED = [(30, 2.0e6, "a"), (31, 1.98e6, "b"), (32, 1.97e6, "c"), (60, 1.2e6, "d"), (61, 1.19e6, "e"),
+           (90, 1.0e6, "f"), (91, 0.999e6, "g")]
+
+
+def _labels(svg: str) -> tuple[dict, dict, tuple]:
+    """Label boxes (as placed, from x/y and the size estimate), point centres, and the plot area."""
+    from solver.report.html import LABEL_CHAR_PX, LABEL_HEIGHT_PX
+    from solver.report.labels import Box
+    centres = {i: (float(x), float(y)) for i, (x, y) in
+               enumerate(re.findall(r'<circle class="point[^"]*" cx="([\d.]+)" cy="([\d.]+)"', svg), 1)}
+    boxes = {}
+    for i, x, y, text in re.findall(r'<text class="point-label muted" data-point="(\d+)" x="([\d.]+)" '
+                                     r'y="([\d.]+)" text-anchor="start">([^<]+)</text>', svg):
+        x0, y1 = float(x), float(y) + 3
+        boxes[int(i)] = Box(x0, y1 - LABEL_HEIGHT_PX, x0 + LABEL_CHAR_PX * len(html.unescape(text)), y1)
+    (x0, y1), = re.findall(r'<line class="axis" x1="([\d.]+)" y1="([\d.]+)" x2="[\d.]+" y2="[\d.]+"/>'
+                           r'<line class="axis"', svg)
+    top = min(float(t) for t in re.findall(r'<line class="axis" x1="[\d.]+" y1="([\d.]+)"', svg))
+    return boxes, centres, (float(x0), top, float(x0) + 0, float(y1))
+
+
+@pytest.mark.parametrize("points", [FRONTIER, CROWDED], ids=["hybrid", "crowded"])
+def test_frontier_labels_inside_the_axes_and_beside_their_own_point(points):
+    import html as html_module  # noqa: F401 - the module-level html name is the report's
+
+    from solver.report.html import WIDTH, frontier_svg
+    from solver.report.html import frontier_points as as_points
+    pts, x_label, y_label, _ = as_points(points)
+    pts[len(pts) // 2].knee = True
+    svg = frontier_svg(pts, x_label, y_label, current=(pts[-1].x, pts[-1].y))
+    boxes, centres, (left, top, _, bottom) = _labels(svg)
+    assert sorted(boxes) == sorted(centres) == list(range(1, len(pts) + 1))
+    right = WIDTH - 30
+    for i, box in boxes.items():
+        assert left < box.x0 and box.x1 <= right and top <= box.y0 and box.y1 < bottom, (i, box)   # no axis crossed
+        own = box.distance(*centres[i])
+        assert all(box.distance(*c) > own for j, c in centres.items() if j != i), f"label {i} nearer another point"
+        assert not any(box.overlaps(other) for j, other in boxes.items() if j != i), f"label {i} overlaps"
+
+
+LABEL_BOXES = """
+const svg = document.querySelector('#frontier');
+const axes = Array.from(svg.querySelectorAll('line.axis')).map(e => e.getBBox());
+const labels = Array.from(svg.querySelectorAll('text.point-label')).map(e => {const b = e.getBBox();
+  return [b.x, b.y, b.x + b.width, b.y + b.height];});
+const points = Array.from(svg.querySelectorAll('circle.point')).map(e => [+e.getAttribute('cx'), +e.getAttribute('cy')]);
+return {axes: axes.map(b => [b.x, b.y, b.x + b.width, b.y + b.height]), labels: labels, points: points};
+"""
+
+
+def test_frontier_labels_drawn_by_chromium_stay_inside_and_apart(driver, hybrid, tmp_path):
+    """The browser's own text boxes (not the size estimate): inside the axes, apart, nearest their point."""
+    from solver.report.labels import Box
+    plan, problem, catalog = hybrid
+    path = tmp_path / "crowded.html"
+    path.write_text(render_html(plan, problem, catalog, frontier=CROWDED), encoding="utf-8")
+    driver.open(path.as_uri())
+    got = driver.run(LABEL_BOXES)
+    (vx0, vy0, _, vy1), (_, _, hx1, _) = sorted(got["axes"], key=lambda b: b[2] - b[0])   # vertical, horizontal
+    boxes = [Box(*b) for b in got["labels"]]
+    assert len(boxes) == len(CROWDED) == len(got["points"])
+    for i, box in enumerate(boxes):
+        assert vx0 < box.x0 and box.x1 <= hx1 + 1 and vy0 - 1 <= box.y0 and box.y1 <= vy1, (i, box)
+        own = box.distance(*got["points"][i])
+        assert all(box.distance(*c) > own for j, c in enumerate(got["points"]) if j != i), i
+        assert not any(box.overlaps(b) for j, b in enumerate(boxes) if j != i), i

@@ -1,0 +1,60 @@
+"""`gpuplan solve`'s terminal tables for people who act on a plan: paid-but-idle, job × rental, cash
+flow with its billing rules, and dates when the problem has a start_date; all within 100 columns."""
+
+from __future__ import annotations
+
+import io
+import json
+from datetime import date
+
+from rich.console import Console
+
+from solver.load import load_problem
+from solver.model.ledger import cash_flow
+from solver.model.plan import Plan
+from solver.report.terminal import render_plan
+from tests.builders import DATA, ROOT
+
+
+def recorded(name: str):
+    prob, cat = load_problem(ROOT / "problems" / f"{name}.yaml")
+    data = json.loads((DATA / "golden" / f"solve-{name}.json").read_text(encoding="utf-8"))["output"]
+    return prob, cat, Plan.model_validate({**data, "solve_seconds": 0.0})
+
+
+def shown(plan) -> list[str]:
+    out = io.StringIO()
+    render_plan(plan, Console(file=out, width=100, no_color=True))
+    return out.getvalue().splitlines()
+
+
+def row(lines: list[str], first: str) -> list[str]:
+    line = next(line for line in lines if line.startswith(f"│ {first} ") or line.startswith(f"│{first} "))
+    return [c.strip() for c in line.strip("│").split("│")]
+
+
+def test_idle_job_rental_and_cash_flow_tables():
+    _, _, plan = recorded("hybrid-burst")
+    lines = shown(plan)
+    assert max(map(len, lines)) <= 100
+    idle = lines[next(i for i, line in enumerate(lines) if line.startswith("Paid but idle") or "Paid but idle" in line):]
+    assert row(idle, "2")[:7] == ["2", "yearly", "32,120", "18,216", "13,904", "43%", "3,225,157"]
+    assert not any(line.startswith("│ 3 │ hosted") for line in idle[:8])      # used in full: no row
+    text = "\n".join(lines)
+    assert "Which job runs on which rental" in text and "54,720" in text
+    cash = lines[next(i for i, line in enumerate(lines) if "Cash flow" in line):]
+    assert row(cash, "total")[-1] == "23,612,431" and row(cash, "360–389")[-1] == "306,186"
+    assert "per month of term" in text and "on finish" in text
+
+
+def test_dates_when_the_problem_has_a_start_date():
+    prob, cat, plan = recorded("hybrid-burst")
+    prob = prob.model_copy(update={"start_date": date(2027, 1, 20)})
+    plan = plan.model_copy(update={"start_date": prob.start_date, "cash_flow": cash_flow(
+        plan.allocations, plan.schedule.assignments, prob, cat, plan.schedule.period_days)})
+    lines = shown(plan)
+    assert max(map(len, lines)) <= 100
+    yearly = row(lines, "2")
+    assert "2027-01-30" in yearly and "2028-01-29" in yearly                 # first and last day held
+    assert any("2027-08-24" in line for line in lines)                       # the job's last day
+    assert row(lines, "2028-01")[-1] == "591,959" and "calendar month" in "\n".join(lines)
