@@ -39,6 +39,8 @@ COMMANDS = {                       # every CLI run of this module, started toget
     "params_negative": ("--params", "-7e9", "--tokens", "200e9", "--json"),
     "mfu_too_high": ("--params", "7e9", "--tokens", "200e9", "--mfu", "1.5", "--json"),
     "preprocess": ("--params", "7e9", "--tokens", "1e9", "--kind", "preprocess", "--json"),
+    "qlora_65b": ("--params", "65e9", "--tokens", "1e9", "--kind", "qlora", "--gpu", "L40S-48G", "--seq-len", "512",
+                  "--layers", "80", "--hidden", "8192", "--heads", "64", "--json"),   # LLaMA-65B's shape
     "fits_nowhere": ("--params", "1e12", "--tokens", "1e9", "--gpu", "RTX4090-24G", "--gpus-per-node", "1", "--json"),
 }
 
@@ -166,3 +168,23 @@ def test_the_one_node_row_speaks_of_the_smallest_group_not_the_job():
     assert out.returncode == 0, out.stderr
     assert "5 (40 GPUs)" in out.stdout and "smallest group in one node" in out.stdout
     assert "fits one node" not in out.stdout
+
+
+def test_qlora_65b_at_seq_512_fits_one_48gb_card_with_recompute(estimate_json):
+    """Golden: the QLoRA paper (Dettmers et al. 2023, §4, Table 1) fine-tunes LLaMA-65B on one 48 GB
+    GPU, with gradient checkpointing. 4-bit weights 33.7 GB + adapters' states 1.2 GB + recomputed
+    activations 0.9 GB + 1.5 GB overhead = 37.3 GB ≤ 44.2 usable; without recompute the activations
+    are 11.4 GB (47.8 GB in all), so the fastest layout takes 2 cards."""
+    data = estimate_json("qlora_65b")
+    assert data["smallest_layout"] == {"gpus": 1, "tp": 1, "pp": 1, "dp": 1, "zero": 0, "recompute": True,
+                                       "memory_per_gpu_gb": pytest.approx(37.25, abs=0.01), "multi_node": False}
+    assert data["smallest_layout_text"] == "TP1×PP1×DP1, recompute"
+    assert data["layout"]["gpus"] == 2 and data["layout"]["recompute"] is False   # the fastest, as before
+
+
+def test_smallest_layout_beside_the_fastest(estimate_json, runs):
+    seed = estimate_json("seed7b")
+    assert seed["smallest_layout"]["gpus"] <= seed["layout"]["gpus"]
+    assert "fewest GPUs for one copy" in runs["seed7b_table"].stdout
+    nowhere = json.loads(runs["fits_nowhere"].stdout)
+    assert nowhere["smallest_layout"] is None and nowhere["smallest_layout_text"].startswith("does not fit")

@@ -58,7 +58,8 @@ def test_every_section_is_there(page, hybrid):
     assert page.count('<circle class="point') == len(FRONTIER)
     assert 'class="point current"' in page  # the report's own plan is the last frontier point
     assert "23,612,431 CNY" in page
-    assert "TP×PP×DP" in page and "4×2×1" in page and "62.7 of 80" in page
+    assert "replicas of TP4×PP2 (DP" in page and "62.7 of 80" in page
+    assert "TP4×PP2×DP1" not in page  # the group alone reads as one copy of the model
     assert "redundancy" in page and "30%" in page
     assert "2026-12-02" in page and "illustrative" in page
     assert re.search(r"Rent up to [\d,]+ .* GPUs at once", page)   # a peak, not the total rented

@@ -448,13 +448,13 @@ def _jobs_table(plan: Plan, problem: Problem, catalog: Catalog) -> str:
         zero = lay.get("zero")
         rows.append([esc(j.name), f"{j.gpus:,}", esc(", ".join(j.gpu_types)) + " @ " + esc(", ".join(j.sites)),
                      str(lay.get("gpus", "—")),
-                     "×".join(str(lay.get(k, "?")) for k in ("tp", "pp", "dp")) if lay else "—",
+                     esc(j.layout_text) if lay else "—",
                      "—" if zero is None else ("off" if zero == 0 else f"stage {zero}"),
                      "—" if "recompute" not in lay else ("yes" if lay["recompute"] else "no"),
                      "—" if "multi_node" not in lay else ("yes" if lay["multi_node"] else "no"),
                      mem, f"{j.finish_day} / {deadlines.get(j.name, '?')}",
                      f"{j.done_eflop:,.0f} / {j.required_eflop:,.0f}"])
-    return _table(["job", "peak GPUs", "on", "GPUs per replica", "TP×PP×DP", "ZeRO", "recompute",
+    return _table(["job", "peak GPUs", "on", "GPUs per replica", "layout", "ZeRO", "recompute",
                    "spans nodes", "memory per GPU (GB)", "finish day / deadline",
                    "work done / needed (EFLOP)"], rows, numeric=(1, 3, 8, 10), cls="jobs") + \
         "<p>Layout of the configuration that carries most of each job's GPU-periods; work includes redundancy.</p>"

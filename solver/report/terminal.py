@@ -78,14 +78,23 @@ def render_estimate(data: dict, days: float, redundancy: float, console: Console
             ("GPU-hours", f"{data['gpu_hours']:,.0f}"),
             (f"GPUs for {days:g} days, +{redundancy:.0%}", "—" if data["min_gpus"] is None else f"{data['min_gpus']}"),
             ("whole nodes", "—" if data["nodes"] is None else f"{data['nodes']} ({data['gpus_whole_nodes']} GPUs)"),
-            ("layout (smallest group)", data["layout_text"]),
+            ("layout (fastest group)", data["layout_text"]),
             ("memory per GPU", "—" if data["memory_per_gpu_gb"] is None else f"{data['memory_per_gpu_gb']:.1f} GB"),
+            ("fewest GPUs for one copy", _smallest(data)),
             ("seed 000 rule of thumb", f"{data['seed_rule_gb']:.1f} GB"),
             ("smallest group in one node", "yes" if data["fits_one_node"] else
              ("no: needs RDMA across nodes" if data["needs_rdma"] else "no"))]
     for what, value in rows:
         table.add_row(what, value)
     console.print(table)
+
+
+def _smallest(data: dict) -> str:
+    """The fewest GPUs holding one replica, recompute allowed (estimate's smallest_layout)."""
+    small = data.get("smallest_layout")
+    if not small:
+        return "—"
+    return f"{small['gpus']} ({data['smallest_layout_text']}; {small['memory_per_gpu_gb']:.1f} GB)"
 
 
 def render_baselines(plan: Plan, baselines: list, console: Console) -> None:
