@@ -49,6 +49,7 @@ from solver.milp.progress import PROGRESS
 from solver.milp.registry import AVAILABILITY, FAMILIES, POWER, Family, NotApplicable, family
 from solver.milp.solution import NoSolution, Solution
 from solver.milp.solve import solve_milp
+from solver.milp.stacks import stack_warnings
 from solver.milp.vendors import add_vendor_count, vendor_nodes
 from solver.milp.work import add_work_slack, asked_work
 from solver.model.catalog import Catalog
@@ -122,7 +123,8 @@ def solve_built(inst: Instance, milp: Milp, *, backend: str = DEFAULT_BACKEND, t
         raise Infeasible(str(exc), reasons=explain_quick(inst)) from None
     plan = extract_plan(solution)
     check_plan(problem, catalog, plan)
-    return plan
+    mixed = stack_warnings(plan, catalog)  # a cost the price columns do not show (solver.milp.stacks)
+    return plan.model_copy(update={"warnings": [*plan.warnings, *mixed]}) if mixed else plan
 
 
 def build(problem: Problem, catalog: Catalog) -> tuple[Instance, Milp]:

@@ -550,14 +550,15 @@ QUESTIONS = (
 
 
 def _checklist(plan: Plan, problem: Problem, catalog: Catalog, used: dict) -> str:
-    """Per vendor in the plan, the seed's contract questions, pre-answered where the catalog knows."""
+    """Per vendor in the plan, the rental guides' contract questions, pre-answered where the catalog knows."""
     storage_tb = {j.name: j.storage_tb for j in problem.jobs}
     egress_tb = sum(j.egress_tb for j in problem.jobs)
     by_vendor: dict[str, list] = {}
     for o in used.values():
         if o is not None:
             by_vendor.setdefault(o.vendor, []).append(o)
-    out = [('<p>Before signing, ask every vendor in the plan (seed 002, the clauses most disputes are about). '
+    out = [('<p>Before signing, ask every vendor in the plan: these are the clauses most rental disputes are '
+            'about (what the price includes, stopped-but-kept fees, fault compensation, performance, export). '
            '<span class="known">Green</span>: what the catalog says — confirm it in writing; '
            '<span class="ask">ask</span>: the catalog does not know.</p>')]
     for vendor, offers in sorted(by_vendor.items()):

@@ -69,7 +69,7 @@ def _cost_table(plan: Plan) -> Table:
 
 
 def render_estimate(data: dict, days: float, redundancy: float, console: Console) -> None:
-    """The seed's back-of-envelope sizing, line by line."""
+    """The back-of-envelope sizing of the rental guides, done with the real accounting, line by line."""
     table = Table(title=f"Estimate: {data['kind']} on {escape(data['gpu'])} (MFU {data['mfu']:.0%})", show_header=False)
     table.add_column("what")
     table.add_column("value", justify="right")
@@ -81,7 +81,7 @@ def render_estimate(data: dict, days: float, redundancy: float, console: Console
             ("layout (fastest group)", data["layout_text"]),
             ("memory per GPU", "—" if data["memory_per_gpu_gb"] is None else f"{data['memory_per_gpu_gb']:.1f} GB"),
             ("fewest GPUs for one copy", _smallest(data)),
-            ("seed 000 rule of thumb", f"{data['seed_rule_gb']:.1f} GB"),
+            ("rule of thumb: params × 2 × 2 B", f"{data['seed_rule_gb']:.1f} GB"),
             ("smallest group in one node", "yes" if data["fits_one_node"] else
              ("no: needs RDMA across nodes" if data["needs_rdma"] else "no"))]
     for what, value in rows:
