@@ -478,7 +478,11 @@ def _why_section(why: dict) -> str:
                 for a in job.get("alternatives", [])]
         parts.append(f"<h3>{esc(job['job'])}: uses {esc(', '.join(job.get('used', [])))}</h3>")
         parts.append(_table(["alternative", "best plan forced onto it", "vs this plan", "reason", "why"], rows,
-                            numeric=(1, 2), cls="why") if rows else "<p>No other alternative.</p>")
+                            numeric=(1, 2), cls="why") if rows else "<p>No other alternative has a plan.</p>")
+        for key, title in (("infeasible", "No plan when forced onto it"), ("excluded", "Left out before solving")):
+            apart = [[esc(a["label"]), esc(a["code"]), esc(a["text"])] for a in job.get(key, [])]
+            if apart:
+                parts.append(f"<p>{title}:</p>" + _table(["option", "reason", "why"], apart, cls="why-apart"))
     limits = [[esc(b["text"]), esc(b["relax"]), money(b["delta"]) if b.get("delta") is not None else "—"]
               for b in why.get("binding", []) if b.get("relax")]
     if limits:
