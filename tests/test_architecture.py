@@ -13,8 +13,8 @@ import sys
 from pathlib import Path
 
 import grimp
+from tests.builders import ROOT
 
-ROOT = Path(__file__).resolve().parent.parent
 PYPROJECT = ROOT / "pyproject.toml"
 
 

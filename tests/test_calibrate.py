@@ -16,8 +16,8 @@ from solver import calibrate as cal
 from solver.commands import calibrate as command
 from solver.errors import ProblemError
 from solver.load import load_catalog, load_problem
+from tests.builders import ROOT
 
-ROOT = Path(__file__).resolve().parent.parent
 DATA = ROOT / "tests" / "data"
 CATALOG = ROOT / "catalogs" / "beijing-sample"
 GPUS = load_catalog(CATALOG).gpus

@@ -17,8 +17,8 @@ from solver.errors import ProblemError
 from solver.load import load_catalog
 from solver.model.catalog import Offer
 from solver.quotes import COLUMNS, EXAMPLE_ID, QuoteSheetError, import_quotes, write_template
+from tests.builders import ROOT
 
-ROOT = Path(__file__).resolve().parent.parent
 SAMPLE = ROOT / "catalogs" / "beijing-sample"
 
 # Rows as a person types them in a spreadsheet: numbers, booleans, dates, '|' lists.

@@ -8,6 +8,7 @@ import time
 import pytest
 
 from solver.clock import OutOfTime, RunClock
+from tests.builders import ROOT
 
 
 def test_no_budget_gives_the_per_solve_limit():
@@ -58,7 +59,7 @@ def test_a_command_started_later_in_the_same_process_gets_its_whole_budget(monke
     from solver.cli import app
 
     monkeypatch.setattr(solver, "STARTED", time.perf_counter() - 100.0)
-    problems = Path(__file__).resolve().parent.parent / "problems"
+    problems = ROOT / "problems"
     result = CliRunner().invoke(app, ["solve", str(problems / "seed-7b-200b-30d.yaml"), "--max-seconds", "50"])
     assert result.exit_code == 0, result.output
 
@@ -83,7 +84,7 @@ def test_a_command_whose_start_up_spent_its_budget_starts_no_solve(monkeypatch, 
     solves = []
     monkeypatch.setattr(solve_module, "solve_once", lambda *a, **k: solves.append(1))
     monkeypatch.setattr(COMMAND, "process", time.perf_counter() - 100.0)
-    problems = Path(__file__).resolve().parent.parent / "problems"
+    problems = ROOT / "problems"
     result = CliRunner().invoke(app, [command[0], str(problems / command[1]), *command[2:], "--max-seconds", "50"])
     assert solves == []
     assert result.exit_code == 1, result.output

@@ -19,8 +19,9 @@ import pytest
 from solver.load import load_catalog
 from solver.quotes import import_quotes, write_template
 from solver.report.tables import write_xlsx
+from tests.builders import ROOT
 
-SAMPLE = Path(__file__).resolve().parent.parent / "catalogs" / "beijing-sample"
+SAMPLE = ROOT / "catalogs" / "beijing-sample"
 
 
 @pytest.fixture(params=[0o022, 0o077], ids=["umask-022", "umask-077"])

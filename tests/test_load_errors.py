@@ -20,11 +20,11 @@ from pathlib import Path
 from typing import Callable
 
 import pytest
+from tests.builders import DATA, ROOT
 
-ROOT = Path(__file__).resolve().parent.parent
 CATALOG = ROOT / "catalogs" / "beijing-sample"
 SEED = ROOT / "problems" / "seed-7b-200b-30d.yaml"
-BAD = Path(__file__).resolve().parent / "data" / "bad"
+BAD = DATA / "bad"
 OFFER = "bce-yz-a100-80-8x-hourly"          # line 4 of offers.csv (header is line 1), "row 4" in messages
 
 

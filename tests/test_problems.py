@@ -9,8 +9,9 @@ import pytest
 from solver.api import solve_problem
 from solver.load import load_problem
 from solver.verify import verify_plan
+from tests.builders import ROOT
 
-PROBLEMS = Path(__file__).resolve().parent.parent / "problems"
+PROBLEMS = ROOT / "problems"
 
 
 def solve(name: str):

@@ -2,7 +2,7 @@
 copies of a solved plan, each with a message that names what is wrong.
 
 The seed-7b plan (problems/seed-7b-200b-30d.yaml: A100-80G monthly nodes, 2-GPU groups)
-is broken in ten ways; power and window breaks use tiny plans from tests/families.py.
+is broken in ten ways; power and window breaks use tiny plans from tests/builders.py.
 """
 
 from __future__ import annotations
@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from families import catalog, dc, hourly, job, problem, solve
+from tests.builders import ROOT, catalog, datacenter, hourly, job, problem, solve
 from solver.api import solve_problem
 from solver.errors import Infeasible
 from solver.load import load_problem
@@ -19,13 +19,13 @@ from solver.model.catalog import Offer
 from solver.model.plan import Assignment, Contract, Rental
 from solver.verify import verify_plan
 
-PROBLEMS = sorted((Path(__file__).resolve().parent.parent / "problems").glob("*.yaml"))
+PROBLEMS = sorted((ROOT / "problems").glob("*.yaml"))
 SEED = next(p for p in PROBLEMS if p.name == "seed-7b-200b-30d.yaml")
 SOLVE = dict(backend="highs", gap=0.1, time_limit=30)
 """HiGHS proves these examples fastest (measured unloaded: 2–12 s each, SCIP 2–30 s). The time
 limit is only a safety net: through OR-Tools' model_builder a timed-out HiGHS run returns no
 plan even when it holds one, and a timed-out SCIP plan can fail verification (see
-test_milp_discount), so a fixed short limit would make this test flaky, not faster."""
+tests/milp/test_discount.py), so a fixed short limit would make this test flaky, not faster."""
 _solved: dict[Path, tuple] = {}
 
 
@@ -148,7 +148,7 @@ def test_synchronous_job_split_across_vendors(seed):
 
 def test_assignment_outside_the_job_window():
     # Job due day 5 in a 10-day horizon: move day 0's work (and its node) to day 7.
-    prob = problem(job(days=40, deadline=5), horizon=10)
+    prob = problem(job(days=40, deadline_days=5), horizon_days=10)
     cat = catalog(hourly("H", 4))
     plan = solve(prob, cat).model_copy(deep=True)
     assert verify_plan(prob, cat, plan) == []
@@ -163,8 +163,8 @@ def test_power_quota_exceeded():
     hosted = Offer(offer="R", vendor="v1", datacenter="D1", gpu="G80", mode="hosted", price=20_000,
                    price_unit="cny_per_node_month", gpus_per_node=8, max_nodes=10, interconnect=("ib_hdr",),
                    counts_power=True, node_kw=10, perf_guarantee_pct=100, source="test")
-    cat = catalog(hosted, hourly("C", 6), datacenters=(dc("D1", quota_kw=10),))
-    prob = problem(job(days=480, deadline=30), horizon=30)
+    cat = catalog(hosted, hourly("C", 6), datacenters=(datacenter("D1", power_quota_kw=10),))
+    prob = problem(job(days=480, deadline_days=30), horizon_days=30)
     plan = solve(prob, cat).model_copy(deep=True)
     assert verify_plan(prob, cat, plan) == []
     plan.schedule.contracts[0].nodes = 2
@@ -173,7 +173,7 @@ def test_power_quota_exceeded():
 
 
 def test_negative_nodes_are_rejected():
-    prob = problem(job(days=40, deadline=10), horizon=10)
+    prob = problem(job(days=40, deadline_days=10), horizon_days=10)
     cat = catalog(hourly("H", 4), hourly("spare", 5))   # spare: 8 × 24 × 5 = 960 per node-day, unused
     plan = solve(prob, cat).model_copy(deep=True)
     assert {r.offer for r in plan.schedule.rentals} == {"H"}

@@ -92,7 +92,7 @@ def _running(milp: Milp, job: str, members: dict[int, list[tuple[mb.Variable, fl
     replica at least one unit; each replica's units rounded down, so still a bound) and
     W_t ≤ K·r[t]: CP-SAT makes every variable an integer, and with W in EFLOP it called four
     random tiny problems with storage infeasible or priced a plan 6× the optimum as optimal
-    (tests/test_backend_agreement.py).
+    (tests/milp/test_backend_agreement.py).
     Why shares of each domain's own most work, not of the job's one most work (that of its
     slowest tier anywhere): a job that could run on Ethernet at half speed was then "done"
     in the LP relaxation at half its work on IB, which charged it a third of its storage

@@ -21,7 +21,7 @@ Cost, HiGHS median of three random seeds (debug-then-train, hybrid-burst, seed-1
 doubleton rule off 6.1, 1.1, 1.4 s; both off 8.3, 1.2, 2.8 s. The target synthetic
 instance did better with both off (60 s, seed 1: 2,564,450 CNY at 11.99% against
 2,755,072 at 18.08%; medium reached 1% in 10.2 s against 9.0).
-Tests: tests/test_backend_agreement.py."""
+Tests: tests/milp/test_backend_agreement.py."""
 
 HIGHS_PSCOST_MIN_RELIABLE = 2
 """HiGHS' `mip_pscost_minreliable` (default 8) in every MIP solve: a variable's pseudocost

@@ -7,7 +7,7 @@ family added to build.py but forgotten in one of them failed nothing: it was sil
 missing from an explanation. Here each family is one `Family`, every field required;
 a part that does not apply is said so in words (`NotApplicable`), never left out.
 binding, elastic, explain, why and negotiate loop over `FAMILIES`, and
-tests/test_milp_registry.py fails when a family lacks a part or a built model has rows
+tests/milp/test_registry.py fails when a family lacks a part or a built model has rows
 of a family that is not registered (or listed in `STRUCTURAL`).
 
 Why in solver/milp: binding limits are read while a plan is extracted (solver.milp.extract),
@@ -303,7 +303,7 @@ FAMILIES: tuple[Family, ...] = (BUDGET, POWER, AVAILABILITY, DEADLINE, VENDORS)
 STRUCTURAL = ("Capacity", "Use", "Site", "Data", "Storage", "Finish", "Order", "Cover", "Pack", "Discount", "Prefer")
 """Prefixes of the rows that shape the model but are no limit a user could be offered more
 of (capacity bookkeeping, assignment, site choice, data, packing, cuts). A new row prefix
-must be either a family above or listed here, by decision (tests/test_milp_registry.py)."""
+must be either a family above or listed here, by decision (tests/milp/test_registry.py)."""
 
 
 def family(name: str) -> Family:
@@ -327,7 +327,7 @@ def binding_limits(sol, jobs: list[JobResult]) -> list[Binding]:
     return [b for fam in FAMILIES if not isinstance(fam.binding, NotApplicable) for b in fam.binding(sol, jobs)]
 
 
-# --- completeness: what tests/test_milp_registry.py asserts ----------------------------------
+# --- completeness: what tests/milp/test_registry.py asserts ----------------------------------
 
 def missing_parts(fam: Family) -> list[str]:
     """The parts the family lacks: None or empty where a part (or a part's part) belongs,

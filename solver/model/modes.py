@@ -5,7 +5,7 @@ asked the same questions of a mode (what is its price per, is it paid by whole t
 its capacity be reclaimed, which colour is its bar) and each kept its own answer: a new
 mode added to one place was silently missing from the others (a mode without a colour fell
 out of the report's legend). Every such question is now a column here, and
-tests/test_model_modes.py fails when the `Mode` literal and this table disagree.
+tests/model/test_modes.py fails when the `Mode` literal and this table disagree.
 
 Nothing here knows about solving; pydantic-free so any layer may read it.
 """

@@ -18,9 +18,9 @@ import sys
 import time
 from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+sys.path.insert(0, str(Path(__file__).resolve().parents[2]))  # the repository, for tests.builders
 
-from families import catalog, hourly, job, problem  # noqa: E402
+from tests.builders import catalog, hourly, job, problem  # noqa: E402
 from solver.api import build, solve_built  # noqa: E402
 from solver.errors import Infeasible  # noqa: E402
 
@@ -32,8 +32,8 @@ def instance(seed: int = 7):
     for i in range(40):
         start = rng.randint(0, 8)
         jobs.append(job(f"j{i}", days=rng.randint(2, 7) * (1 - 1e-9), start_day=start,
-                        deadline=min(10, start + rng.randint(1, 3))))
-    return problem(*jobs, horizon=10), cat
+                        deadline_days=min(10, start + rng.randint(1, 3))))
+    return problem(*jobs, horizon_days=10), cat
 
 
 def main(limits: list[float]) -> None:

@@ -1,0 +1,194 @@
+"""What-if: edits applied to copies, solved beside the baseline; the edit language's errors.
+
+Power case as in tests/milp/test_power.py: hosted "R" 20 000 CNY per node-month at 10 kW a node,
+cloud "C" 34 560 per node for 30 days; the job needs 2 nodes all month.
+"""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from tests.builders import ROOT, catalog, datacenter, hourly, job, problem, solve
+from solver.analysis.edits import apply_edits, parse_edit
+from solver.analysis.whatif import what_if
+from solver.errors import ProblemError
+from solver.model.catalog import Offer
+
+HYBRID = ROOT / "problems" / "hybrid-burst.yaml"
+
+HOSTED = Offer(offer="R", vendor="v1", datacenter="D1", gpu="G80", mode="hosted", price=20_000,
+               price_unit="cny_per_node_month", gpus_per_node=8, max_nodes=10, min_term_days=30,
+               interconnect=("ib_hdr",), counts_power=True, node_kw=10, perf_guarantee_pct=100, source="test")
+
+
+def power_case():
+    cat = catalog(HOSTED, hourly("C", 6), datacenters=(datacenter("D1", power_quota_kw=10),))
+    return problem(job(days=480, deadline_days=30), horizon_days=30), cat
+
+
+def test_raising_a_binding_quota_saves_the_burst_and_frees_the_limit():
+    prob, cat = power_case()
+    result = what_if(prob, cat, ["datacenters.D1.power_quota_kw=30"])
+    assert result.baseline.cost == pytest.approx(54_560)     # 1 rack + 1 cloud node
+    assert result.scenario.cost == pytest.approx(40_000)     # 2 racks, 10 kW to spare
+    assert result.delta == pytest.approx(-14_560)
+    now, gone = result.binding_changes()
+    assert any(text.startswith("power at D1") for text in gone)
+    assert ("v1/G80/hourly @ D1", 240.0, 0.0) in result.mix_changes()
+
+
+def test_the_scenario_equals_a_solve_of_the_edited_problem():
+    prob, cat = power_case()
+    edits = ["offers[mode=hourly].price*=0.5", "jobs.j.deadline_days=20", "horizon_days=40"]
+    result = what_if(prob, cat, edits)
+    edited, edited_cat, _ = apply_edits(prob, cat, edits)
+    assert result.scenario.cost == pytest.approx(solve(edited, edited_cat).total_cost)
+    assert result.baseline.cost == pytest.approx(solve(prob, cat).total_cost)
+
+
+def test_an_infeasible_scenario_is_reported_not_raised():
+    prob, cat = power_case()
+    result = what_if(prob, cat, ["offers.C.max_nodes=1", "datacenters.D1.power_quota_kw=0"])
+    assert result.scenario.plan is None and result.scenario.infeasible
+    assert result.delta is None and result.baseline.plan is not None
+    assert result.scenario.explanation is None                   # only when asked: it means solving again
+    assert result.mix_changes() == [] and result.binding_changes() == ([], [])  # nothing to compare with
+    assert result.to_dict()["mix_changes"] == [] and result.to_dict()["binding_no_longer"] == []
+
+
+def test_an_infeasible_scenario_says_how_far_to_relax_each_limit():
+    # One node of C and no power for R: 10 kW more at D1 (one rack node) or one more node of
+    # C makes the edited problem feasible again, each checked by a verified re-solve.
+    prob, cat = power_case()
+    result = what_if(prob, cat, ["offers.C.max_nodes=1", "datacenters.D1.power_quota_kw=0"], explain=True)
+    alone = {(r["kind"], r["target"]): r for r in result.scenario.explanation["alone"]}
+    assert alone["power", "D1"]["amount"] == 10 and alone["power", "D1"]["verified"]
+    assert alone["availability", "C"]["amount"] == 1 and alone["availability", "C"]["verified"]
+    assert result.scenario.proven
+
+
+@pytest.mark.parametrize("edit, where, new", [
+    ("offers[vendor=v1,mode=hosted].max_nodes+=4", "offers.R.max_nodes", 14),
+    ("offers.C.interconnect_price=[0.5]", "offers.C.interconnect_price", [0.5]),
+    ("jobs[*].deadline_days*=0.5", "jobs.j.deadline_days", 15),
+    ("jobs[0].mfu=0.4", "jobs.j.mfu", 0.4),
+    ("jobs[kind=pretrain,start_day=0].deadline_days=20", "jobs.j.deadline_days", 20),
+    ("budget=1e5", "budget", 100_000.0),
+    ("restrict.modes=[hosted]", "restrict.modes", ["hosted"]),
+])
+def test_edit_paths(edit, where, new):
+    prob, cat = power_case()
+    edited, edited_cat, changes = apply_edits(prob, cat, [edit])
+    assert [(c.where, c.new) for c in changes] == [(where, new)]
+    assert prob.budget is None and cat.offers["R"].max_nodes == 10     # the originals are untouched
+
+
+@pytest.mark.parametrize("edit, words", [
+    ("offers[vendor=nobody].price*=0.9", "matches no row"),
+    ("offers.X.price=1", "no offer 'X'"),
+    ("offers[*].prize*=0.9", "no column 'prize'"),
+    ("jobs.nobody.deadline_days=3", "no entry 'nobody'"),
+    ("budgett=5", "no key 'budgett'"),
+    ("offers[*].price*=cheap", "needs a number"),
+    ("offers[*].price*=-1", "greater than 0"),
+    ("jobs[*].deadline_days=99", "horizon"),
+    ("no operator here", "not an edit"),
+])
+def test_bad_edits_name_the_edit_and_the_fix(edit, words):
+    prob, cat = power_case()
+    with pytest.raises(ProblemError) as err:
+        apply_edits(prob, cat, [edit])
+    assert words in str(err.value) and edit.strip() in str(err.value)
+
+
+def test_parse_keeps_selectors_with_equals_signs_whole():
+    e = parse_edit("offers[gpu=A100-80G,mode=monthly].price*=0.9")
+    assert e.path == ("offers", "[gpu=A100-80G,mode=monthly]", "price") and e.op == "*=" and e.value == 0.9
+
+
+def gpuplan(*args: str) -> subprocess.CompletedProcess:
+    return subprocess.run([sys.executable, "-m", "solver.cli", *args], capture_output=True, text=True, cwd=ROOT)
+
+
+def test_cli_whatif_json_on_the_bundled_hybrid_problem():
+    out = gpuplan("whatif", str(HYBRID), "--set", "datacenters.Shunyi.power_quota_kw=400", "--json")
+    assert out.returncode == 0, out.stderr
+    data = json.loads(out.stdout)
+    assert data["delta"] < 0                                   # more power for the cheap racks saves money
+    assert data["scenario"]["total_cost"] == pytest.approx(data["baseline"]["total_cost"] + data["delta"], abs=0.01)
+    assert any(t.startswith("power at Shunyi") for t in data["binding_no_longer"])
+
+
+def test_cli_bad_edit_exits_2_and_infeasible_scenario_exits_1():
+    bad = gpuplan("whatif", str(HYBRID), "--set", "offers[vendor=nobody].price*=0.9")
+    assert bad.returncode == 2 and "matches no row" in bad.stderr and "Traceback" not in bad.stderr
+    assert "offers[vendor=nobody].price*=0.9" in bad.stderr      # brackets are text, not rich markup
+    tight = gpuplan("whatif", str(HYBRID), "--set", "jobs[*].deadline_days=10", "--no-explain")
+    assert tight.returncode == 1 and "infeasible" in tight.stdout and "smallest relaxations" not in tight.stdout
+
+
+def test_cli_whatif_explains_an_infeasible_scenario(tmp_path):
+    from tests.builders import write_catalog
+
+    import yaml
+    prob, cat = power_case()
+    write_catalog(cat, tmp_path / "cat")
+    data = prob.model_dump(mode="json", exclude_defaults=True)
+    data["catalog"] = "cat"
+    (tmp_path / "p.yaml").write_text(yaml.safe_dump(data), encoding="utf-8")
+    edits = ["--set", "offers.C.max_nodes=1", "--set", "datacenters.D1.power_quota_kw=0"]
+    text = gpuplan("whatif", str(tmp_path / "p.yaml"), *edits)
+    assert text.returncode == 1, text.stderr
+    assert "smallest relaxations" in text.stdout and "10 kW more at D1" in text.stdout
+    as_json = gpuplan("whatif", str(tmp_path / "p.yaml"), *edits, "--json")
+    scenario = json.loads(as_json.stdout)["scenario"]
+    assert scenario["status"] == "infeasible" and scenario["proven"] is True
+    assert "1 more node of C" in " ".join(scenario["explanation"]["lines"])
+
+
+def test_edit_values_are_written_like_the_costs():
+    import io
+
+    from rich.console import Console
+
+    from solver.report.whatif import _value
+    assert (_value(150000), _value(None), _value(True), _value(0.3), _value("A100-80G")) == \
+        ("150,000", "not set", "true", "0.3", "A100-80G")
+    # large floats keep every digit (a budget of 1,411,000 × 0.9 read 1.2699e+06)
+    assert (_value(1_411_000 * 0.9), _value(14_050_000.0), _value(123_456.75)) == ("1,269,900", "14,050,000", "123,456.75")
+    from solver.report.whatif import render_whatif
+    prob, cat = power_case()
+    out = io.StringIO()
+    render_whatif(what_if(prob, cat, ["budget=100000"]), Console(file=out, width=100))
+    assert "100,000" in out.getvalue() and "not set" in out.getvalue()
+
+
+def test_job_names_with_brackets_are_text_not_markup():
+    # A reviewer's case: a job named "pre[/]train" crashed the what-if table with a MarkupError.
+    import io
+
+    from rich.console import Console
+
+    from solver.report.whatif import render_whatif
+    prob, cat = power_case()
+    prob = prob.model_copy(update={"jobs": [j.model_copy(update={"name": "pre[/]train"}) for j in prob.jobs]})
+    out = io.StringIO()
+    render_whatif(what_if(prob, cat, ["offers.C.price*=0.9"]), Console(file=out, width=100))
+    assert "pre[/]train day" in out.getvalue()
+
+
+@pytest.mark.parametrize("value", ["null", "[]"])
+def test_cli_whatif_lifts_a_restriction_with_null_or_an_empty_list(value):
+    # README's edit table: values are YAML, null among them. seed-7b-200b-30d is held to
+    # A100-80G monthly (307,180 CNY); lifting the GPU list lets a cheaper card in.
+    out = gpuplan("whatif", str(ROOT / "problems" / "seed-7b-200b-30d.yaml"), "--set", f"restrict.gpus={value}",
+                  "--json")
+    assert out.returncode == 0, out.stderr
+    data = json.loads(out.stdout)
+    assert data["baseline"]["total_cost"] == pytest.approx(307_180)
+    assert data["scenario"]["total_cost"] < 307_180
