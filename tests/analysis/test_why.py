@@ -248,15 +248,15 @@ def test_runners_up_are_forced_plans_and_the_rest_is_listed_apart(tmp_path):
     forced cost; what preprocessing left out (lead time past the deadline, spot for a job that
     cannot be interrupted) and what has no plan when forced are listed apart with their reason,
     never among the best k with no cost."""
-    from families import write_catalog
+    from tests.builders import write_catalog
 
     from solver.cli import app
 
     cat = catalog(hourly("A", 4), hourly("B", 6, vendor="v2"), hourly("C", 7, vendor="v3"),
                   hourly("L", 2, vendor="v4", lead_time_days=20),                    # arrives after the deadline
                   hourly("S", 1, vendor="v5", mode="spot", preemptions_per_day=0.1),  # the job is not interruptible
-                  HOSTED, datacenters=(dc("D1", quota_kw=0),))                       # no power for the rack
-    prob = problem(job(days=80, deadline=10), horizon=30)
+                  HOSTED, datacenters=(datacenter("D1", power_quota_kw=0),))        # no power for the rack
+    prob = problem(job(days=80, deadline_days=10), horizon_days=30)
     result = why(prob, cat, k=3)
     jw = result.jobs[0]
     assert [a.label for a in jw.alternatives] == ["v2/G80/hourly @ D1", "v3/G80/hourly @ D1"]

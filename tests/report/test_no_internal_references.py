@@ -1,6 +1,5 @@
 """No output names the project's internal sources ("seed 000", "seed 002's 10% baseline"): a user
-reads the rule itself and where it is published (issue 24, item 9). Also: a plan that needs two
-software stacks (CUDA and CANN) says so.
+reads the rule itself and where it is published (issue 24, item 9).
 
 What is searched, without solving anything new: the bundled catalog's CSV tables; every recorded
 --json answer in tests/data/golden/ (tests/test_golden_outputs.py keeps them equal to what the
@@ -14,23 +13,19 @@ from __future__ import annotations
 import io
 import json
 import re
-from pathlib import Path
 
 import pytest
-from families import catalog, dc, gpu, job, monthly, problem, solve
 from rich.console import Console
+from tests.builders import ROOT
 from typer.testing import CliRunner
 
 from solver.cli import app
 from solver.load import load_problem
-from solver.milp.stacks import stack_warnings
 from solver.model.plan import Plan
-from solver.model.problem import Restrict
 from solver.report.html import render_html
 from solver.report.tables import plan_tables
 from solver.report.terminal import render_plan
 
-ROOT = Path(__file__).resolve().parent.parent
 GOLDEN = ROOT / "tests" / "data" / "golden"
 INTERNAL = re.compile(r"seed\s*0\d\d", re.IGNORECASE)
 
@@ -102,32 +97,3 @@ def test_help_names_no_internal_source(command, monkeypatch):
     out = CliRunner().invoke(app, [*command.split(), "--help"])
     assert out.exit_code == 0, out.output
     assert not internal(out.output)
-
-
-# ----- software stacks ---------------------------------------------------------------------------------
-def _two_stacks():
-    """Two jobs, one kept on CUDA cards, one on CANN cards: the plan needs both stacks."""
-    cards = (gpu("G80", 80), gpu("N80", 80, stack="cann"))
-    cat = catalog(monthly("cuda-node", 20_000), monthly("cann-node", 15_000, gpu="N80"), gpus=cards,
-                  datacenters=(dc("D1"),))
-    prob = problem(job("a", days=8, deadline=30, restrict=Restrict(gpus=["G80"])),
-                   job("b", days=8, deadline=30, restrict=Restrict(gpus=["N80"])), horizon=30)
-    return prob, cat
-
-
-def test_a_plan_on_two_stacks_says_so():
-    prob, cat = _two_stacks()
-    plan = solve(prob, cat)
-    mixed = [w for w in plan.warnings if "software stacks" in w]
-    assert len(mixed) == 1 and "G80 (CUDA)" in mixed[0] and "N80 (CANN)" in mixed[0], plan.warnings
-
-
-def test_a_job_on_two_stacks_is_named_and_one_stack_says_nothing():
-    prob, cat = _two_stacks()
-    plan = solve(prob, cat)
-    split = plan.model_copy(update={"jobs": [j.model_copy(update={"gpu_types": ["G80", "N80"]}) if j.name == "a"
-                                             else j for j in plan.jobs]})
-    words = stack_warnings(split, cat)
-    assert len(words) == 1 and words[0].startswith("job a runs on N80 (CANN) and G80 (CUDA)")
-    one = plan.model_copy(update={"jobs": [j for j in plan.jobs if j.name == "a"]})
-    assert stack_warnings(one, cat) == []

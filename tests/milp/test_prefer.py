@@ -2,9 +2,9 @@
 mode ("a hosted base" as a share of GPU-hours), avoid spot for a job; each weighed by re-solving
 with it imposed, kept when it costs at most up_to_pct % of the plan honouring it, and its
 premium reported in Plan.preferences and the warnings. The old `{site, up_to_pct}` form is
-tested in tests/test_data_locality.py.
+tested in tests/milp/test_data_locality.py.
 
-Numbers (tests/families.py): 80 GPU-days by day 10 = one 8-GPU node for 10 days = 1 920
+Numbers (tests/builders.py): 80 GPU-days by day 10 = one 8-GPU node for 10 days = 1 920
 GPU-hours: 7 680 CNY at 4 CNY/GPU-h (vendor v1), 9 600 at 5 (v2): honouring "v2" costs 1 920,
 20% of the plan honouring it.
 """
@@ -18,14 +18,13 @@ import sys
 from pathlib import Path
 
 import pytest
-from families import catalog, dc, hourly, job, monthly, problem, solve, write_catalog
+from tests.builders import ROOT, catalog, datacenter, hourly, job, monthly, problem, solve, write_catalog
 from pydantic import ValidationError
 
 from solver.errors import ProblemError
 from solver.load import load_problem
 from solver.model.problem import Prefer
 
-ROOT = Path(__file__).resolve().parent.parent
 
 
 def vendors(plan, cat, name="j"):
@@ -39,7 +38,7 @@ def two_vendors():
 @pytest.mark.parametrize("up_to, kept", [(25, True), (20, True), (19, False)])
 def test_a_vendor_preference_is_kept_within_its_premium_and_not_beyond(up_to, kept):
     cat = two_vendors()
-    plan = solve(problem(job(days=80, deadline=10, prefer=Prefer(vendor="v2", up_to_pct=up_to)), horizon=10), cat)
+    plan = solve(problem(job(days=80, deadline_days=10, prefer=Prefer(vendor="v2", up_to_pct=up_to)), horizon_days=10), cat)
     (result,) = plan.preferences
     assert result.premium == pytest.approx(1_920) and result.premium_pct == pytest.approx(20)
     if kept:
@@ -54,7 +53,7 @@ def test_a_vendor_preference_is_kept_within_its_premium_and_not_beyond(up_to, ke
 
 def test_a_preference_the_cheapest_plan_meets_costs_nothing_and_says_nothing():
     cat = two_vendors()
-    plan = solve(problem(job(days=80, deadline=10, prefer=Prefer(vendor="v1", up_to_pct=5)), horizon=10), cat)
+    plan = solve(problem(job(days=80, deadline_days=10, prefer=Prefer(vendor="v1", up_to_pct=5)), horizon_days=10), cat)
     (result,) = plan.preferences
     assert result.outcome == "met" and result.premium == 0 and plan.warnings == []
 
@@ -62,10 +61,10 @@ def test_a_preference_the_cheapest_plan_meets_costs_nothing_and_says_nothing():
 def test_avoid_spot_for_one_job_names_what_it_costs():
     # Spot at 1 CNY/GPU-h would carry the interruptible job; avoiding it sends it to A at 4.
     cat = catalog(hourly("A", 4), hourly("S", 1, vendor="v2", mode="spot", preemptions_per_day=0.1))
-    free = solve(problem(job(days=80, deadline=10, interruptible=True), horizon=10), cat)
+    free = solve(problem(job(days=80, deadline_days=10, interruptible=True), horizon_days=10), cat)
     assert vendors(free, cat) == {"v2"}
     avoid = Prefer(avoid=True, mode="spot", up_to_pct=100)
-    plan = solve(problem(job(days=80, deadline=10, interruptible=True, prefer=avoid), horizon=10), cat)
+    plan = solve(problem(job(days=80, deadline_days=10, interruptible=True, prefer=avoid), horizon_days=10), cat)
     (result,) = plan.preferences
     assert result.outcome == "kept" and result.preference == "job j: avoid spot"
     assert {cat.offers[a.offer].mode for a in plan.schedule.assignments} == {"hourly"}
@@ -76,9 +75,9 @@ def test_avoid_spot_for_one_job_names_what_it_costs():
 def test_a_hosted_base_as_a_share_of_gpu_hours_for_every_job():
     # Monthly nodes (30-day term, 25 000) cost more than 10 days of hourly (7 680 a node):
     # the cheapest plan rents none; "at least half the GPU-hours on monthly" rents one.
-    cat = catalog(hourly("A", 4), monthly("M", 25_000, vendor="v2"), datacenters=(dc("D1"),))
+    cat = catalog(hourly("A", 4), monthly("M", 25_000, vendor="v2"), datacenters=(datacenter("D1"),))
     base = Prefer(mode="monthly", share_pct=50, up_to_pct=100)
-    prob = problem(job("j", days=80, deadline=10), job("k", days=80, deadline=10), horizon=30, prefer=[base])
+    prob = problem(job("j", days=80, deadline_days=10), job("k", days=80, deadline_days=10), horizon_days=30, prefer=[base])
     plan = solve(prob, cat)
     (result,) = plan.preferences
     assert result.outcome == "kept" and result.job is None
@@ -92,8 +91,8 @@ def test_a_hosted_base_as_a_share_of_gpu_hours_for_every_job():
 
 def test_a_problem_level_preference_names_its_job_and_an_impossible_one_is_dropped():
     cat = two_vendors()
-    prob = problem(job("j", days=80, deadline=10), job("k", days=8, deadline=10),
-                   horizon=10, prefer=[Prefer(job="k", vendor="v2", up_to_pct=30),
+    prob = problem(job("j", days=80, deadline_days=10), job("k", days=8, deadline_days=10),
+                   horizon_days=10, prefer=[Prefer(job="k", vendor="v2", up_to_pct=30),
                                        Prefer(job="j", vendor="v2", gpu="G24", up_to_pct=50)])
     plan = solve(prob, cat)
     kept, impossible = plan.preferences
@@ -109,9 +108,9 @@ def test_preferences_are_validated():
     with pytest.raises(ValidationError, match="share_pct is for a preference"):
         Prefer(avoid=True, mode="spot", share_pct=50, up_to_pct=5)
     with pytest.raises(ValidationError, match="no job named 'x'"):
-        problem(job(days=1, deadline=10), horizon=10, prefer=[Prefer(job="x", vendor="v1", up_to_pct=5)])
+        problem(job(days=1, deadline_days=10), horizon_days=10, prefer=[Prefer(job="x", vendor="v1", up_to_pct=5)])
     with pytest.raises(ValidationError, match="belongs in the problem's own prefer list"):
-        job(days=1, deadline=10, prefer=Prefer(job="j", vendor="v1", up_to_pct=5))
+        job(days=1, deadline_days=10, prefer=Prefer(job="j", vendor="v1", up_to_pct=5))
 
 
 PROBLEM = """name: prefs
