@@ -11,7 +11,7 @@ from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 import pytest
-from tests.builders import ROOT
+from tests.builders import HANG_SECONDS, ROOT
 
 CATALOG = ROOT / "catalogs" / "beijing-sample"
 
@@ -19,7 +19,7 @@ CATALOG = ROOT / "catalogs" / "beijing-sample"
 def gpuplan(*args: str, columns: str = "250") -> subprocess.CompletedProcess:
     env = {**os.environ, "COLUMNS": columns}        # results are laid out for 100 columns at most
     return subprocess.run([sys.executable, "-m", "solver.cli", *map(str, args)], capture_output=True,
-                          text=True, timeout=120, cwd=ROOT, env=env)
+                          text=True, timeout=HANG_SECONDS, cwd=ROOT, env=env)
 
 
 def column(table: str, name: str) -> list[str]:

@@ -15,7 +15,7 @@ from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 import pytest
-from tests.builders import ROOT
+from tests.builders import HANG_SECONDS, ROOT
 
 SEED_SHAPE = ("--layers", "32", "--hidden", "4096", "--heads", "32", "--seq-len", "4096")
 CONTRACT_KEYS = {"flops", "gpu_hours", "min_gpus", "memory_per_gpu_gb", "layout"}
@@ -24,7 +24,7 @@ CONTRACT_KEYS = {"flops", "gpu_hours", "min_gpus", "memory_per_gpu_gb", "layout"
 def gpuplan(*args: str) -> subprocess.CompletedProcess:
     env = {**os.environ, "COLUMNS": "250"}
     return subprocess.run([sys.executable, "-m", "solver.cli", *map(str, args)], capture_output=True,
-                          text=True, timeout=120, cwd=ROOT, env=env)
+                          text=True, timeout=HANG_SECONDS, cwd=ROOT, env=env)
 
 
 SEED_ARGS = ("--params", "7e9", "--tokens", "200e9", "--mfu", "0.4", *SEED_SHAPE)

@@ -28,7 +28,7 @@ import pytest
 from solver.api import solve_problem
 from solver.load import load_problem
 from solver.report.html import check_html_path, nice_ticks, render_html, write_html
-from tests.builders import ROOT
+from tests.builders import HANG_SECONDS, ROOT
 
 HYBRID = ROOT / "problems" / "hybrid-burst.yaml"
 SEED = ROOT / "problems" / "seed-7b-200b-30d.yaml"
@@ -133,7 +133,7 @@ def test_cli_report(tmp_path):
 
     def run(*extra):
         return subprocess.run([sys.executable, "-m", "solver.cli", "report", str(HYBRID), "-o", str(out), *extra],
-                              capture_output=True, text=True, timeout=120, cwd=ROOT)
+                              capture_output=True, text=True, timeout=HANG_SECONDS, cwd=ROOT)
 
     first = run("--frontier-points", "3")
     assert first.returncode == 0, first.stderr
