@@ -7,6 +7,8 @@ screen as a numbered note under the table.
 
 from __future__ import annotations
 
+from collections import Counter
+
 from rich import box
 from rich.console import Console
 from rich.table import Table
@@ -30,10 +32,10 @@ def render_table(catalog, console: Console, name: str) -> None:
     cheaper than it bills (a user's review, 2026-12-03)."""
     if name == "gpus":
         rows = list(catalog.gpus.values())
-        header = ["gpu", "memory GB", "bf16 TFLOPS", "fp8 TFLOPS", "mem TB/s", "TDP W", "form", "class",
+        header = ["gpu", "memory GB", "bf16 TFLOPS", "fp8 TFLOPS", "mem TB/s", "TDP W", "form", "class", "stack",
                   "default MFU", "confidence"]
         cells = [[g.gpu, _num(g.memory_gb), _num(g.bf16_tflops), _num(g.fp8_tflops), _num(g.mem_bw_tbs),
-                  _num(g.tdp_w), g.form, g.gpu_class, _num(g.default_mfu), g.confidence] for g in rows]
+                  _num(g.tdp_w), g.form, g.gpu_class, g.stack, _num(g.default_mfu), g.confidence] for g in rows]
         groups, caption = None, None
     elif name == "datacenters":
         rows = list(catalog.datacenters.values())
@@ -49,10 +51,11 @@ def render_table(catalog, console: Console, name: str) -> None:
                   f"{o.term_days}/{o.lead_time_days}", "\n".join(o.interconnect),
                   "\n".join(f"{o.gpu_cost_per_hour(k):.2f}" for k in range(len(o.interconnect)))]
                  for o in rows]
-        groups = [o.gpu for o in rows]
+        groups = [_gpu_heading(catalog, o.gpu) for o in rows]
         caption = ("all-in CNY/GPU-h, one per fabric: rent, that fabric's interconnect price and the platform fee, "
                    "before volume discounts and, for spot, preemption losses; offers are sorted by their cheapest. "
-                   "The quoted price and unit, discount, power, storage and egress are in offers.csv")
+                   "The quoted price and unit, discount, power, storage and egress are in offers.csv"
+                   + _other_stacks(catalog))
     notes: dict[tuple[str, str], int] = {}
     refs = [str(notes.setdefault((str(r.as_of or ""), r.source), len(notes) + 1)) for r in rows]
     title = f"{catalog.path} — {name}"
@@ -107,6 +110,26 @@ def _table(title: str, header: list[str], cells: list[list[str]], refs: list[str
             table.add_row(Text(group, style="bold"))
         table.add_row(*(Text(c) for c in row), ref)
     return table
+
+
+def _gpu_heading(catalog, gpu: str) -> str:
+    """An offers group's heading: the GPU, and its software stack when that is not the catalog's
+    usual one (an Ascend 910B beside A100s: `Ascend-910B-64G (CANN)`, training code ported from CUDA)."""
+    counts = Counter(g.stack for g in catalog.gpus.values())
+    row = catalog.gpus.get(gpu)
+    if row is None or row.stack == counts.most_common(1)[0][0]:
+        return gpu
+    return f"{gpu} ({row.stack.upper()})"
+
+
+def _other_stacks(catalog) -> str:
+    """The caption's word on GPUs marked with another stack, or nothing when the catalog has one."""
+    counts = Counter(g.stack for g in catalog.gpus.values())
+    marked = sorted(s.upper() for s in counts if s != counts.most_common(1)[0][0])
+    if not marked:
+        return ""
+    return (f". A GPU marked {' or '.join(f'({m})' for m in marked)} needs another software stack than the rest: "
+            "training code ported to it; a plan that mixes stacks says so")
 
 
 def _num(x: float | None) -> str:

@@ -77,6 +77,16 @@ def test_show_gpus_table(runs):
     assert "bce-yz-a100-80-8x-monthly" not in run.stdout
 
 
+def test_show_marks_a_gpu_that_needs_another_software_stack(runs):
+    # Ascend 910B beside A100s: its offers' heading says CANN, the caption says what that means,
+    # and the gpus table has the stack column (issue 24, item 9); the CUDA cards are not marked.
+    offers = runs["offers@100"].stdout
+    assert "Ascend-910B-64G (CANN)" in offers and "(CUDA)" not in offers
+    assert "needs another software stack" in " ".join(offers.split())
+    gpus = runs["gpus@100"].stdout
+    assert "stack" in gpus and "cann" in gpus
+
+
 def test_show_unknown_table_exits_2(runs):
     """Regression: an unknown --table used to print the offers table with exit 0."""
     run = runs["show_bogus"]
