@@ -162,8 +162,8 @@ def _jobs(sol: Solution, schedule: Schedule) -> list[JobResult]:
         main = inst.options[options[job.name, main_key]] if main_key else None
         layout = main.layout if main else None
         copies: dict[int, int] = defaultdict(int)  # replicas of the main configuration's group at once
-        for a in mine:
-            if f"{a.offer}:{a.interconnect}" == main_key:
+        for a in mine:                              # (on every offer running the same group)
+            if _same_group(inst.options[options[job.name, f"{a.offer}:{a.interconnect}"]].layout, layout):
                 copies[a.period] += a.replicas
         replicas = max(copies.values(), default=0)
         results.append(JobResult(
@@ -186,9 +186,14 @@ def _work_done(sol: Solution, index: int, t: int) -> float:
     return sol.count(milp.replicas[index, t]) * opt.work_per_replica(milp.inst.hours[t], factor)
 
 
+def _same_group(a, b) -> bool:
+    return a is not None and b is not None and (a.tp, a.pp, a.dp, a.zero, a.recompute) == \
+        (b.tp, b.pp, b.dp, b.zero, b.recompute)
+
+
 def _layout_dict(layout, replicas: int) -> dict:
-    """The group (gpus = tp·pp·dp, dp its ZeRO sharding) and `replicas`, the most copies of it
-    running at once on the job's main configuration (data parallelism across copies)."""
+    """The group (gpus = tp·pp·dp, dp its ZeRO sharding) of the job's main configuration and
+    `replicas`, the most copies of that group running at once on any of the job's offers."""
     if layout is None:
         return {}
     return {"gpus": layout.gpus, "tp": layout.tp, "pp": layout.pp, "dp": layout.dp, "zero": layout.zero,
