@@ -158,3 +158,13 @@ def test_cli_reports_each_preference_and_its_price(tmp_path):
     bad = subprocess.run([sys.executable, "-m", "solver.cli", "solve", str(_write(tmp_path, "prefer: [{up_to_pct: 5}]\n"))],
                          capture_output=True, text=True, cwd=ROOT)
     assert bad.returncode == 2 and "Traceback" not in bad.stderr and "prefer" in bad.stderr
+
+
+def test_the_min_time_objective_says_it_does_not_weigh_preferences():
+    from solver.analysis.min_time import min_time_plan
+
+    cat = two_vendors()
+    plan = min_time_plan(problem(job(days=80, deadline_days=10, prefer=Prefer(vendor="v2", up_to_pct=25)),
+                                 horizon_days=10), cat)
+    assert plan.preferences == []
+    assert any("1 preference (prefer) not weighed" in w for w in plan.warnings)
