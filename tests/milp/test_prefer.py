@@ -168,3 +168,11 @@ def test_the_min_time_objective_says_it_does_not_weigh_preferences():
                                  horizon_days=10), cat)
     assert plan.preferences == []
     assert any("1 preference (prefer) not weighed" in w for w in plan.warnings)
+
+
+def test_a_frontier_notes_that_it_does_not_weigh_preferences():
+    from solver.analysis.frontier import frontier
+
+    prob = problem(job(days=80, deadline_days=10, prefer=Prefer(vendor="v2", up_to_pct=25)), horizon_days=10)
+    result = frontier(prob, two_vendors(), points=2)
+    assert any("1 preference (prefer) not weighed" in n for n in result.notes)
