@@ -48,8 +48,11 @@ def _allocation_table(plan: Plan) -> Table:
 
 def _jobs_table(plan: Plan) -> Table:
     table = Table(title="Jobs (work in EFLOP = 1e18 FLOPs, redundancy included)")
+    longest = max((len(j.name) for j in plan.jobs), default=3)
     for col in ("job", "GPUs", "on", "layout", "GB/GPU", "finish day", "work done / needed"):
-        table.add_column(col, overflow="fold")  # a long name wraps whole, never cut with …
+        # a long name wraps whole, never cut with …; a job's name of up to 28 characters stays on one
+        # line, and the layout ("20 replicas of TP2×PP1 (DP20)") or the sites fold instead
+        table.add_column(col, overflow="fold", no_wrap=col == "job" and longest <= 28)
     for j in plan.jobs:
         table.add_row(escape(j.name), str(j.gpus), escape(", ".join(j.gpu_types) + " @ " + ", ".join(j.sites)),
                       escape(j.layout_text), f"{j.memory_per_gpu_gb:.1f}", str(j.finish_day),
