@@ -14,6 +14,7 @@ from rich.console import Console
 from rich.markup import escape
 from rich.table import Table
 
+from solver.estimate.memory import Layout
 from solver.model.plan import Plan
 from solver.model.problem import Problem
 from solver.report.html import plain_summary
@@ -79,7 +80,7 @@ def render_estimate(data: dict, days: float, redundancy: float, console: Console
     rows = [("compute", f"{data['flops']:.3g} FLOPs"),
             ("effective per GPU", f"{data['effective_tflops']:.1f} TFLOPS"),
             ("GPU-hours", f"{data['gpu_hours']:,.0f}"),
-            (f"GPUs for {days:g} days, +{redundancy:.0%}", "—" if data["min_gpus"] is None else f"{data['min_gpus']}"),
+            (f"GPUs for {days:g} days, +{redundancy:.0%}", _gpus_for_deadline(data)),
             ("whole nodes", "—" if data["nodes"] is None else f"{data['nodes']} ({data['gpus_whole_nodes']} GPUs)"),
             ("layout (fastest group)", data["layout_text"]),
             ("memory per GPU", "—" if data["memory_per_gpu_gb"] is None else f"{data['memory_per_gpu_gb']:.1f} GB"),
@@ -90,6 +91,16 @@ def render_estimate(data: dict, days: float, redundancy: float, console: Console
     for what, value in rows:
         table.add_row(what, value)
     console.print(table)
+
+
+def _gpus_for_deadline(data: dict) -> str:
+    """`34 (17 replicas of TP2×PP1 (DP17))`: the GPU count as copies of the fastest group."""
+    if data["min_gpus"] is None:
+        return "—"
+    lay = data["layout"]
+    group = Layout(**{k: lay[k] for k in ("gpus", "tp", "pp", "dp", "zero", "recompute", "memory_per_gpu_gb",
+                                           "multi_node")})
+    return f"{data['min_gpus']} ({group.label(data['min_gpus'] // group.gpus)})"
 
 
 def _smallest(data: dict) -> str:

@@ -186,5 +186,6 @@ def test_smallest_layout_beside_the_fastest(estimate_json, runs):
     seed = estimate_json("seed7b")
     assert seed["smallest_layout"]["gpus"] <= seed["layout"]["gpus"]
     assert "fewest GPUs for one copy" in runs["seed7b_table"].stdout
+    assert "34 (17 replicas of TP2×PP1 (DP17))" in runs["seed7b_table"].stdout   # the GPU count as copies
     nowhere = json.loads(runs["fits_nowhere"].stdout)
     assert nowhere["smallest_layout"] is None and nowhere["smallest_layout_text"].startswith("does not fit")
