@@ -35,6 +35,9 @@ def render_plan(plan: Plan, console: Console) -> None:
     console.print(_cost_table(plan))
     for text in plan.warnings:
         console.print(f"[yellow]warning:[/] {escape(text)}", highlight=False)
+    for pref in plan.preferences:  # the others (kept, declined, ...) are warnings above, with their price
+        if pref.outcome == "met":
+            console.print(f"preference: {escape(pref.text)}", highlight=False)
 
 
 def _allocation_table(plan: Plan) -> Table:

@@ -155,6 +155,10 @@ def test_cli_reports_each_preference_and_its_price(tmp_path):
                            text=True, cwd=ROOT, env={**os.environ, "COLUMNS": "100"})
     assert table.returncode == 0, table.stderr
     assert "only on v2" in table.stdout and "1,920 CNY (20.0%) more" in table.stdout
+    met = subprocess.run([sys.executable, "-m", "solver.cli", "solve",
+                          str(_write(tmp_path, "    prefer: [{vendor: v1, up_to_pct: 5}]\n"))],
+                         capture_output=True, text=True, cwd=ROOT, env={**os.environ, "COLUMNS": "100"})
+    assert "preference: job j: only on v1: met by the cheapest plan, at no extra cost" in met.stdout
     bad = subprocess.run([sys.executable, "-m", "solver.cli", "solve", str(_write(tmp_path, "prefer: [{up_to_pct: 5}]\n"))],
                          capture_output=True, text=True, cwd=ROOT)
     assert bad.returncode == 2 and "Traceback" not in bad.stderr and "prefer" in bad.stderr
