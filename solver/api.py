@@ -49,6 +49,7 @@ from solver.milp.progress import PROGRESS
 from solver.milp.registry import AVAILABILITY, FAMILIES, POWER, Family, NotApplicable, family
 from solver.milp.solution import NoSolution, Solution
 from solver.milp.solve import solve_milp
+from solver.milp.stacks import stack_warnings
 from solver.milp.vendors import add_vendor_count, vendor_nodes
 from solver.milp.work import add_work_slack, asked_work
 from solver.model.catalog import Catalog
@@ -77,8 +78,9 @@ def solve_problem(problem: Problem, catalog: Catalog, *, backend: str = DEFAULT_
                   max_seconds: float | None = None) -> Plan:
     """Cheapest plan for the problem, checked by the independent verifier before it is returned.
 
-    A job's soft site preference (`prefer`) is honoured by re-solving with the job pinned to
-    its site; see solver.milp.prefer for the rule. `time_limit` bounds each solve,
+    Soft preferences (a job's or the problem's `prefer`: site, vendor, mode, GPU; only there, a
+    share there, or avoid) are weighed by re-solving with each imposed; see solver.milp.prefer
+    for the rule, Plan.preferences for what each did and cost. `time_limit` bounds each solve,
     `max_seconds` all of them (a re-solve with no time left is not started)."""
     clock = RunClock.starting_now(time_limit, max_seconds, least=0.0)  # building the model is part of the run
     inst = build_instance(problem, catalog)
@@ -97,8 +99,8 @@ def solve_problem(problem: Problem, catalog: Catalog, *, backend: str = DEFAULT_
                          "before the solve could start",
                          reasons=["raise --max-seconds"], proven=False) from None
     plan = solve_built(inst, milp, backend=backend, time_limit=limit, gap=gap, more_time=clock.more_time)
-    if any(job.prefer for job in problem.jobs):  # soft site preferences: re-solve pinned (solver.milp.prefer)
-        def pinned(pins: list[str]) -> Plan:
+    if problem.preferences:  # soft preferences: re-solve with each imposed (solver.milp.prefer)
+        def pinned(pins: list[int]) -> Plan:
             try:
                 limit = clock.next_limit()
             except OutOfTime:
@@ -122,7 +124,8 @@ def solve_built(inst: Instance, milp: Milp, *, backend: str = DEFAULT_BACKEND, t
         raise Infeasible(str(exc), reasons=explain_quick(inst)) from None
     plan = extract_plan(solution)
     check_plan(problem, inst.as_given or catalog, plan)  # the catalog in its own currencies: verify converts
-    return plan
+    mixed = stack_warnings(plan, catalog)  # a cost the price columns do not show (solver.milp.stacks)
+    return plan.model_copy(update={"warnings": [*plan.warnings, *mixed]}) if mixed else plan
 
 
 def build(problem: Problem, catalog: Catalog) -> tuple[Instance, Milp]:

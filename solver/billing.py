@@ -265,7 +265,7 @@ class Bill:
                 "inputs": {"rack_cost": money(self.rack_cost), "power_cost": money(self.power_cost),
                            "bandwidth_cost": money(self.bandwidth_cost),
                            "bill": money(self.rack_cost + self.power_cost + self.bandwidth_cost)},
-                "rule": "rent split evenly; power and bandwidth by GPU-hours (seed 002); "
+                "rule": "rent split evenly; power and bandwidth by the GPU-hours each tenant used; "
                         "cents by largest remainder",
                 "skipped_steps": self.skipped_steps, "tenants": self.rows()[:-1], "totals": self.rows()[-1],
                 "notes": self.notes}

@@ -102,7 +102,7 @@ def read_step_log(path: str | Path, warmup: int = DEFAULT_WARMUP) -> StepLog:
         raise ProblemError("no step times found", file=str(path), fix=LOG_FORMATS.replace("\n", " "))
     if len(steps) <= warmup:
         raise ProblemError(f"only {len(steps)} step times, all inside the {warmup} warm-up steps", file=str(path),
-                           fix="log more steps (seed 003 Q2: a few hundred) or lower --warmup")
+                           fix="log more steps (a few hundred, before extrapolating) or lower --warmup")
     kept = steps[warmup:]
     numbers = [s for s, _ in kept if s is not None]
     return StepLog(str(path), fmt, [t for _, t in kept], min(numbers) if numbers else None,
@@ -218,7 +218,7 @@ def read_nvidia_smi(path: str | Path, tdp_w: float | None = None) -> SmiSummary:
     if throttled is not None and throttled > THROTTLE_SHARE:
         warnings.append(f"SM clocks throttled in {throttled:.0%} of busy samples (power or thermal limits): "
                         "the measured MFU is below what a well-cooled card reaches; check cooling and power "
-                        "caps, and a contract's performance clause (seed 002: >= 95 % of rated)")
+                        "caps, and a contract's performance clause (commonly >= 95 % of rated)")
     if mean_util is not None and mean_util < LOW_UTIL_PCT:
         warnings.append(f"mean GPU utilisation {mean_util:.0f}% < {LOW_UTIL_PCT:.0f}%: the cards waited on input "
                         "or communication; the measured MFU includes that wait")
@@ -341,7 +341,7 @@ def calibrate(gpu: Gpu, *, params: float, active_params: float | None = None, ki
     if mfu > 0.75:
         warnings.append(f"MFU {mfu:.0%} is above what large dense training usually reaches (~60%): check the inputs")
     if steps is not None and steps < FEW_STEPS:
-        warnings.append(f"only {steps} measured steps: seed 003 Q2 measures a few hundred before extrapolating")
+        warnings.append(f"only {steps} measured steps: measure a few hundred before extrapolating")
     if smi is not None:
         warnings.extend(smi.warnings)
     assumed = assumed_mfu if assumed_mfu is not None else gpu.default_mfu
@@ -349,7 +349,7 @@ def calibrate(gpu: Gpu, *, params: float, active_params: float | None = None, ki
     deviation = mfu / assumed - 1
     if abs(deviation) > BASELINE_TOLERANCE:
         warnings.append(f"measured MFU {mfu:.1%} is {deviation:+.0%} from the assumed {assumed:.0%} ({source}): "
-                        "outside seed 002's 10% baseline; plans made with the assumed MFU misjudge GPU-hours")
+                        "more than the 10% a measured cost baseline is good to; plans made with the assumed MFU misjudge GPU-hours")
     attention = None
     if layers and hidden and seq_len:
         # PaLM (Chowdhery et al. 2022) App. B: attention scores add 12·L·h·s per token to 6·N for

@@ -182,6 +182,18 @@ def read_text(path: Path) -> str:
                            fix="save the file as UTF-8 (e.g. Notepad: Save As, Encoding: UTF-8)") from None
 
 
+def _check_preference(pref, catalog: Catalog, file: str, where: str) -> None:
+    """A preference's site, vendor and GPU must exist in the catalog, or it could never be honoured."""
+    known = {"site": set(catalog.datacenters), "vendor": {o.vendor for o in catalog.offers.values()},
+             "gpu": set(catalog.gpus)}
+    for field, names in known.items():
+        name = getattr(pref, field)
+        if name is not None and name not in names:
+            what = "datacenter" if field == "site" else field
+            raise ProblemError(f"unknown {what} {name!r}", file=file, key=f"{where}.{field}",
+                               fix=f"use one of {', '.join(sorted(names))}")
+
+
 def check_problem_against_catalog(problem: Problem, catalog: Catalog, file: str) -> None:
     """Names in allow-lists, residency tags and data/prefer sites must exist in the catalog, or
     nothing could match; a dataset's egress price must be given or follow from its site's offers."""
@@ -198,10 +210,15 @@ def check_problem_against_catalog(problem: Problem, catalog: Catalog, file: str)
                     raise ProblemError(f"unknown {field[:-1]} {name!r}", file=file, key=f"{where}.{field}[{k}]",
                                        fix=f"use one of {', '.join(sorted(names))}")
     for i, job in enumerate(problem.jobs):
-        for field, site in (("data", job.data), ("prefer", job.prefer)):
-            if site is not None and site.site not in catalog.datacenters:
-                raise ProblemError(f"unknown datacenter {site.site!r}", file=file, key=f"jobs[{i}].{field}.site",
-                                   fix=f"use one of {', '.join(sorted(catalog.datacenters))}")
+        if job.data is not None and job.data.site not in catalog.datacenters:
+            raise ProblemError(f"unknown datacenter {job.data.site!r}", file=file, key=f"jobs[{i}].data.site",
+                               fix=f"use one of {', '.join(sorted(catalog.datacenters))}")
+        for k, pref in enumerate(job.preferences):
+            _check_preference(pref, catalog, file, f"jobs[{i}].prefer" + (f"[{k}]" if isinstance(job.prefer, list)
+                                                                          else ""))
+    for k, pref in enumerate(problem.prefer):
+        _check_preference(pref, catalog, file, f"prefer[{k}]")
+    for i, job in enumerate(problem.jobs):
         if job.data is not None and job.data.egress_per_tb is None:
             prices = {(o.egress_per_tb, o.currency) for o in catalog.offers.values() if o.datacenter == job.data.site}
             if len(prices) != 1:

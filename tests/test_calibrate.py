@@ -92,7 +92,7 @@ def test_text_output_names_mfu_spread_and_baseline():
     assert res.exit_code == 0, res.output
     assert "280 steps after 20 warm-up" in res.output
     assert "MFU 42.0%" in res.output and "p10–p90" in res.output
-    assert "within seed 002's 10% baseline" in res.output
+    assert "within the 10% a measured cost baseline is good to" in res.output
 
 
 def test_tokens_per_second_gives_exact_mfu():

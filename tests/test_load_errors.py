@@ -20,7 +20,7 @@ from pathlib import Path
 from typing import Callable
 
 import pytest
-from tests.builders import DATA, ROOT
+from tests.builders import DATA, HANG_SECONDS, ROOT
 
 CATALOG = ROOT / "catalogs" / "beijing-sample"
 SEED = ROOT / "problems" / "seed-7b-200b-30d.yaml"
@@ -34,7 +34,7 @@ def gpuplan(*args, columns: str | None = "1000") -> subprocess.CompletedProcess:
     if columns:
         env["COLUMNS"] = columns                  # wide: rich must not wrap the message
     return subprocess.run([sys.executable, "-m", "solver.cli", *map(str, args)], capture_output=True,
-                          text=True, timeout=120, cwd=ROOT, env=env)
+                          text=True, timeout=HANG_SECONDS, cwd=ROOT, env=env)
 
 
 # --- editing a catalog copy -----------------------------------------------------------------

@@ -153,6 +153,10 @@ def frontier(problem: Problem, catalog: Catalog, axis: str = "deadline", points:
                              reasons=["raise --max-seconds, or lower --points"], proven=False) from None
         out.notes.append("stopped by the run's time (--max-seconds): the ε values after the last one "
                          f"tried ({len(out.tried)} of up to {points}) were not tried")
+    if problem.preferences:  # said, not dropped in silence (solver.milp.prefer weighs them per solve)
+        n = len(problem.preferences)
+        out.notes.append(f"{n} preference{'s' if n > 1 else ''} (prefer) not weighed: frontier points ignore "
+                         "them; gpuplan solve weighs them")
     out.points = non_dominated(found)
     kept = {id(p) for p in out.points}
     out.tried = [(e, "dominated" if o == "ok" and id(p) not in kept else o, p.cost if p else None)

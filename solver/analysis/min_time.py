@@ -29,7 +29,12 @@ def min_time_plan(problem: Problem, catalog: Catalog, *, backend: str = DEFAULT_
     try:
         day = session.earliest_cap()
         session.set_cap(day)
-        return session.solve()
+        plan = session.solve()
     except OutOfTime:
         raise Infeasible("no earliest plan settled within the run's time (--max-seconds)",
                          reasons=["raise --max-seconds or --time-limit"], proven=False) from None
+    if problem.preferences:  # said, not dropped in silence: the plan is earliest, not the preferred one
+        plan = plan.model_copy(update={"warnings": [*plan.warnings, (
+            f"{len(problem.preferences)} preference{'s' if len(problem.preferences) > 1 else ''} (prefer) "
+            "not weighed: the earliest plan ignores them; solve without --objective min_time to weigh them")]})
+    return plan

@@ -11,7 +11,8 @@ the model itself:
   verified plan's total; the difference to the optimum is what choosing it costs.
 - An alternative preprocessing already dropped for the job carries the reason recorded
   there (Instance.excluded: `memory:`, `lead_time:`, `fabric:`, `capacity:`, residency,
-  spot) — the same code that leaves those columns out of the MILP.
+  spot) — the same code that leaves those columns out of the MILP. It is listed apart
+  (JobWhy.excluded), never ranked among the runners-up: it has no forced cost.
 - An alternative that passes preprocessing but is infeasible when forced: an elastic
   re-solve of the forced model with slack on the `Power-<dc>-<t>` rows (per site), the
   offers' stock (node bounds raised, rows `Stock-<offer>-<t>` put the written caps back),
@@ -82,14 +83,25 @@ class Alternative:
 
 @dataclass
 class JobWhy:
+    """A job's runners-up. `alternatives` are the best k the job could be forced onto, by forced
+    cost (then any a solve could not decide); `infeasible` those with no plan when forced (the
+    limit that stands in the way in `text`); `excluded` those preprocessing left out before any
+    solve (lead time past the deadline, spot for a job that cannot be interrupted, memory, ...),
+    each with its reason. None of the last two has a cost: they are listed apart, never ranked."""
+
     job: str
     used: list[str]                 # labels of what the optimum uses for the job
     alternatives: list[Alternative]
-    considered: int                 # alternatives examined before keeping the best k
+    considered: int                 # every GPU type × mode × site × vendor examined
+    infeasible: list[Alternative] = field(default_factory=list)
+    excluded: list[Alternative] = field(default_factory=list)
+    feasible: int = 0               # forced plans found (before keeping the best k)
 
     def to_dict(self) -> dict:
         return {"job": self.job, "used": list(self.used), "considered": self.considered,
-                "alternatives": [a.to_dict() for a in self.alternatives]}
+                "feasible": self.feasible, "alternatives": [a.to_dict() for a in self.alternatives],
+                "infeasible": [a.to_dict() for a in self.infeasible],
+                "excluded": [a.to_dict() for a in self.excluded]}
 
 
 @dataclass
@@ -239,12 +251,14 @@ class _Ctx:
                 continue
             group, offers, keys = candidates[i]
             solved.append(self._forced(name, group, offers, keys))
-        out += solved
-        out.sort(key=_rank)
+        feasible = sorted((a for a in solved if a.cost is not None), key=_rank)
+        undecided = sorted((a for a in solved if a.cost is None and not a.determined), key=_rank)
+        infeasible = sorted((a for a in solved if a.cost is None and a.determined), key=_rank)
+        out.sort(key=lambda a: (_ORDER.index(a.code) if a.code in _ORDER else len(_ORDER), a.label))
         if skipped:
             self.notes.append(f"job {name}: {skipped} more alternative{'s' if skipped > 1 else ''} cost at least "
                               f"¥{skipped_from:,.0f} forced (LP bound), more than the {k} shown; not re-solved")
-        return JobWhy(name, used, out[:k], considered)
+        return JobWhy(name, used, (feasible + undecided)[:k], considered, infeasible, out, len(feasible))
 
     def _lp_bounds(self, name: str, key_sets: list[set[str]]) -> list[float | None]:
         """LP relaxation bound of each forced model (None: the LP is infeasible, or no time); one
@@ -427,11 +441,10 @@ def _words(reason: Exclusion) -> str:
 
 
 def _rank(alt: Alternative) -> tuple:
-    """Feasible runners-up by cost first, then those the model cannot place (forced-infeasible before
-    excluded by preprocessing), each in a stable order."""
+    """Runners-up by forced cost; those without one (infeasible, or undecided) by label."""
     if alt.cost is not None:
         return (0, alt.cost, alt.label)
-    return (1 if alt.determined else 2, 0.0, alt.label)
+    return (1, 0.0, alt.label)
 
 
 def _dearer(delta: float) -> str:

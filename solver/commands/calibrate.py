@@ -55,7 +55,7 @@ def calibrate(
         help_formats: bool = typer.Option(False, "--help-formats", is_eager=True, callback=_print_formats,
                                           help="describe the log formats and exit (no other option needed)"),
         as_json: AsJson = False) -> None:
-    """Measured MFU of a short run (seed 003 Q2), compared with the planner's assumption (seed 002: 10%).
+    """Measured MFU of a short run (a few hundred steps on one GPU type), compared with the planner's assumption (within 10%?).
 
     MFU = c·N·tokens/s per GPU ÷ dense peak, with the planner's c (6 for pretraining, 8
     with --recompute). From a step-time log: tokens/s per GPU = global batch tokens ÷

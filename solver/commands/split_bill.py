@@ -1,4 +1,4 @@
-"""`gpuplan split-bill`: one shared rack's monthly bill per tenant, from Slurm's sacct (seed 002 FAQ)."""
+"""`gpuplan split-bill`: one shared rack's monthly bill per tenant, from Slurm's sacct (rent evenly; power and bandwidth by GPU-hours)."""
 
 from __future__ import annotations
 

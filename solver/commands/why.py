@@ -31,9 +31,10 @@ def why_command(problem: ProblemFile,
                     "the whole run's budget: no solve starts after it, none runs past it",
                     example="--max-seconds 120")] = None) -> None:
     """Why this plan: per job the best K alternatives (GPU type × mode × site × vendor) the optimum did
-    not use, each with the cost of the best plan forced onto it and the reason it lost (price, memory,
-    power, lead_time, availability, residency, deadline, fabric); then what one more unit of each
-    binding limit is worth, by re-solving. Exit 1 when the problem itself is infeasible."""
+    not use that have a plan when the job is forced onto them, by that plan's cost; listed apart, with
+    their reason (power, availability, deadline, lead_time, memory, fabric, residency), those with no
+    plan when forced and those left out before solving; then what one more unit of each binding
+    limit is worth, by re-solving. Exit 1 when the problem itself is infeasible."""
     def action() -> None:
         prob, cat = load_problem(problem)
         with working("why: optimum, runners-up and binding limits"):

@@ -20,6 +20,7 @@ from solver.estimate.memory import (
     lora_adapter_params,
     memory_per_gpu,
     minimal_layout,
+    smallest_layout,
     seed_rule_of_thumb_gb,
     usable_memory_gb,
 )
@@ -51,6 +52,7 @@ __all__ = [
     "memory_per_gpu",
     "min_gpus_for_deadline",
     "minimal_layout",
+    "smallest_layout",
     "nodes_for_gpus",
     "peak_tflops",
     "scale_factor",

@@ -10,7 +10,7 @@ import math
 from dataclasses import asdict, dataclass
 
 from solver.estimate.flops import card_hours, flops_factor, training_flops
-from solver.estimate.memory import ModelShape, memory_per_gpu, minimal_layout, seed_rule_of_thumb_gb
+from solver.estimate.memory import ModelShape, memory_per_gpu, minimal_layout, seed_rule_of_thumb_gb, smallest_layout
 from solver.estimate.throughput import effective_tflops, peak_tflops
 
 
@@ -29,6 +29,8 @@ class JobEstimate:
     needs_rdma: bool
     seed_rule_gb: float
     memory_breakdown_gb: dict | None
+    smallest_layout: dict | None = None   # fewest GPUs for one replica, recompute allowed (None: fits nowhere)
+    smallest_layout_text: str = ""
 
     def to_dict(self) -> dict:
         return asdict(self)
@@ -47,13 +49,19 @@ def estimate_job(shape: ModelShape, tokens: float, *, kind: str, gpu_memory_gb: 
                  fp8_tflops: float | None, mfu: float, precision: str = "bf16", days: float = 30,
                  redundancy: float = 0.0, gpus_per_node: int = 8, max_gpus: int = 4096,
                  micro_batch: int = 1, lora_rank: int = 16, trials: int = 1, nvlink: bool = True) -> JobEstimate:
-    """Size a job on one GPU type; recompute, when the layout needs it, slows the rate."""
+    """Size a job on one GPU type; recompute, when the layout needs it, slows the rate.
+
+    `layout` is the fastest group (minimal_layout: one node and no recompute first), the one
+    the GPU count and rate use; `smallest_layout` the fewest GPUs that hold one replica
+    with recompute allowed (smallest_layout), for "what is the least this can run on"."""
     flops = training_flops(shape.params, tokens, kind, active_params=shape.active_params, trials=trials)
     layout = minimal_layout(shape, kind, gpu_memory_gb, gpus_per_node=gpus_per_node, max_gpus=max_gpus,
                             micro_batch=micro_batch, lora_rank=lora_rank, nvlink=nvlink)
     eff = effective_tflops(peak_tflops(bf16_tflops, fp8_tflops, precision), mfu)
     if layout is not None and layout.recompute:
         eff /= flops_factor(kind, True) / flops_factor(kind, False)
+    smallest = smallest_layout(shape, kind, gpu_memory_gb, gpus_per_node=gpus_per_node, max_gpus=max_gpus,
+                               micro_batch=micro_batch, lora_rank=lora_rank, nvlink=nvlink)
     hours = card_hours(flops, eff)
     group = layout.gpus if layout else 1
     raw = hours * (1 + redundancy) / (days * 24)
@@ -70,6 +78,12 @@ def estimate_job(shape: ModelShape, tokens: float, *, kind: str, gpu_memory_gb: 
         gpus_whole_nodes=nodes * gpus_per_node if layout else None,
         memory_per_gpu_gb=round(layout.memory_per_gpu_gb, 2) if layout else None,
         layout={k: v for k, v in asdict(layout).items()} if layout else None,
-        layout_text=layout.describe() if layout else f"does not fit on {max_gpus} GPUs of {gpu_memory_gb:g} GB",
+        layout_text=layout.describe() if layout else layout_text_none(max_gpus, gpu_memory_gb),
         fits_one_node=bool(layout and not layout.multi_node), needs_rdma=bool(layout and layout.multi_node),
-        seed_rule_gb=seed_rule_of_thumb_gb(shape.params), memory_breakdown_gb=breakdown)
+        seed_rule_gb=seed_rule_of_thumb_gb(shape.params), memory_breakdown_gb=breakdown,
+        smallest_layout=asdict(smallest) if smallest else None,
+        smallest_layout_text=smallest.describe() if smallest else layout_text_none(max_gpus, gpu_memory_gb))
+
+
+def layout_text_none(max_gpus: int, gpu_memory_gb: float) -> str:
+    return f"does not fit on {max_gpus} GPUs of {gpu_memory_gb:g} GB"

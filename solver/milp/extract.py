@@ -175,13 +175,19 @@ def _jobs(sol: Solution, schedule: Schedule) -> list[JobResult]:
             per_period[a.period] += a.replicas * a.group_gpus
             gpu_periods[key] += a.replicas * a.group_gpus
             done += _work_done(sol, options[job.name, key], a.period)
-        main = inst.options[options[job.name, max(gpu_periods, key=gpu_periods.get)]] if gpu_periods else None
+        main_key = max(gpu_periods, key=gpu_periods.get) if gpu_periods else None
+        main = inst.options[options[job.name, main_key]] if main_key else None
         layout = main.layout if main else None
+        copies: dict[int, int] = defaultdict(int)  # replicas of the main configuration's group at once
+        for a in mine:                              # (on every offer running the same group)
+            if _same_group(inst.options[options[job.name, f"{a.offer}:{a.interconnect}"]].layout, layout):
+                copies[a.period] += a.replicas
+        replicas = max(copies.values(), default=0)
         results.append(JobResult(
             name=job.name, finish_day=min((max(per_period) + 1) * pd, horizon) if per_period else 0,
             gpus=max(per_period.values(), default=0),
             gpu_types=sorted({inst.configs[k].offer.gpu for k in gpu_periods}),
-            layout=_layout_dict(layout), layout_text=layout.describe() if layout else "",
+            layout=_layout_dict(layout, replicas), layout_text=layout.label(replicas) if layout else "",
             memory_per_gpu_gb=round(layout.memory_per_gpu_gb, 2) if layout else 0.0,
             required_eflop=round(inst.required[job.name], 3), done_eflop=round(done, 3),
             sites=sorted({inst.configs[k].offer.datacenter for k in gpu_periods})))
@@ -197,8 +203,15 @@ def _work_done(sol: Solution, index: int, t: int) -> float:
     return sol.count(milp.replicas[index, t]) * opt.work_per_replica(milp.inst.hours[t], factor)
 
 
-def _layout_dict(layout) -> dict:
+def _same_group(a, b) -> bool:
+    return a is not None and b is not None and (a.tp, a.pp, a.dp, a.zero, a.recompute) == \
+        (b.tp, b.pp, b.dp, b.zero, b.recompute)
+
+
+def _layout_dict(layout, replicas: int) -> dict:
+    """The group (gpus = tp·pp·dp, dp its ZeRO sharding) of the job's main configuration and
+    `replicas`, the most copies of that group running at once on any of the job's offers."""
     if layout is None:
         return {}
     return {"gpus": layout.gpus, "tp": layout.tp, "pp": layout.pp, "dp": layout.dp, "zero": layout.zero,
-            "recompute": layout.recompute, "multi_node": layout.multi_node}
+            "recompute": layout.recompute, "multi_node": layout.multi_node, "replicas": replicas}

@@ -53,6 +53,9 @@ class Gpu(_Row):
     tdp_w: float = Field(gt=0)
     form: Literal["sxm", "pcie", "oam"]
     gpu_class: Literal["datacenter", "consumer", "domestic"] = Field(alias="class")
+    stack: Literal["cuda", "cann", "rocm"] = Field(
+        default="cuda", description="software stack the training code needs on this card: cuda (NVIDIA), "
+                                    "cann (Huawei Ascend), rocm (AMD); a plan mixing stacks is warned about")
     default_mfu: float = Field(gt=0, le=1)
     confidence: Literal["high", "medium", "low"] = "medium"
     as_of: date | None = None

@@ -152,6 +152,22 @@ class Payment(_Out):
     amount: float
 
 
+class PreferenceResult(_Out):
+    """What one soft preference did to the plan (solver.milp.prefer) and what honouring it costs."""
+
+    preference: str = Field(description="the preference in words")
+    job: str | None = Field(description="the job it is about; null: every job")
+    up_to_pct: float
+    outcome: Literal["met", "kept", "declined", "impossible", "not_weighed"] = Field(
+        description="met: the cheapest plan honours it anyway; kept: honoured at a premium within up_to_pct; "
+                    "declined: honouring it costs more than up_to_pct; impossible: no plan honours it; "
+                    "not_weighed: no time was left for its re-solve")
+    premium: float | None = Field(description="cost of the best plan honouring it − cost of the best plan "
+                                              "not bound by it (0 when met; null: unknown)")
+    premium_pct: float | None = Field(description="premium in % of the plan honouring it")
+    text: str
+
+
 class Plan(_Out):
     problem: str
     status: Literal["optimal", "feasible"]
@@ -172,4 +188,6 @@ class Plan(_Out):
     job_rentals: list[JobRental] = []
     rental_use: list[RentalUse] = []
     cash_flow: list[Payment] = []
+    preferences: list[PreferenceResult] = Field(default=[], description="each soft preference: honoured or not, "
+                                                                        "and its price")
     schedule: Schedule

@@ -106,11 +106,47 @@ class DataSpec(_Strict):
 
 
 class Prefer(_Strict):
-    """Soft site preference: the plan keeps the job at `site` unless a plan that runs it
-    elsewhere is cheaper by more than up_to_pct % of the preferred plan's cost."""
+    """A soft preference with a price: the plan honours it unless a plan that does not is cheaper
+    by more than up_to_pct % of the cheapest plan that does (solver.milp.prefer).
 
-    site: str = Field(min_length=1, description="datacenter")
-    up_to_pct: float = Field(ge=0, le=100)
+    It matches offers by any of `site`, `vendor`, `mode`, `gpu` (all that are given). By default
+    the job (or, in the problem's own `prefer` list, every job, or the one named by `job`) runs
+    only on matching offers; `share_pct` asks only that share of the GPU-hours there ("a hosted
+    base": `{mode: hosted, share_pct: 50}`); `avoid: true` asks that none run there ("no spot":
+    `{avoid: true, mode: spot}`). The old form `{site: Yizhuang, up_to_pct: 5}` is the first case."""
+
+    site: str | None = Field(default=None, min_length=1, description="datacenter")
+    vendor: str | None = Field(default=None, min_length=1)
+    mode: Mode | None = None
+    gpu: str | None = Field(default=None, min_length=1)
+    avoid: bool = Field(default=False, description="true: run nothing on matching offers")
+    share_pct: float = Field(default=100, gt=0, le=100,
+                             description="share of the GPU-hours asked on matching offers (not with avoid)")
+    up_to_pct: float = Field(ge=0, le=100, description="the most it may cost, in % of the plan honouring it")
+    job: str | None = Field(default=None, min_length=1,
+                            description="in the problem's prefer list: the job it is about (default: every job)")
+
+    @model_validator(mode="after")
+    def _says_something(self) -> "Prefer":
+        if not any((self.site, self.vendor, self.mode, self.gpu)):
+            raise ValueError("a preference names at least one of site, vendor, mode, gpu "
+                             "(e.g. {site: Yizhuang, up_to_pct: 5} or {avoid: true, mode: spot, up_to_pct: 10})")
+        if self.avoid and self.share_pct < 100:
+            raise ValueError("share_pct is for a preference, not for avoid: true (which asks for none there)")
+        return self
+
+    def matches(self, vendor: str, datacenter: str, mode: str, gpu: str) -> bool:
+        """Does an offer with these columns fall under the preference's selector?"""
+        return all(want is None or want == have for want, have in
+                   ((self.site, datacenter), (self.vendor, vendor), (self.mode, mode), (self.gpu, gpu)))
+
+    @property
+    def where(self) -> str:
+        """The selector in words: `Yizhuang`, `21vianet hosted`, `spot A100-80G at Yizhuang`."""
+        words = [w for w in (self.vendor, self.mode, self.gpu) if w]
+        if self.site:
+            words.append(f"at {self.site}" if words else self.site)
+        return " ".join(words)
 
 
 class Job(_Strict):
@@ -136,8 +172,15 @@ class Job(_Strict):
     storage_tb: float = Field(default=0, ge=0, description="parallel FS kept at each site the job uses, from its start until it finishes")
     egress_tb: float = Field(default=0, ge=0, description="data exported from the site once (weights, logs)")
     data: DataSpec | None = None
-    prefer: Prefer | None = None
+    prefer: Prefer | list[Prefer] | None = None
     restrict: Restrict | None = None
+
+    @property
+    def preferences(self) -> list[Prefer]:
+        """The job's own preferences, in the order written (one, a list, or none)."""
+        if self.prefer is None:
+            return []
+        return [self.prefer] if isinstance(self.prefer, Prefer) else list(self.prefer)
 
     @model_validator(mode="after")
     def _work_is_defined(self) -> "Job":
@@ -149,6 +192,8 @@ class Job(_Strict):
             raise ValueError("give tokens (or flops for a preprocess job)")
         if self.kind == "preprocess" and self.flops is None:
             raise ValueError("a preprocess job needs flops: its work cannot be derived from tokens")
+        if any(p.job is not None for p in self.preferences):
+            raise ValueError("prefer: `job` belongs in the problem's own prefer list; under a job it is that job")
         return self
 
 
@@ -191,6 +236,13 @@ class Problem(_Strict):
     budget: float | None = Field(default=None, gt=0)
     jobs: list[Job] = Field(min_length=1)
     restrict: Restrict | None = None
+    prefer: list[Prefer] = Field(default=[], description="soft preferences over every job (or the one named)")
+
+    @property
+    def preferences(self) -> list[tuple[str | None, Prefer]]:
+        """Every preference in the order it is weighed: each job's own (in job order), then the
+        problem's; with the job it is about (None: every job)."""
+        return [(j.name, p) for j in self.jobs for p in j.preferences] + [(p.job, p) for p in self.prefer]
 
     @model_validator(mode="after")
     def _jobs_fit_horizon(self) -> "Problem":
@@ -206,6 +258,9 @@ class Problem(_Strict):
         if own is not None and own != 1:
             raise ValueError(f"exchange_rates.rates.{self.currency}: the problem's own currency is worth 1, "
                              f"not {own}; remove it")
+        for i, pref in enumerate(self.prefer):
+            if pref.job is not None and pref.job not in names:
+                raise ValueError(f"prefer[{i}].job: no job named {pref.job!r}; use one of {', '.join(names)}")
         for i, job in enumerate(self.jobs):
             if job.deadline_days > self.horizon_days:
                 raise ValueError(f"jobs[{i}].deadline_days: job {job.name!r} has deadline_days {job.deadline_days}, "

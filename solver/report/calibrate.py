@@ -28,7 +28,7 @@ def calibration_lines(c, written: dict[str, str]) -> list[str]:
         out.append(f"  with attention FLOPs (PaLM App. B, information only): {c.mfu_with_attention:.1%}")
     verdict = "within" if c.within_baseline else "OUTSIDE"
     out.append(f"  assumed {c.assumed_mfu:.1%} ({c.assumed_from}): measured is {c.deviation:+.1%}, "
-               f"{verdict} seed 002's 10% baseline")
+               f"{verdict} the 10% a measured cost baseline is good to")
     out.append(f"  GPU-hours per 1B tokens: {c.gpu_hours_per_billion_tokens:,.1f}")
     if c.job_gpu_hours:
         out.append(f"  job {c.job}: {c.job_gpu_hours:,.0f} GPU-hours at the measured rate vs "

@@ -8,6 +8,7 @@ screen as a numbered note under the table.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from collections import Counter
 
 from rich import box
 
@@ -88,10 +89,10 @@ def render_table(catalog, console: Console, name: str, how: OfferFilter | None =
     cheaper than it bills (a user's review, 2026-12-03)."""
     if name == "gpus":
         rows = list(catalog.gpus.values())
-        header = ["gpu", "memory GB", "bf16 TFLOPS", "fp8 TFLOPS", "mem TB/s", "TDP W", "form", "class",
+        header = ["gpu", "memory GB", "bf16 TFLOPS", "fp8 TFLOPS", "mem TB/s", "TDP W", "form", "class", "stack",
                   "default MFU", "confidence"]
         cells = [[g.gpu, _num(g.memory_gb), _num(g.bf16_tflops), _num(g.fp8_tflops), _num(g.mem_bw_tbs),
-                  _num(g.tdp_w), g.form, g.gpu_class, _num(g.default_mfu), g.confidence] for g in rows]
+                  _num(g.tdp_w), g.form, g.gpu_class, g.stack, _num(g.default_mfu), g.confidence] for g in rows]
         groups, caption = None, None
     elif name == "datacenters":
         rows = list(catalog.datacenters.values())
@@ -117,7 +118,8 @@ def render_table(catalog, console: Console, name: str, how: OfferFilter | None =
             # many long ids (imported clouds): the site goes under the offer id, the vendor is in both
             header = ["offer / site"] + header[3:]
             cells = [[f"{c[0]}\n  {c[2]}"] + c[3:] for c in cells]
-        groups = [o.gpu if single or convert else f"{o.gpu} (prices in {o.currency})" for o in rows]
+        groups = [_gpu_heading(catalog, o.gpu) if single or convert
+                  else f"{_gpu_heading(catalog, o.gpu)} (prices in {o.currency})" for o in rows]
         others = ", ".join(f"{c} {r:g}" for c, r in sorted(convert.items()) if c != how.currency) if convert else ""
         money = (f"{how.currency}, other currencies at {others}" if others
                  else unit or "the currency its GPU's group names")
@@ -127,7 +129,8 @@ def render_table(catalog, console: Console, name: str, how: OfferFilter | None =
                                        + (" and currency" if mixed and not convert else "") + " shown" if how.top else "")
                    + (". Several currencies: give --rate USD=7.1 (units of CNY per USD) to rank them together"
                       if not single and not convert else "")
-                   + ". The quoted price and unit, discount, power, storage and egress are in offers.csv")
+                   + ". The quoted price and unit, discount, power, storage and egress are in offers.csv"
+                   + _other_stacks(catalog))
     notes: dict[tuple[str, str], int] = {}
     refs = [str(notes.setdefault((str(r.as_of or ""), r.source), len(notes) + 1)) for r in rows]
     title = f"{catalog.path} — {name}"
@@ -188,6 +191,26 @@ def _table(title: str, header: list[str], cells: list[list[str]], refs: list[str
 def _whole_lines(column: str) -> bool:
     """Cells kept one line per item: fabrics and their prices side by side, an offer id above its site."""
     return column in WHOLE_LINES or column.startswith("all-in")
+
+
+def _gpu_heading(catalog, gpu: str) -> str:
+    """An offers group's heading: the GPU, and its software stack when that is not the catalog's
+    usual one (an Ascend 910B beside A100s: `Ascend-910B-64G (CANN)`, training code ported from CUDA)."""
+    counts = Counter(g.stack for g in catalog.gpus.values())
+    row = catalog.gpus.get(gpu)
+    if row is None or row.stack == counts.most_common(1)[0][0]:
+        return gpu
+    return f"{gpu} ({row.stack.upper()})"
+
+
+def _other_stacks(catalog) -> str:
+    """The caption's word on GPUs marked with another stack, or nothing when the catalog has one."""
+    counts = Counter(g.stack for g in catalog.gpus.values())
+    marked = sorted(s.upper() for s in counts if s != counts.most_common(1)[0][0])
+    if not marked:
+        return ""
+    return (f". A GPU marked {' or '.join(f'({m})' for m in marked)} needs another software stack than the rest: "
+            "training code ported to it; a plan that mixes stacks says so")
 
 
 def _num(x: float | None) -> str:

@@ -562,13 +562,13 @@ def _jobs_table(plan: Plan, problem: Problem, catalog: Catalog) -> str:
         zero = lay.get("zero")
         rows.append([esc(j.name), f"{j.gpus:,}", esc(", ".join(j.gpu_types)) + " @ " + esc(", ".join(j.sites)),
                      str(lay.get("gpus", "—")),
-                     "×".join(str(lay.get(k, "?")) for k in ("tp", "pp", "dp")) if lay else "—",
+                     esc(j.layout_text) if lay else "—",
                      "—" if zero is None else ("off" if zero == 0 else f"stage {zero}"),
                      "—" if "recompute" not in lay else ("yes" if lay["recompute"] else "no"),
                      "—" if "multi_node" not in lay else ("yes" if lay["multi_node"] else "no"),
                      mem, _finish_text(plan, j.finish_day, deadlines.get(j.name)),
                      f"{j.done_eflop:,.0f} / {j.required_eflop:,.0f}"])
-    return _table(["job", "peak GPUs", "on", "GPUs per replica", "TP×PP×DP", "ZeRO", "recompute",
+    return _table(["job", "peak GPUs", "on", "GPUs per replica", "layout", "ZeRO", "recompute",
                    "spans nodes", "memory per GPU (GB)",
                    "last day / deadline" if plan.start_date else "finish day / deadline",
                    "work done / needed (EFLOP)"], rows, numeric=(1, 3, 8, 10), cls="jobs") + \
@@ -600,7 +600,11 @@ def _why_section(why: dict) -> str:
                 for a in job.get("alternatives", [])]
         parts.append(f"<h3>{esc(job['job'])}: uses {esc(', '.join(job.get('used', [])))}</h3>")
         parts.append(_table(["alternative", "best plan forced onto it", "vs this plan", "reason", "why"], rows,
-                            numeric=(1, 2), cls="why") if rows else "<p>No other alternative.</p>")
+                            numeric=(1, 2), cls="why") if rows else "<p>No other alternative has a plan.</p>")
+        for key, title in (("infeasible", "No plan when forced onto it"), ("excluded", "Left out before solving")):
+            apart = [[esc(a["label"]), esc(a["code"]), esc(a["text"])] for a in job.get(key, [])]
+            if apart:
+                parts.append(f"<p>{title}:</p>" + _table(["option", "reason", "why"], apart, cls="why-apart"))
     limits = [[esc(b["text"]), esc(b["relax"]), money(b["delta"]) if b.get("delta") is not None else "—"]
               for b in why.get("binding", []) if b.get("relax")]
     if limits:
@@ -674,14 +678,15 @@ QUESTIONS = (
 
 
 def _checklist(plan: Plan, problem: Problem, catalog: Catalog, used: dict) -> str:
-    """Per vendor in the plan, the seed's contract questions, pre-answered where the catalog knows."""
+    """Per vendor in the plan, the rental guides' contract questions, pre-answered where the catalog knows."""
     storage_tb = {j.name: j.storage_tb for j in problem.jobs}
     egress_tb = sum(j.egress_tb for j in problem.jobs)
     by_vendor: dict[str, list] = {}
     for o in used.values():
         if o is not None:
             by_vendor.setdefault(o.vendor, []).append(o)
-    out = [('<p>Before signing, ask every vendor in the plan (seed 002, the clauses most disputes are about). '
+    out = [('<p>Before signing, ask every vendor in the plan: these are the clauses most rental disputes are '
+            'about (what the price includes, stopped-but-kept fees, fault compensation, performance, export). '
            '<span class="known">Green</span>: what the catalog says — confirm it in writing; '
            '<span class="ask">ask</span>: the catalog does not know.</p>')]
     for vendor, offers in sorted(by_vendor.items()):

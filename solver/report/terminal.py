@@ -15,6 +15,7 @@ from rich.markup import escape
 from rich.table import Table
 
 from solver.model.ledger import BILLING
+from solver.estimate.memory import Layout
 from solver.model.plan import Plan
 from solver.model.problem import Problem
 from solver.report.days import day_text, span_note, span_text
@@ -51,6 +52,9 @@ def render_plan(plan: Plan, console: Console) -> None:
         console.print(billing_note(plan), highlight=False, markup=False)
     for text in plan.warnings:
         console.print(f"[yellow]warning:[/] {escape(text)}", highlight=False)
+    for pref in plan.preferences:  # the others (kept, declined, ...) are warnings above, with their price
+        if pref.outcome == "met":
+            console.print(f"preference: {escape(pref.text)}", highlight=False)
 
 
 def _allocation_table(plan: Plan) -> Table:
@@ -146,8 +150,11 @@ def billing_note(plan: Plan) -> str:
 def _jobs_table(plan: Plan) -> Table:
     table = Table(title="Jobs (work in EFLOP = 1e18 FLOPs, redundancy included)")
     finish = "last day" if plan.start_date else "finish day"
+    longest = max((len(j.name) for j in plan.jobs), default=3)
     for col in ("job", "GPUs", "on", "layout", "GB/GPU", finish, "work done / needed"):
-        table.add_column(col, overflow="fold")  # a long name wraps whole, never cut with …
+        # a long name wraps whole, never cut with …; a job's name of up to 28 characters stays on one
+        # line, and the layout ("20 replicas of TP2×PP1 (DP20)") or the sites fold instead
+        table.add_column(col, overflow="fold", no_wrap=col == "job" and longest <= 28)
     for j in plan.jobs:
         table.add_row(escape(j.name), str(j.gpus), escape(", ".join(j.gpu_types) + " @ " + ", ".join(j.sites)),
                       escape(j.layout_text), f"{j.memory_per_gpu_gb:.1f}",
@@ -169,23 +176,42 @@ def _cost_table(plan: Plan) -> Table:
 
 
 def render_estimate(data: dict, days: float, redundancy: float, console: Console) -> None:
-    """The seed's back-of-envelope sizing, line by line."""
+    """The back-of-envelope sizing of the rental guides, done with the real accounting, line by line."""
     table = Table(title=f"Estimate: {data['kind']} on {escape(data['gpu'])} (MFU {data['mfu']:.0%})", show_header=False)
     table.add_column("what")
     table.add_column("value", justify="right")
     rows = [("compute", f"{data['flops']:.3g} FLOPs"),
             ("effective per GPU", f"{data['effective_tflops']:.1f} TFLOPS"),
             ("GPU-hours", f"{data['gpu_hours']:,.0f}"),
-            (f"GPUs for {days:g} days, +{redundancy:.0%}", "—" if data["min_gpus"] is None else f"{data['min_gpus']}"),
+            (f"GPUs for {days:g} days, +{redundancy:.0%}", _gpus_for_deadline(data)),
             ("whole nodes", "—" if data["nodes"] is None else f"{data['nodes']} ({data['gpus_whole_nodes']} GPUs)"),
-            ("layout (smallest group)", data["layout_text"]),
+            ("layout (fastest group)", data["layout_text"]),
             ("memory per GPU", "—" if data["memory_per_gpu_gb"] is None else f"{data['memory_per_gpu_gb']:.1f} GB"),
-            ("seed 000 rule of thumb", f"{data['seed_rule_gb']:.1f} GB"),
+            ("fewest GPUs for one copy", _smallest(data)),
+            ("rule of thumb: params × 2 × 2 B", f"{data['seed_rule_gb']:.1f} GB"),
             ("smallest group in one node", "yes" if data["fits_one_node"] else
              ("no: needs RDMA across nodes" if data["needs_rdma"] else "no"))]
     for what, value in rows:
         table.add_row(what, value)
     console.print(table)
+
+
+def _gpus_for_deadline(data: dict) -> str:
+    """`34 (17 replicas of TP2×PP1 (DP17))`: the GPU count as copies of the fastest group."""
+    if data["min_gpus"] is None:
+        return "—"
+    lay = data["layout"]
+    group = Layout(**{k: lay[k] for k in ("gpus", "tp", "pp", "dp", "zero", "recompute", "memory_per_gpu_gb",
+                                           "multi_node")})
+    return f"{data['min_gpus']} ({group.label(data['min_gpus'] // group.gpus)})"
+
+
+def _smallest(data: dict) -> str:
+    """The fewest GPUs holding one replica, recompute allowed (estimate's smallest_layout)."""
+    small = data.get("smallest_layout")
+    if not small:
+        return "—"
+    return f"{small['gpus']} ({data['smallest_layout_text']}; {small['memory_per_gpu_gb']:.1f} GB)"
 
 
 def render_baselines(plan: Plan, baselines: list, console: Console) -> None:

@@ -11,7 +11,7 @@ import pytest
 
 from solver.analysis.baselines import all_baselines, best_single_offer, mode_baselines, with_restrict
 from solver.api import solve_problem
-from tests.builders import ROOT, catalog, gpu_day_flops, job, offer, problem, restrict
+from tests.builders import HANG_SECONDS, ROOT, catalog, gpu_day_flops, job, offer, problem, restrict
 
 # One 1-GPU node: hourly at 10 CNY/GPU-h = 240 a day; monthly at 3,000 per 30 days.
 # Debug needs 2 GPU-days in days 0-2; training a full GPU for all of days 2-32.
@@ -57,7 +57,7 @@ def test_narrowing_keeps_the_users_own_allow_list():
 
 def test_cli_prints_baselines_in_json(tmp_path: Path):
     out = subprocess.run([sys.executable, "-m", "solver.cli", "solve", str(ROOT / "problems/seed-7b-200b-30d.yaml"),
-                          "--json", "--baselines", "--max-seconds", "600"], capture_output=True, text=True, timeout=300)
+                          "--json", "--baselines", "--max-seconds", "600"], capture_output=True, text=True, timeout=HANG_SECONDS)
     assert out.returncode == 0, out.stderr
     data = json.loads(out.stdout)
     by_name = {b["name"]: b for b in data["baselines"]}
@@ -113,7 +113,7 @@ def test_a_baseline_stopped_before_its_proof_says_the_saving_is_at_most(monkeypa
 
 def test_cli_max_seconds_must_be_positive():
     out = subprocess.run([sys.executable, "-m", "solver.cli", "solve", str(ROOT / "problems/seed-7b-200b-30d.yaml"),
-                          "--baselines", "--max-seconds", "0"], capture_output=True, text=True, timeout=300)
+                          "--baselines", "--max-seconds", "0"], capture_output=True, text=True, timeout=HANG_SECONDS)
     assert out.returncode == 2 and "Traceback" not in out.stderr
     assert "give a number > 0" in " ".join(out.stderr.replace("│", " ").split())   # the option's own rule
 

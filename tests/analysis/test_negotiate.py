@@ -23,7 +23,7 @@ import sys
 from pathlib import Path
 
 import pytest
-from tests.builders import ROOT, catalog, hourly, job, monthly, problem
+from tests.builders import HANG_SECONDS, ROOT, catalog, hourly, job, monthly, problem
 
 from solver.analysis.negotiate import negotiate, offers_used, vendor_rows, with_price
 from solver.api import solve_problem
@@ -149,7 +149,7 @@ def test_levers_are_re_solve_deltas():
 
 # ------------------------------------------------------------------ the bundled hybrid problem and the CLI
 
-def gpuplan(*args, timeout: float = 180) -> subprocess.CompletedProcess:
+def gpuplan(*args, timeout: float = HANG_SECONDS) -> subprocess.CompletedProcess:
     env = {**os.environ, "COLUMNS": "250"}
     return subprocess.run([sys.executable, "-m", "solver.cli", *map(str, args)], capture_output=True, text=True,
                           timeout=timeout, cwd=ROOT, env=env)
@@ -165,7 +165,7 @@ def hybrid_run(tmp_path_factory):
                              env={**os.environ, "COLUMNS": "250"})
             for args in (["--vendor", "21vianet", "--json", "--export-vendor", "21vianet", str(sheet)],
                          ["--vendor", "sinnet"])]
-    outs = [(p.wait(timeout=180), *p.communicate()) for p in jobs]
+    outs = [(p.wait(timeout=HANG_SECONDS), *p.communicate()) for p in jobs]
     return {"json": outs[0], "table": outs[1], "sheet": sheet}
 
 
@@ -174,7 +174,7 @@ def test_cli_json_is_valid_and_its_prices_hold(hybrid_run):
     assert code == 0, err
     data = json.loads(out)
     assert data["export"]["vendor"] == "21vianet" and data["export"]["rows"] == 9
-    assert data["solves"] <= 1 + 8 * 9 + len(data["levers"]) and data["seconds"] < 120
+    assert data["solves"] <= 1 + 8 * 9 + len(data["levers"])   # the work is bounded in solves, not seconds
     by = {t["offer"]: t for t in data["offers"]}
     assert {t["vendor"] for t in data["offers"]} == {"21vianet"}
     hosted, h800 = by["vnet-sy-a100-80-8x-hosted"], by["vnet-sy-h800-80-8x-hosted"]

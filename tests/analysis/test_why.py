@@ -25,8 +25,9 @@ HOSTED = Offer(offer="R", vendor="v9", datacenter="D1", gpu="G80", mode="hosted"
 
 def alternative(result, label: str, job_name: str = "j"):
     jw = next(j for j in result.jobs if j.job == job_name)
-    found = [a for a in jw.alternatives if a.label == label]
-    assert found, f"{label} not among {[a.label for a in jw.alternatives]}"
+    every = jw.alternatives + jw.infeasible + jw.excluded
+    found = [a for a in every if a.label == label]
+    assert found, f"{label} not among {[a.label for a in every]}"
     return found[0]
 
 
@@ -240,3 +241,42 @@ def test_a_later_deadline_moves_by_one_period_and_never_costs_more(horizon, step
     assert late.edits == [f"jobs.j.deadline_days+={step}", f"horizon_days={horizon + step}", f"period_days={step}"]
     assert late.relax.startswith(f"+{step} day") and late.relax.endswith("deadline and the horizon")
     assert late.delta is not None and late.delta < 0        # more time on the cheap node
+
+
+def test_runners_up_are_forced_plans_and_the_rest_is_listed_apart(tmp_path):
+    """Issue 24 item 7: the runners-up are the alternatives the job can be forced onto, ranked by
+    forced cost; what preprocessing left out (lead time past the deadline, spot for a job that
+    cannot be interrupted) and what has no plan when forced are listed apart with their reason,
+    never among the best k with no cost."""
+    from tests.builders import write_catalog
+
+    from solver.cli import app
+
+    cat = catalog(hourly("A", 4), hourly("B", 6, vendor="v2"), hourly("C", 7, vendor="v3"),
+                  hourly("L", 2, vendor="v4", lead_time_days=20),                    # arrives after the deadline
+                  hourly("S", 1, vendor="v5", mode="spot", preemptions_per_day=0.1),  # the job is not interruptible
+                  HOSTED, datacenters=(datacenter("D1", power_quota_kw=0),))        # no power for the rack
+    prob = problem(job(days=80, deadline_days=10), horizon_days=30)
+    result = why(prob, cat, k=3)
+    jw = result.jobs[0]
+    assert [a.label for a in jw.alternatives] == ["v2/G80/hourly @ D1", "v3/G80/hourly @ D1"]
+    assert all(a.cost is not None for a in jw.alternatives) and jw.feasible == 2
+    assert [a.cost for a in jw.alternatives] == sorted(a.cost for a in jw.alternatives)
+    apart = {a.label: a for a in jw.excluded}
+    assert apart["v4/G80/hourly @ D1"].code == "lead_time" and "20 days" in apart["v4/G80/hourly @ D1"].text
+    assert apart["v5/G80/spot @ D1"].code == "availability" and "interrupt" in apart["v5/G80/spot @ D1"].text
+    assert [(a.label, a.code) for a in jw.infeasible] == [("v9/G80/hosted @ D1", "power")]
+    assert all(a.cost is None for a in jw.excluded + jw.infeasible)
+    assert jw.considered == 2 + 2 + 1
+
+    write_catalog(cat, tmp_path / "cat")
+    path = tmp_path / "p.yaml"
+    path.write_text("name: t\ncatalog: cat\nhorizon_days: 30\nredundancy: 0\n"
+                    f"jobs:\n  - name: j\n    model: {{params: 1.0e8, layers: 4, hidden: 512, heads: 4, seq_len: 512}}\n"
+                    f"    flops: {80 * 4.32e18 * (1 - 1e-12)}\n    deadline_days: 10\n")
+    out = CliRunner().invoke(app, ["why", str(path), "-k", "3"], env={"COLUMNS": "100"})
+    assert out.exit_code == 0, out.output
+    assert "best 3 of" not in out.output and "—" not in out.output
+    assert "Left out before solving (2)" in out.output and "No plan when the job is forced onto it (1)" in out.output
+    data = json.loads(CliRunner().invoke(app, ["why", str(path), "--json"]).output)["jobs"][0]
+    assert len(data["alternatives"]) == 2 and len(data["excluded"]) == 2 and len(data["infeasible"]) == 1

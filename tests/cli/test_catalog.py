@@ -11,7 +11,7 @@ from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 import pytest
-from tests.builders import ROOT
+from tests.builders import HANG_SECONDS, ROOT
 
 CATALOG = ROOT / "catalogs" / "beijing-sample"
 
@@ -19,7 +19,7 @@ CATALOG = ROOT / "catalogs" / "beijing-sample"
 def gpuplan(*args: str, columns: str = "250") -> subprocess.CompletedProcess:
     env = {**os.environ, "COLUMNS": columns}        # results are laid out for 100 columns at most
     return subprocess.run([sys.executable, "-m", "solver.cli", *map(str, args)], capture_output=True,
-                          text=True, timeout=120, cwd=ROOT, env=env)
+                          text=True, timeout=HANG_SECONDS, cwd=ROOT, env=env)
 
 
 def column(table: str, name: str) -> list[str]:
@@ -75,6 +75,16 @@ def test_show_gpus_table(runs):
     for gpu in column("gpus.csv", "gpu"):
         assert gpu in run.stdout, gpu
     assert "bce-yz-a100-80-8x-monthly" not in run.stdout
+
+
+def test_show_marks_a_gpu_that_needs_another_software_stack(runs):
+    # Ascend 910B beside A100s: its offers' heading says CANN, the caption says what that means,
+    # and the gpus table has the stack column (issue 24, item 9); the CUDA cards are not marked.
+    offers = runs["offers@100"].stdout
+    assert "Ascend-910B-64G (CANN)" in offers and "(CUDA)" not in offers
+    assert "needs another software stack" in " ".join(offers.split())
+    gpus = runs["gpus@100"].stdout
+    assert "stack" in gpus and "cann" in gpus
 
 
 def test_show_unknown_table_exits_2(runs):

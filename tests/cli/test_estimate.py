@@ -15,7 +15,7 @@ from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 import pytest
-from tests.builders import ROOT
+from tests.builders import HANG_SECONDS, ROOT
 
 SEED_SHAPE = ("--layers", "32", "--hidden", "4096", "--heads", "32", "--seq-len", "4096")
 CONTRACT_KEYS = {"flops", "gpu_hours", "min_gpus", "memory_per_gpu_gb", "layout"}
@@ -24,7 +24,7 @@ CONTRACT_KEYS = {"flops", "gpu_hours", "min_gpus", "memory_per_gpu_gb", "layout"
 def gpuplan(*args: str) -> subprocess.CompletedProcess:
     env = {**os.environ, "COLUMNS": "250"}
     return subprocess.run([sys.executable, "-m", "solver.cli", *map(str, args)], capture_output=True,
-                          text=True, timeout=120, cwd=ROOT, env=env)
+                          text=True, timeout=HANG_SECONDS, cwd=ROOT, env=env)
 
 
 SEED_ARGS = ("--params", "7e9", "--tokens", "200e9", "--mfu", "0.4", *SEED_SHAPE)
@@ -39,6 +39,8 @@ COMMANDS = {                       # every CLI run of this module, started toget
     "params_negative": ("--params", "-7e9", "--tokens", "200e9", "--json"),
     "mfu_too_high": ("--params", "7e9", "--tokens", "200e9", "--mfu", "1.5", "--json"),
     "preprocess": ("--params", "7e9", "--tokens", "1e9", "--kind", "preprocess", "--json"),
+    "qlora_65b": ("--params", "65e9", "--tokens", "1e9", "--kind", "qlora", "--gpu", "L40S-48G", "--seq-len", "512",
+                  "--layers", "80", "--hidden", "8192", "--heads", "64", "--json"),   # LLaMA-65B's shape
     "fits_nowhere": ("--params", "1e12", "--tokens", "1e9", "--gpu", "RTX4090-24G", "--gpus-per-node", "1", "--json"),
 }
 
@@ -166,3 +168,24 @@ def test_the_one_node_row_speaks_of_the_smallest_group_not_the_job():
     assert out.returncode == 0, out.stderr
     assert "5 (40 GPUs)" in out.stdout and "smallest group in one node" in out.stdout
     assert "fits one node" not in out.stdout
+
+
+def test_qlora_65b_at_seq_512_fits_one_48gb_card_with_recompute(estimate_json):
+    """Golden: the QLoRA paper (Dettmers et al. 2023, §4, Table 1) fine-tunes LLaMA-65B on one 48 GB
+    GPU, with gradient checkpointing. 4-bit weights 33.7 GB + adapters' states 1.2 GB + recomputed
+    activations 0.9 GB + 1.5 GB overhead = 37.3 GB ≤ 44.2 usable; without recompute the activations
+    are 11.4 GB (47.8 GB in all), so the fastest layout takes 2 cards."""
+    data = estimate_json("qlora_65b")
+    assert data["smallest_layout"] == {"gpus": 1, "tp": 1, "pp": 1, "dp": 1, "zero": 0, "recompute": True,
+                                       "memory_per_gpu_gb": pytest.approx(37.25, abs=0.01), "multi_node": False}
+    assert data["smallest_layout_text"] == "TP1×PP1×DP1, recompute"
+    assert data["layout"]["gpus"] == 2 and data["layout"]["recompute"] is False   # the fastest, as before
+
+
+def test_smallest_layout_beside_the_fastest(estimate_json, runs):
+    seed = estimate_json("seed7b")
+    assert seed["smallest_layout"]["gpus"] <= seed["layout"]["gpus"]
+    assert "fewest GPUs for one copy" in runs["seed7b_table"].stdout
+    assert "34 (17 replicas of TP2×PP1 (DP17))" in runs["seed7b_table"].stdout   # the GPU count as copies
+    nowhere = json.loads(runs["fits_nowhere"].stdout)
+    assert nowhere["smallest_layout"] is None and nowhere["smallest_layout_text"].startswith("does not fit")

@@ -15,7 +15,7 @@ import subprocess
 import sys
 import tomllib
 from pathlib import Path
-from tests.builders import ROOT
+from tests.builders import HANG_SECONDS, ROOT
 
 
 
@@ -47,7 +47,7 @@ def run_installed(site: Path, *args: str) -> subprocess.CompletedProcess:
     """`python -m solver.cli ARGS` with `site` first on the path, from a folder outside the checkout."""
     env = {**os.environ, "PYTHONPATH": str(site), "COLUMNS": "100"}
     return subprocess.run([sys.executable, "-m", "solver.cli", *args], capture_output=True, text=True,
-                          timeout=120, cwd=site.parent, env=env)
+                          timeout=HANG_SECONDS, cwd=site.parent, env=env)
 
 
 def check_installed(site: Path) -> None:
@@ -83,12 +83,12 @@ def test_a_built_wheel_installed_with_target_finds_its_catalog(tmp_path):
         shutil.copytree(ROOT / folder, src / folder, ignore=shutil.ignore_patterns("__pycache__"))
     pip = [sys.executable, "-m", "pip", "--disable-pip-version-check", "--quiet"]
     built = subprocess.run([*pip, "wheel", "--no-deps", "-w", str(tmp_path / "dist"), str(src)],
-                           capture_output=True, text=True, timeout=300)
+                           capture_output=True, text=True, timeout=HANG_SECONDS)
     assert built.returncode == 0, built.stderr
     wheel = next((tmp_path / "dist").glob("gpuplan-*.whl"))
     site = tmp_path / "target"
     installed = subprocess.run([*pip, "install", "--no-deps", "--no-index", "--target", str(site), str(wheel)],
-                               capture_output=True, text=True, timeout=300)
+                               capture_output=True, text=True, timeout=HANG_SECONDS)
     assert installed.returncode == 0, installed.stderr
     assert (site / "solver" / "catalogs" / "beijing-sample" / "offers.csv").is_file()
     assert not (site / "catalogs").exists()          # nothing outside the package

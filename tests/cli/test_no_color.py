@@ -13,7 +13,7 @@ import sys
 from pathlib import Path
 
 import pytest
-from tests.builders import ROOT
+from tests.builders import HANG_SECONDS, ROOT
 
 SEED = ROOT / "problems" / "seed-7b-200b-30d.yaml"
 
@@ -22,7 +22,7 @@ def gpuplan(*args) -> subprocess.CompletedProcess:
     env = {**os.environ, "FORCE_COLOR": "1", "COLUMNS": "100"}
     env.pop("NO_COLOR", None)
     return subprocess.run([sys.executable, "-m", "solver.cli", *map(str, args)], capture_output=True, text=True,
-                          timeout=300, cwd=ROOT, env=env)
+                          timeout=HANG_SECONDS, cwd=ROOT, env=env)
 
 
 @pytest.fixture(scope="module")

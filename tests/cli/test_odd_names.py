@@ -18,7 +18,7 @@ from hypothesis import strategies as st
 
 from solver.analysis.edits import apply_edits, parse_edit, row_path
 from solver.load import load_problem
-from tests.builders import ROOT
+from tests.builders import HANG_SECONDS, ROOT
 
 SAMPLE = ROOT / "catalogs" / "beijing-sample"
 PROBLEM = "[red]demo[/red] [/x]"
@@ -62,7 +62,7 @@ def odd(tmp_path_factory) -> Path:
 def gpuplan(*args) -> subprocess.CompletedProcess:
     env = {**os.environ, "COLUMNS": "300"}
     return subprocess.run([sys.executable, "-m", "solver.cli", *map(str, args)], capture_output=True, text=True,
-                          timeout=300, cwd=ROOT, env=env)
+                          timeout=HANG_SECONDS, cwd=ROOT, env=env)
 
 
 def test_the_fixture_holds_the_odd_names(odd):

@@ -19,7 +19,7 @@ import yaml
 
 from solver.commands.schema import catalog_schema, problem_schema
 from solver.load import load_catalog
-from tests.builders import ROOT
+from tests.builders import HANG_SECONDS, ROOT
 
 PROBLEMS = sorted(p for p in [*(ROOT / "problems").rglob("*.yaml"), *(ROOT / "tests" / "data").glob("*.yaml")]
                   if "jobs" in (yaml.safe_load(p.read_text()) or {}))
@@ -119,6 +119,6 @@ def test_cli_prints_the_schemas():
     env = {**os.environ, "COLUMNS": "200"}
     for which, expected in (("problem", problem_schema()), ("catalog", catalog_schema())):
         run = subprocess.run([sys.executable, "-m", "solver.cli", "schema", which], capture_output=True, text=True,
-                             timeout=120, cwd=ROOT, env=env)
+                             timeout=HANG_SECONDS, cwd=ROOT, env=env)
         assert run.returncode == 0, run.stderr
         assert json.loads(run.stdout) == expected

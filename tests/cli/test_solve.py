@@ -15,7 +15,7 @@ from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 import pytest
-from tests.builders import DATA, ROOT
+from tests.builders import DATA, HANG_SECONDS, ROOT
 
 SEED = ROOT / "problems" / "seed-7b-200b-30d.yaml"
 DATA = DATA
@@ -28,7 +28,7 @@ TOP_KEYS = {"status", "total_cost", "currency", "allocations", "jobs", "cost_bre
             "gap", "solve_seconds"}
 
 
-def gpuplan(*args: str, timeout: float = 120) -> subprocess.CompletedProcess:
+def gpuplan(*args: str, timeout: float = HANG_SECONDS) -> subprocess.CompletedProcess:
     env = {**os.environ, "COLUMNS": "250"}          # wide, so rich does not wrap table cells
     return subprocess.run([sys.executable, "-m", "solver.cli", *map(str, args)], capture_output=True,
                           text=True, timeout=timeout, cwd=ROOT, env=env)

@@ -94,10 +94,21 @@ def invoke(*args):
 
 
 def _no_solving(monkeypatch) -> None:
+    """Replace solve_problem and negotiate wherever a module holds them. The CLI is imported first:
+    a command module imported while they are patched would keep the stub for the rest of the run
+    (`from solver.api import solve_problem` binds the name), and a later test would fail."""
+    import solver.analysis.negotiate
+    import solver.api
+    import solver.cli  # noqa: F401 - every command module, bound to the real functions
+
     def boom(*args, **kwargs):
         raise AssertionError("solved before checking the output file")
-    monkeypatch.setattr("solver.api.solve_problem", boom)
-    monkeypatch.setattr("solver.analysis.negotiate.negotiate", boom)
+    real = {solver.api.solve_problem, solver.analysis.negotiate.negotiate}
+    for name, module in list(sys.modules.items()):
+        if name.startswith("solver"):
+            for attr in ("solve_problem", "negotiate"):
+                if getattr(module, attr, None) in real:
+                    monkeypatch.setattr(module, attr, boom)
 
 
 def assert_refused(result, *needles) -> None:

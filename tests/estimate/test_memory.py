@@ -14,6 +14,7 @@ from solver.estimate.memory import (
     lora_adapter_params,
     memory_per_gpu,
     minimal_layout,
+    smallest_layout,
     seed_rule_of_thumb_gb,
     usable_memory_gb,
 )
@@ -225,6 +226,33 @@ def test_tensor_parallel_stays_inside_a_node():
 def test_describe_lists_zero_and_recompute():
     layout = Layout(8, 2, 1, 4, 3, True, 70.0, False)
     assert layout.describe() == "TP2×PP1×DP4, ZeRO-3, recompute"
+
+
+def test_label_counts_replicas_and_the_whole_data_parallel_degree():
+    assert Layout(2, 2, 1, 1, 0, False, 66.9, False).label(20) == "20 replicas of TP2×PP1 (DP20)"
+    assert Layout(1, 1, 1, 1, 0, True, 37.0, False).label(1) == "1 replica of TP1×PP1 (DP1), recompute"
+    sharded = Layout(8, 2, 1, 4, 3, True, 70.0, False)
+    assert sharded.label(5) == "5 replicas of TP2×PP1 sharded over 4 (DP20), ZeRO-3, recompute"
+
+
+def test_smallest_layout_allows_recompute_where_the_fastest_does_not():
+    # The same 1B case: the fastest group takes 2 GPUs without recompute, the smallest 1 with it.
+    shape = ModelShape(params=1e9, layers=24, hidden=2048, heads=16, seq_len=4096)
+    assert minimal_layout(shape, "pretrain", 24).gpus == 2
+    small = smallest_layout(shape, "pretrain", 24)
+    assert small is not None and small.gpus == 1 and small.recompute
+    # where one GPU holds it without recompute, the smallest does not add recompute
+    assert smallest_layout(LLAMA_7B, "lora", 80) == minimal_layout(LLAMA_7B, "lora", 80)
+
+
+def test_smallest_layout_never_has_more_gpus_than_the_fastest():
+    for shape in (LLAMA_7B, LLAMA_13B, LLAMA_30B, LLAMA_70B):
+        for kind in ("pretrain", "lora", "qlora", "inference"):
+            for memory in (24, 48, 80):
+                fast, small = minimal_layout(shape, kind, memory), smallest_layout(shape, kind, memory)
+                assert (fast is None) == (small is None)
+                if fast is not None:
+                    assert small.gpus <= fast.gpus and small.memory_per_gpu_gb <= usable_memory_gb(memory)
 
 
 def test_seed000_rule_of_thumb_gives_28gb_for_7b_fp16():

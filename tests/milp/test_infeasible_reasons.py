@@ -10,7 +10,7 @@ import pytest
 
 from solver.api import solve_problem
 from solver.errors import Infeasible
-from tests.builders import ROOT, catalog, gpu_day_flops, job, offer, problem
+from tests.builders import HANG_SECONDS, ROOT, catalog, gpu_day_flops, job, offer, problem
 
 
 
@@ -29,7 +29,7 @@ def test_capacity_reason_names_the_fabric_that_comes_closest_and_its_numbers():
 
 def test_lead_time_reason_names_an_offer_and_cli_exits_1(tmp_path: Path):
     out = subprocess.run([sys.executable, "-m", "solver.cli", "solve", str(ROOT / "tests/data/infeasible-lead-time.yaml")],
-                         capture_output=True, text=True, timeout=120)
+                         capture_output=True, text=True, timeout=HANG_SECONDS)
     assert out.returncode == 1
     assert "lead_time" in out.stderr and "monthly" in out.stderr and "Traceback" not in out.stderr
 

@@ -29,7 +29,7 @@ import pytest
 from solver.api import solve_problem
 from solver.load import load_problem
 from solver.report.html import check_html_path, nice_ticks, render_html, write_html
-from tests.builders import ROOT
+from tests.builders import HANG_SECONDS, ROOT
 
 HYBRID = ROOT / "problems" / "hybrid-burst.yaml"
 SEED = ROOT / "problems" / "seed-7b-200b-30d.yaml"
@@ -59,7 +59,8 @@ def test_every_section_is_there(page, hybrid):
     assert page.count('<circle class="point') == len(FRONTIER)
     assert 'class="point current"' in page  # the report's own plan is the last frontier point
     assert "23,612,431 CNY" in page
-    assert "TP×PP×DP" in page and "4×2×1" in page and "62.7 of 80" in page
+    assert "replicas of TP4×PP2 (DP" in page and "62.7 of 80" in page
+    assert "TP4×PP2×DP1" not in page  # the group alone reads as one copy of the model
     assert "redundancy" in page and "30%" in page
     assert "2026-12-02" in page and "illustrative" in page
     assert re.search(r"Rent up to [\d,]+ .* GPUs at once", page)   # a peak, not the total rented
@@ -133,7 +134,7 @@ def test_cli_report(tmp_path):
 
     def run(*extra):
         return subprocess.run([sys.executable, "-m", "solver.cli", "report", str(HYBRID), "-o", str(out), *extra],
-                              capture_output=True, text=True, timeout=120, cwd=ROOT)
+                              capture_output=True, text=True, timeout=HANG_SECONDS, cwd=ROOT)
 
     first = run("--frontier-points", "3")
     assert first.returncode == 0, first.stderr

@@ -1,0 +1,37 @@
+"""A plan whose jobs need two software stacks (CUDA and CANN), or a job split across two, says so
+(issue 24, item 9; solver/milp/stacks.py): porting is a cost the prices do not show."""
+
+from __future__ import annotations
+
+from tests.builders import catalog, datacenter, gpu, job, monthly, problem, solve
+
+from solver.milp.stacks import stack_warnings
+from solver.model.problem import Restrict
+
+
+def _two_stacks():
+    """Two jobs, one kept on CUDA cards, one on CANN cards: the plan needs both stacks."""
+    cards = (gpu("G80", 80), gpu("N80", 80, stack="cann"))
+    cat = catalog(monthly("cuda-node", 20_000), monthly("cann-node", 15_000, gpu="N80"), gpus=cards,
+                  datacenters=(datacenter("D1"),))
+    prob = problem(job("a", days=8, deadline_days=30, restrict=Restrict(gpus=["G80"])),
+                   job("b", days=8, deadline_days=30, restrict=Restrict(gpus=["N80"])), horizon_days=30)
+    return prob, cat
+
+
+def test_a_plan_on_two_stacks_says_so():
+    prob, cat = _two_stacks()
+    plan = solve(prob, cat)
+    mixed = [w for w in plan.warnings if "software stacks" in w]
+    assert len(mixed) == 1 and "G80 (CUDA)" in mixed[0] and "N80 (CANN)" in mixed[0], plan.warnings
+
+
+def test_a_job_on_two_stacks_is_named_and_one_stack_says_nothing():
+    prob, cat = _two_stacks()
+    plan = solve(prob, cat)
+    split = plan.model_copy(update={"jobs": [j.model_copy(update={"gpu_types": ["G80", "N80"]}) if j.name == "a"
+                                             else j for j in plan.jobs]})
+    words = stack_warnings(split, cat)
+    assert len(words) == 1 and words[0].startswith("job a runs on N80 (CANN) and G80 (CUDA)")
+    one = plan.model_copy(update={"jobs": [j for j in plan.jobs if j.name == "a"]})
+    assert stack_warnings(one, cat) == []
