@@ -65,7 +65,8 @@ FLOOR = 1.0
 
 PROVEN, UNPROVEN, SKIPPED, NOT_APPLIED = "proven", "not proven", "proven without re-solve", "not applied"
 """What Solution.tie_break says: the re-solve proved the earliest finish and fewest rentals at
-the optimal cost; it stopped at its time limit with the best plan found; the bound of
+the optimal cost (contracts as the first plan signed them); it stopped at its node or time
+limit with the best plan found; the bound of
 _finish_floor proved it without a re-solve; no tie-break (the cost is not proven optimal)."""
 
 

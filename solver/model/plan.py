@@ -185,8 +185,8 @@ class Plan(_Out):
     tie_break: Literal["proven", "not proven", "proven without re-solve", "not applied"] = Field(
         default="not applied",
         description="among plans of this cost, the earliest finish then the fewest rentals: proven by a "
-                    "re-solve with the cost fixed, not proven (its time ran out; the best plan found, never "
-                    "dearer), proven without re-solve (no plan can finish sooner or rent less), or not "
+                    "re-solve with the cost fixed, not proven (its node or time limit stopped it; the best "
+                    "plan found, never dearer), proven without re-solve (no plan can finish sooner or rent less), or not "
                     "applied (the cost is not proven optimal)")
     binding: list[Binding] = []
     warnings: list[str] = Field(default=[], description="what the plan assumes that the user should check")
