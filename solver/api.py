@@ -8,7 +8,8 @@ Solving a problem:
         `model_copy(update=...)`) and call it again.
         `constrain=f` calls f(milp) on the built model before solving: the one door for an
         analysis that needs an extra row (a spot share cap, a vendor count, an offer forced
-        in). f adds rows through `milp.add_row` and new variables through `milp.model`; rows
+        in). `pin_schedule(schedule)` is such an f: a given plan's decisions fixed, to read
+        that plan under an edited problem (NotInModel when the model cannot hold them). f adds rows through `milp.add_row` and new variables through `milp.model`; rows
         it adds are part of the model the verifier's plan came from, but the verifier
         checks only the problem's own constraints.
     build(problem, catalog) → (Instance, Milp) and solve_built(inst, milp, ...) → Plan:
@@ -44,6 +45,7 @@ from solver.milp.exclusion import Exclusion
 from solver.milp.export import write_mps
 from solver.milp.extract import extract_plan
 from solver.milp.instance import Instance, build_instance, job_layout
+from solver.milp.pin import NotInModel, pin_schedule
 from solver.milp.prefer import keep_preferred, pinned_milp
 from solver.milp.progress import PROGRESS
 from solver.milp.registry import AVAILABILITY, FAMILIES, POWER, Family, NotApplicable, family
@@ -59,7 +61,7 @@ from solver.verify import check_plan
 
 __all__ = [
     # solving a problem
-    "solve_problem", "build", "solve_built", "explain_quick",
+    "solve_problem", "build", "solve_built", "explain_quick", "pin_schedule", "NotInModel",
     # the model, for analyses that edit it and solve it raw
     "build_instance", "Milp", "build_milp", "solve_milp", "Solution", "NoSolution",
     "held_nodes", "asked_work", "job_layout",
@@ -77,6 +79,10 @@ def solve_problem(problem: Problem, catalog: Catalog, *, backend: str = DEFAULT_
                   export_mps: str | Path | None = None, constrain: Callable[[Milp], None] | None = None,
                   max_seconds: float | None = None) -> Plan:
     """Cheapest plan for the problem, checked by the independent verifier before it is returned.
+
+    Among plans of that cost, the one finishing earliest, then renting the fewest
+    configurations (solver.milp.tiebreak; Plan.tie_break says whether that is proven), so the
+    same input gives the same plan.
 
     Soft preferences (a job's or the problem's `prefer`: site, vendor, mode, GPU; only there, a
     share there, or avoid) are weighed by re-solving with each imposed; see solver.milp.prefer
@@ -116,7 +122,7 @@ def solve_built(inst: Instance, milp: Milp, *, backend: str = DEFAULT_BACKEND, t
     `more_time`: the option that would have given the solve more time, named when it found no plan."""
     problem, catalog = inst.problem, inst.catalog
     try:
-        solution = solve_milp(milp, backend=backend, time_limit=time_limit, gap=gap)
+        solution = solve_milp(milp, backend=backend, time_limit=time_limit, gap=gap, tiebreak=True)
     except NoSolution as exc:
         if not exc.proven:
             hint = f"raise {more_time}, or try another --backend" if time_limit else "try another --backend"

@@ -3,6 +3,12 @@
 Why beside the baseline: a number alone ("24.1M") means little; what users negotiate on
 is the difference — what the edit saves, which capacity moves where, and which limit
 now binds (a cheaper vendor is worth nothing if the site's power quota still binds).
+
+An edit that binds nothing changes nothing: when the baseline plan still passes the
+verifier under the edits and costs no more than the edited problem's optimum, the scenario
+is the baseline plan itself, re-read under the edits (`kept_baseline`). Why: a cost model
+has many optimal plans, and another one of the same cost (a finish a day later, a deadline
+that "now binds") would show a tie as a change.
 """
 
 from __future__ import annotations
@@ -11,11 +17,15 @@ from collections import defaultdict
 from dataclasses import dataclass, field
 
 from solver.analysis.edits import Change, apply_edits
-from solver.api import DEFAULT_BACKEND, solve_problem
-from solver.errors import Infeasible
+from solver.api import DEFAULT_BACKEND, NotInModel, pin_schedule, solve_problem
+from solver.errors import Infeasible, PlanRejected
 from solver.model.catalog import Catalog
 from solver.model.plan import Plan
 from solver.model.problem import Problem
+from solver.verify import verify_plan
+
+CENT = 0.01
+"""Costs within a cent are the same cost (plans' costs are rounded to cents)."""
 
 
 @dataclass
@@ -27,6 +37,7 @@ class Outcome:
     reasons: list[str] = field(default_factory=list)
     proven: bool = True                 # infeasible: proven, or no plan found in the time limit
     explanation: dict | None = None     # infeasible and asked for: solver.analysis.explain's payload
+    kept_baseline: bool = False         # the scenario is the baseline plan, re-read under the edits
 
     @property
     def cost(self) -> float | None:
@@ -45,6 +56,16 @@ class WhatIf:
         if self.baseline.cost is None or self.scenario.cost is None:
             return None
         return self.scenario.cost - self.baseline.cost
+
+    @property
+    def changed(self) -> bool:
+        """False when the baseline plan stands under the edits (the edits bind nothing)."""
+        return not self.scenario.kept_baseline
+
+    @property
+    def same_cost(self) -> bool:
+        """Both sides have a plan of the same cost (to the cent)."""
+        return self.delta is not None and abs(self.delta) < CENT
 
     def mix_changes(self) -> list[tuple[str, float, float]]:
         """(vendor/gpu/mode @ datacenter, GPU-days before, after) for every line that moved;
@@ -69,7 +90,9 @@ class WhatIf:
         return {
             "edits": sorted({c.edit for c in self.changes}, key=[c.edit for c in self.changes].index),
             "changes": [{"where": c.where, "old": c.old, "new": c.new} for c in self.changes],
-            "baseline": _outcome_dict(self.baseline), "scenario": _outcome_dict(self.scenario),
+            "baseline": _outcome_dict(self.baseline),
+            "scenario": {**_outcome_dict(self.scenario), "changed": self.changed,
+                         "kept_baseline_plan": self.scenario.kept_baseline},
             "delta": None if self.delta is None else round(self.delta, 2),
             "mix_changes": [{"line": k, "gpu_days_before": b, "gpu_days_after": a} for k, b, a in self.mix_changes()],
             "binding_now": new, "binding_no_longer": gone,
@@ -91,7 +114,30 @@ def what_if(problem: Problem, catalog: Catalog, edits: list[str], *, explain: bo
         scenario.explanation = explain_infeasible(
             new_problem, new_catalog, backend=solve_options.get("backend", DEFAULT_BACKEND),
             time_limit=solve_options.get("time_limit") or 60.0).to_dict()
-    return WhatIf(_solve(problem, catalog, solve_options), scenario, changes)
+    baseline = _solve(problem, catalog, solve_options)
+    kept = _kept_baseline(baseline, scenario, new_problem, new_catalog, solve_options)
+    return WhatIf(baseline, kept or scenario, changes)
+
+
+def _kept_baseline(baseline: Outcome, scenario: Outcome, problem: Problem, catalog: Catalog,
+                   options: dict) -> Outcome | None:
+    """The baseline plan re-read under the edits, when the edits leave it valid and no dearer
+    than the edited problem's optimum; else None (the scenario's own plan stands).
+
+    The verifier's check against the edited problem and catalog comes first (no solve); then
+    the baseline schedule is fixed in the edited model (solver.api.pin_schedule) and solved,
+    so its cost, binding limits and warnings are the edited model's reading of that plan (a
+    budget cut to 80 % that still covers it does not "now bind"). No dearer, not equal: an
+    optimum proven within the solver's gap may cost a few units more than the baseline."""
+    if baseline.plan is None or scenario.plan is None or verify_plan(problem, catalog, baseline.plan):
+        return None
+    try:
+        replay = solve_problem(problem, catalog, constrain=pin_schedule(baseline.plan.schedule), **options)
+    except (Infeasible, PlanRejected, NotInModel):
+        return None
+    if replay.total_cost > scenario.plan.total_cost + CENT:
+        return None
+    return Outcome(replay, kept_baseline=True)
 
 
 def _solve(problem: Problem, catalog: Catalog, options: dict) -> Outcome:

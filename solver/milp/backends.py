@@ -80,15 +80,18 @@ def _parameters(backend: str, gap: float | None) -> str:
 
 
 def mathopt_once(model, time_limit: float | None, gap: float | None, log: bool, listener: Listener | None,
-                 hint: dict[int, float] | None = None, *, ipm_lp: bool = False):
+                 hint: dict[int, float] | None = None, *, ipm_lp: bool = False, node_limit: int | None = None):
     """One HiGHS solve of a MathOpt model, optionally from a MIP start (values by variable id).
+    node_limit: stop after that many branch-and-bound nodes (a limit that, unlike time, stops
+    the same search at the same place on every run: solver.milp.tiebreak).
     ipm_lp: HiGHS' MIP solves its LPs by interior point (`mip_lp_solver=ipm`), see
     solver.milp.big.run_big."""
     from ortools.math_opt.python import mathopt
 
     params = mathopt.SolveParameters(time_limit=timedelta(seconds=max(time_limit, 0.1)) if time_limit else None,
                                      enable_output=log,
-                                     relative_gap_tolerance=gap if gap is not None else OPTIMALITY_GAP)
+                                     relative_gap_tolerance=gap if gap is not None else OPTIMALITY_GAP,
+                                     node_limit=node_limit)
     params.highs.int_options["presolve_rule_off"] = HIGHS_PRESOLVE_RULES_OFF
     params.highs.int_options["mip_pscost_minreliable"] = HIGHS_PSCOST_MIN_RELIABLE
     if ipm_lp:

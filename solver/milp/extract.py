@@ -9,6 +9,7 @@ from solver.milp.registry import binding_limits
 from solver.milp.capacity import discounted_variable
 from solver.milp.site import chosen
 from solver.milp.solution import Solution
+from solver.milp.tiebreak import UNPROVEN
 from solver.model.ledger import cash_flow, job_rentals, rental_use
 from solver.model.plan import (Allocation, Assignment, Contract, ExchangeRatesUsed, JobResult, Plan, Rental,
                                Schedule)
@@ -35,8 +36,8 @@ def extract_plan(sol: Solution) -> Plan:
                 currency=inst.problem.currency, exchange_rates=_rates(inst), allocations=allocations,
                 jobs=jobs, cost_breakdown=parts,
                 lower_bound=cents(bound), gap=round(max(gap, 0.0), 6),
-                solve_seconds=round(sol.seconds, 3), backend=sol.backend,
-                binding=binding_limits(sol, jobs), warnings=_warnings(sol, schedule),
+                solve_seconds=round(sol.seconds, 3), backend=sol.backend, tie_break=sol.tie_break,
+                binding=binding_limits(sol, jobs), warnings=_warnings(sol, schedule) + _tie_warning(sol),
                 start_date=inst.problem.start_date,
                 job_rentals=job_rentals(allocations, done, width, horizon),
                 rental_use=rental_use(allocations, done, width, horizon),
@@ -72,6 +73,15 @@ def _warnings(sol: Solution, schedule: Schedule) -> list[str]:
                 f"layer's all-reduces cross PCIe, and the MFU it was planned with ({_mfu(inst, a.job, gpu):.0%}) "
                 "does not count that; measure it (gpuplan calibrate) and set the job's mfu"))
     return list(out.values())
+
+
+def _tie_warning(sol: Solution) -> list[str]:
+    """A tie-break that ran out of time: the plan is still of the optimal cost, but another plan of
+    that cost may finish sooner or rent less (solver.milp.tiebreak), so a re-run may differ."""
+    if sol.tie_break != UNPROVEN:
+        return []
+    return ["tie-break not proven in its time: another plan of the same cost may finish sooner or rent "
+            "fewer offers, and the same input may give another plan of this cost (raise --time-limit)"]
 
 
 def _mfu(inst, job_name: str, gpu) -> float:

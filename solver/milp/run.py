@@ -39,7 +39,7 @@ def solve_once(milp: Milp, backend: str, time_limit: float | None, gap: float | 
     values = run.values
     solution = Solution(milp, "feasible", run.objective, run.bound, seconds, backend, values, integral)
     if integral:
-        _polish(milp, values)  # only integer plans: rounding an LP point would not bound anything
+        polish(milp, values)  # only integer plans: rounding an LP point would not bound anything
         solution.objective = sum(solution.cost_parts().values())
     solution.bound = min(solution.bound, solution.objective)
     if run.optimal and solution.gap <= OPTIMALITY_GAP:
@@ -80,7 +80,7 @@ def _run_highs_mathopt(milp: Milp, time_limit: float | None, gap: float | None, 
         PROGRESS.listener = listener
 
 
-def _polish(milp: Milp, values: dict[int, float]) -> None:
+def polish(milp: Milp, values: dict[int, float]) -> None:
     """Settle the bookkeeping variables a time- or gap-limited solve may leave slack.
 
     Discounts (v, y), data-site flags (u) and the running and storage flags (r, s) only

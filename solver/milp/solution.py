@@ -39,6 +39,7 @@ class Solution:
     backend: str
     values: dict[int, float]    # variable index → value
     integral: bool = True       # False: the values are an LP relaxation's
+    tie_break: str = "not applied"  # solver.milp.tiebreak: proven, not proven, ...
 
     def value(self, var: mb.Variable) -> float:
         return self.values.get(var.index, 0.0)

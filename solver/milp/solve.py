@@ -19,10 +19,12 @@ from solver.milp.packing import add_node_packing, unpacked
 from solver.milp.repair import repair_plan
 from solver.milp.run import solve_once
 from solver.milp.solution import OPTIMALITY_GAP, NoSolution, Solution
+from solver.milp.tiebreak import break_ties
 
 
 def solve_milp(milp: Milp, *, backend: str = DEFAULT_BACKEND, time_limit: float | None = None,
-               gap: float | None = None, log: bool = False, warm_start: bool = True) -> Solution:
+               gap: float | None = None, log: bool = False, warm_start: bool = True,
+               tiebreak: bool = False) -> Solution:
     """Solve; raise NoSolution when there is no plan (proven or not).
 
     warm_start=False: solve a big model whole, with no first plan (solver.milp.warmstart) and
@@ -32,7 +34,10 @@ def solve_milp(milp: Milp, *, backend: str = DEFAULT_BACKEND, time_limit: float 
     do not fit, their cells get exact rows, the plan is repaired to fit them (solver.milp.repair),
     and the model is solved again from it, in what is left of the time limit (not for a model
     of warmstart.GUIDED_VARIABLES or more with under warmstart.FINAL_SHARE of it left,
-    solver.milp.big.too_big_for). The model grows by those rows and keeps them."""
+    solver.milp.big.too_big_for). The model grows by those rows and keeps them.
+    tiebreak=True: a proven optimum is followed by solver.milp.tiebreak's second stage (the
+    earliest finish, then the fewest rentals, at no higher cost), on a copy of the model; the
+    plans a user sees ask for it (solver.api.solve_built), raw analysis solves do not."""
     if backend not in BACKENDS:
         raise ValueError(f"unknown backend {backend!r}; choose one of {', '.join(BACKENDS)}")
     start, bound, repaired = time.perf_counter(), -math.inf, None
@@ -59,6 +64,10 @@ def solve_milp(milp: Milp, *, backend: str = DEFAULT_BACKEND, time_limit: float 
             solution.bound = min(bound, solution.objective)
             if solution.status != "optimal" and solution.gap <= OPTIMALITY_GAP and solution.integral:
                 solution.status = "optimal"
+            if tiebreak:
+                left = None if time_limit is None else time_limit - solution.seconds
+                solution = break_ties(milp, solution, backend, left, log)
+                solution.seconds = time.perf_counter() - start
             return solution
         add_node_packing(milp, cells)  # exact where this plan failed, and wherever it could fail:
         add_node_packing(milp)         # so one more solve is usually the last

@@ -182,6 +182,12 @@ class Plan(_Out):
     gap: float
     solve_seconds: float
     backend: str
+    tie_break: Literal["proven", "not proven", "proven without re-solve", "not applied"] = Field(
+        default="not applied",
+        description="among plans of this cost, the earliest finish then the fewest rentals: proven by a "
+                    "re-solve with the cost fixed, not proven (its node or time limit stopped it; the best "
+                    "plan found, never dearer), proven without re-solve (no plan can finish sooner or rent less), or not "
+                    "applied (the cost is not proven optimal)")
     binding: list[Binding] = []
     warnings: list[str] = Field(default=[], description="what the plan assumes that the user should check")
     start_date: date | None = Field(default=None, description="calendar date of day 0 (the problem's start_date)")

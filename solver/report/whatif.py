@@ -18,7 +18,12 @@ def render_whatif(result: WhatIf, console: Console) -> None:
     console.print(edits)
     console.print(f"baseline: {_line(result.baseline)}")
     console.print(f"scenario: {_line(result.scenario)}")
-    if result.delta is not None:
+    if not result.changed:
+        console.print("[bold]no change[/]: the baseline plan still holds under the edits and nothing is cheaper")
+    elif result.same_cost:
+        console.print("[bold]same cost, different plan[/]: the baseline plan breaks the edits; "
+                      "another plan of the same cost meets them")
+    if result.delta is not None and result.changed:
         base = result.baseline.cost or 1.0
         word = "save" if result.delta < 0 else "cost"
         console.print(f"[bold]the edits {word} {abs(result.delta):,.0f} CNY ({abs(result.delta) / base:.1%})[/]")

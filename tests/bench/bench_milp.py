@@ -260,7 +260,7 @@ def solve_lp(inst: Instance, repeat: int, time_limit: float) -> tuple[float | No
 
     The relaxation is `build_milp(inst, relax=True)` (continuous variables only), run on
     HiGHS directly through OR-Tools' model builder: `solve_milp` would report the plan's
-    cost after rounding the bookkeeping variables (its _polish step), which for
+    cost after rounding the bookkeeping variables (its polish step), which for
     fractional values is not the LP optimum. HiGHS runs with its defaults; if they give
     no answer within the time limit, once more with primal simplex (said in the note).
     """
@@ -310,7 +310,7 @@ def solve_row(milp: Milp, backend: str, time_limit: float, gap: float | None) ->
     start = time.perf_counter()
     try:
         sol = solve_milp(milp, backend="highs" if backend == COLD else backend, time_limit=time_limit, gap=gap,
-                         warm_start=backend != COLD)
+                         warm_start=backend != COLD, tiebreak=True)
     except NoSolution as exc:
         status = "infeasible" if exc.proven else "no solution"
         return dict(status=status, solve_s=time.perf_counter() - start, note=str(exc))

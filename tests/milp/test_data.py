@@ -130,11 +130,11 @@ def _broken_rows(milp, values: dict[int, float]) -> list[str]:
     return broken
 
 
-def test_polishing_a_plan_that_stores_past_its_finish_keeps_every_row():
+def testpolishing_a_plan_that_stores_past_its_finish_keeps_every_row():
     # A stopped solver may leave the job "running" (and storing) after its last work, with
-    # slack in the tails W (units of work still to do). _polish ends the run at the last
+    # slack in the tails W (units of work still to do). polish ends the run at the last
     # work; the tails must follow, or W ≤ units·r breaks in the MIP start of the next round.
-    from solver.milp.run import _polish
+    from solver.milp.run import polish
     from solver.milp.solve import solve_milp
 
     _, milp = build(problem(data_job(), horizon_days=15), catalog(site_offer(max_nodes=1)))
@@ -155,6 +155,6 @@ def test_polishing_a_plan_that_stores_past_its_finish_keeps_every_row():
                                    + values[milp.data_sites[j, vendor, dc_name].index] - 1)
     assert _broken_rows(milp, values) == []   # the slack state is a feasible plan
 
-    _polish(milp, values)
+    polish(milp, values)
     assert _broken_rows(milp, values) == []
     assert [values[milp.running[job, t].index] for t in range(last + 1, 15)] == [0.0] * (14 - last)
