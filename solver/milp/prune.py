@@ -41,19 +41,42 @@ configuration that replaces them, so `why` can still say why a fabric was never 
 from __future__ import annotations
 
 from collections import defaultdict
-from typing import TYPE_CHECKING
+from collections.abc import Sequence
+from typing import Any, Protocol, TypeVar
 
 from solver.milp.exclusion import Exclusion
 
-if TYPE_CHECKING:  # instance.py calls this module while it builds the Instance
-    from solver.milp.instance import Config, JobOption
+
+class Config(Protocol):
+    """What this module reads of solver.milp.instance.Config (a Protocol: instance.py calls
+    this module, so importing it back would make a cycle)."""
+
+    key: str
+    offer: Any
+    node_cost_hour: float
+    node_cost_term: float
+
+
+class JobOption(Protocol):
+    """What this module reads of solver.milp.instance.JobOption."""
+
+    job: str
+    config: str
+    group_gpus: int
+    rate_flops: float
+    tiers: Sequence[Any]
+    periods: tuple[int, ...]
+    domain: str | None
+
+
+Option = TypeVar("Option", bound=JobOption)
 
 TOLERANCE = 1e-12
 """Relative slack on cost and speed comparisons (floating point only, never a real difference)."""
 
 
-def prune_dominated(options: list[JobOption], configs: dict[str, Config],
-                    excluded: dict[str, list[Exclusion]]) -> list[JobOption]:
+def prune_dominated(options: list[Option], configs: dict[str, Config],
+                    excluded: dict[str, list[Exclusion]]) -> list[Option]:
     """The options left once dominated configurations are dropped; adds their exclusions."""
     by_config: dict[str, dict[str, JobOption]] = defaultdict(dict)
     for opt in options:
