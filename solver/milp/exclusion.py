@@ -11,9 +11,10 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-CODES = ("restrict", "spot", "residency", "precision", "memory", "fabric", "window", "lead_time", "capacity")
-"""Every reason preprocessing gives; the last five are written `<code>: <detail>`."""
-_WRITTEN_WITH_CODE = frozenset({"memory", "fabric", "window", "lead_time", "capacity"})
+CODES = ("restrict", "spot", "residency", "precision", "memory", "fabric", "window", "lead_time", "capacity",
+         "dominated")
+"""Every reason preprocessing gives; the last six are written `<code>: <detail>`."""
+_WRITTEN_WITH_CODE = frozenset({"memory", "fabric", "window", "lead_time", "capacity", "dominated"})
 
 
 @dataclass(frozen=True)

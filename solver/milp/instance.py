@@ -17,6 +17,7 @@ from solver.estimate.memory import Layout, minimal_layout
 from solver.estimate.shape import infer_shape
 from solver.estimate.throughput import fabric_factor, peak_tflops, scale_factor, scale_tiers, spot_loss
 from solver.milp.exclusion import Exclusion
+from solver.milp.prune import prune_dominated
 from solver.model.catalog import DEFAULT_WAN_GBPS, Catalog, Gpu, Offer, priced_in
 from solver.model.problem import Job, Problem, Restrict
 
@@ -126,8 +127,9 @@ class Instance:
         return range(start, min(len(self.hours), math.ceil(end_day / self.period_days)))
 
 
-def build_instance(problem: Problem, catalog: Catalog) -> Instance:
-    """Expand offers, size every job on every GPU type, keep only usable pairs.
+def build_instance(problem: Problem, catalog: Catalog, prune: bool = True) -> Instance:
+    """Expand offers, size every job on every GPU type, keep only usable pairs (and, with
+    `prune`, drop the configurations another of the same offer dominates: solver.milp.prune).
 
     Every price is turned into the problem's currency here, once (solver.model.catalog.priced_in):
     inst.catalog is the converted catalog, inst.as_given the one the caller gave."""
@@ -153,6 +155,8 @@ def build_instance(problem: Problem, catalog: Catalog) -> Instance:
                 code, detail = option
                 inst.excluded[job.name].append(Exclusion(code, config.key, detail))
         inst.options.extend(_with_tiers(job, options, configs, inst))
+    if prune:
+        inst.options = prune_dominated(inst.options, configs, inst.excluded)
     return inst
 
 

@@ -8,13 +8,24 @@ time: it measures and prints. See tests/bench/README.md for what every column me
     python tests/bench/bench_milp.py --sizes small,medium --backends scip,highs
     python tests/bench/bench_milp.py --sizes 100x30x8     # CONFIGSxPERIODSxJOBS
     python tests/bench/bench_milp.py --bundled --sizes all --time-limit 60 --out results.csv
+    python tests/bench/bench_milp.py --bench --backends highs     # problems/bench/*.yaml
+    python tests/bench/bench_milp.py --sizes small --fleet        # jobs of 20-60 % of the stock
+    python tests/bench/bench_milp.py --bundled --bench --prune-compare   # what exact pruning removes
 
-Two suites:
+Three suites:
 - bundled: every problems/*.yaml, solved to each backend's default gap (proven optimum
   unless the time limit stops it first);
+- bench: every problems/bench/*.yaml, user-sized problems (2-6 jobs, 30-365 days) solved
+  the same way;
 - synthetic: seeded, deterministic catalogs and problems of growing size built in
   memory from the price, lead-time and node templates of catalogs/beijing-sample,
-  solved to a relative gap of 1 % (--gap) within the time limit.
+  solved to a relative gap of 1 % (--gap) within the time limit. With --fleet each job
+  needs 20-60 % of the capacity it can reach, so stock, power and capacity bind.
+
+--prune-compare replaces the backend rows: each bundled/bench/synthetic instance is built
+with and without exact pruning (solver.milp.prune) and solved by HiGHS both ways, one
+after the other, and one row gives the options before and after, both solve times, their
+ratio and whether the optima agree.
 
 The machine this runs on is often shared and small: absolute seconds are noisy, so the
 tables also give ratios (solve ÷ LP relaxation, build share) and the 1-minute load
@@ -57,6 +68,7 @@ from solver.model.problem import Job, ModelSpec, Problem  # noqa: E402
 
 TEMPLATE_CATALOG = ROOT / "catalogs" / "beijing-sample"
 PROBLEMS = ROOT / "problems"
+BENCH = PROBLEMS / "bench"
 LP_BACKEND = "highs"   # the relaxation has only continuous variables: an LP for HiGHS' simplex
 
 
@@ -91,10 +103,16 @@ FILL = 0.5
 """Each job asks for FILL ÷ (jobs overlapping its window) of what its best fabric domain
 could do alone in its window: generous, so instances are feasible by construction
 even if every overlapping job lands on the same domain (power quotas aside)."""
+FLEET_SHARE = (0.2, 0.6)
+"""Fleet mode: each job asks for this share (drawn uniformly) of what it could do alone on
+everything it can reach (its best domain when synchronous), not divided among the jobs
+overlapping it: several such jobs at once fill the stock, and power quotas and capacity
+bind. Feasibility is no longer guaranteed."""
 
 
-def generate(size: Size, seed: int = 1) -> tuple[Problem, Catalog]:
-    """A deterministic catalog and problem of the given size (same seed → same instance)."""
+def generate(size: Size, seed: int = 1, fleet: bool = False) -> tuple[Problem, Catalog]:
+    """A deterministic catalog and problem of the given size (same seed → same instance);
+    `fleet`: jobs sized to FLEET_SHARE of the stock they can reach."""
     rng = random.Random(seed * 1_000_003 + size.configs * 10_007 + size.periods * 101 + size.jobs)
     template = load_catalog(TEMPLATE_CATALOG)
     datacenters = _datacenters(template, size, rng)
@@ -104,9 +122,10 @@ def generate(size: Size, seed: int = 1) -> tuple[Problem, Catalog]:
     catalog = Catalog(gpus=template.gpus, datacenters=datacenters, offers=offers,
                       path=f"synthetic:{size.name}:{seed}")
     jobs = [_job(i, size, rng) for i in range(size.jobs)]
-    problem = Problem(name=f"synthetic-{size.name}", catalog=catalog.path, horizon_days=size.periods,
-                      period_days=1, redundancy=0.30, jobs=jobs)
-    return _calibrate(problem, catalog), catalog
+    problem = Problem(name=f"synthetic-{size.name}{'-fleet' if fleet else ''}", catalog=catalog.path,
+                      horizon_days=size.periods, period_days=1, redundancy=0.30, jobs=jobs)
+    shares = [rng.uniform(*FLEET_SHARE) for _ in jobs] if fleet else None
+    return _calibrate(problem, catalog, shares), catalog
 
 
 def _datacenters(template: Catalog, size: Size, rng: random.Random) -> dict[str, Datacenter]:
@@ -183,8 +202,9 @@ def _job(i: int, size: Size, rng: random.Random) -> Job:
                egress_tb=round(rng.uniform(0.1, 1.0), 2) if storage else 0.0)
 
 
-def _calibrate(problem: Problem, catalog: Catalog) -> Problem:
-    """Set each job's tokens so that it needs FILL ÷ overlap of its best domain's capacity.
+def _calibrate(problem: Problem, catalog: Catalog, shares: list[float] | None = None) -> Problem:
+    """Set each job's tokens so that it needs FILL ÷ overlap of its best domain's capacity
+    (with `shares`, fleet mode: shares[i] of all job i can reach, FLEET_SHARE).
 
     A job that no configuration can hold (its model does not fit, or nothing is available
     in its window) is shrunk to the next smaller model until something can.
@@ -192,7 +212,7 @@ def _calibrate(problem: Problem, catalog: Catalog) -> Problem:
     jobs = list(problem.jobs)
     for _ in range(len(MODEL_PARAMS)):
         inst = build_instance(problem.model_copy(update={"jobs": jobs}), catalog)
-        capacity = _capacity(inst)
+        capacity = _capacity(inst, spread=shares is not None)
         stuck = [i for i, j in enumerate(jobs) if capacity.get(j.name, 0.0) <= 0]
         if not stuck:
             break
@@ -200,17 +220,18 @@ def _calibrate(problem: Problem, catalog: Catalog) -> Problem:
             smaller = [p for p in MODEL_PARAMS if p < jobs[i].model.params]
             jobs[i] = jobs[i].model_copy(update={"model": ModelSpec(params=smaller[-1] if smaller else 1e9)})
     out = []
-    for job in jobs:
+    for i, job in enumerate(jobs):
         overlap = sum(1 for other in jobs if other.start_day < job.deadline_days and job.start_day < other.deadline_days)
-        want = FILL * capacity.get(job.name, 0.0) / overlap
+        want = shares[i] * capacity.get(job.name, 0.0) if shares else FILL * capacity.get(job.name, 0.0) / overlap
         tokens = job.tokens * want / inst.required[job.name] if want > 0 else job.tokens
         out.append(job.model_copy(update={"tokens": float(f"{tokens:.3g}")}))
     return Problem.model_validate({**problem.model_dump(), "jobs": [j.model_dump() for j in out]})
 
 
-def _capacity(inst: Instance) -> dict[str, float]:
+def _capacity(inst: Instance, spread: bool = False) -> dict[str, float]:
     """EFLOP each job could do in its window alone on its best fabric domain, power quotas
-    applied per offer (jobs that may span domains are sized the same way: more slack)."""
+    applied per offer (jobs that may span domains are sized the same way: more slack);
+    `spread`: on every domain a job that may span them reaches (fleet mode)."""
     per_domain: dict[tuple[str, str], float] = defaultdict(float)
     for opt in inst.options:
         cfg = inst.configs[opt.config]
@@ -224,9 +245,10 @@ def _capacity(inst: Instance) -> dict[str, float]:
         slowest = min(tier.factor for tier in opt.tiers)  # pessimistic: every replica in the slowest tier
         for t in opt.periods:
             per_domain[opt.job, fabric_domain(cfg)] += opt.work_per_replica(inst.hours[t], slowest) * fit
+    single = {j.name: j.single_site for j in inst.problem.jobs}
     out: dict[str, float] = defaultdict(float)
     for (job, _), work in per_domain.items():
-        out[job] = max(out[job], work)
+        out[job] = out[job] + work if spread and not single[job] else max(out[job], work)
     return out
 
 
@@ -373,6 +395,36 @@ def measure(suite: str, name: str, problem: Problem, catalog: Catalog, backends:
         emit(row)
 
 
+PRUNE_COLUMNS = ["instance", "options", "pruned_options", "removed", "solve_s_unpruned", "solve_s_pruned",
+                 "ratio", "same_optimum", "load1"]
+
+
+def compare_pruning(name: str, problem: Problem, catalog: Catalog, time_limit: float) -> dict:
+    """One row: options and HiGHS solve time without and with exact pruning, in one run."""
+    row: dict = dict(instance=name.replace(".yaml", ""))
+    objectives = []
+    for prune in (False, True):
+        inst = build_instance(problem, catalog, prune=prune)
+        row["pruned_options" if prune else "options"] = len(inst.options)
+        result = solve_row(build_milp(inst), "highs", time_limit, None)
+        row["solve_s_pruned" if prune else "solve_s_unpruned"] = result["solve_s"]
+        objectives.append(result.get("objective") if result["status"] == "optimal" else None)
+    row["removed"] = row["options"] - row["pruned_options"]
+    row["ratio"] = row["solve_s_pruned"] / row["solve_s_unpruned"] if row["solve_s_unpruned"] > 0 else math.nan
+    row["same_optimum"] = None not in objectives and math.isclose(*objectives, rel_tol=1e-6)
+    row["load1"] = load1()
+    print(f"  {row}", file=sys.stderr, flush=True)
+    return row
+
+
+def prune_table(rows: list[dict]) -> str:
+    frame = pd.DataFrame(rows, columns=PRUNE_COLUMNS)
+    for col in ("solve_s_unpruned", "solve_s_pruned"):
+        frame[col] = frame[col].map("{:.2f}".format)
+    frame["ratio"] = frame["ratio"].map("{:.2f}".format)
+    return frame.to_string(index=False)
+
+
 # ----------------------------------------------------------------------------------------------
 # Output
 # ----------------------------------------------------------------------------------------------
@@ -400,7 +452,7 @@ def table(rows: list[dict], suite: str) -> str:
     frame = pd.DataFrame([r for r in rows if r["suite"] == suite], columns=COLUMNS)
     if frame.empty:
         return ""
-    if suite == "bundled":
+    if suite in ("bundled", "bench"):
         cols = ["instance", "backend", "vars", "cons", "build_s", "lp_s", "lp_value", "status",
                 "objective", "gap", "solve_s", "solve_x_lp", "build_share", "lp_ip_gap", "load1"]
     else:
@@ -470,6 +522,10 @@ def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0],
                                  formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--bundled", action="store_true", help="benchmark every problems/*.yaml")
+    ap.add_argument("--bench", action="store_true", help="benchmark every problems/bench/*.yaml")
+    ap.add_argument("--fleet", action="store_true", help="synthetic jobs of 20-60%% of the stock they can reach")
+    ap.add_argument("--prune-compare", action="store_true",
+                    help="instead of backend rows: options and HiGHS solve time without and with exact pruning")
     ap.add_argument("--sizes", type=parse_sizes, default=None,
                     help=f"synthetic sizes, comma-separated: {', '.join(SIZES)}, all, or CONFIGSxPERIODSxJOBS "
                          "(default: all when --bundled is not given)")
@@ -486,36 +542,59 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--no-skip", action="store_true", help="never skip a backend on larger sizes")
     ap.add_argument("--out", type=Path, default=None, help="also write every row to this CSV")
     args = ap.parse_args(argv)
-    sizes = args.sizes if args.sizes is not None else ([] if args.bundled else list(SIZES.values()))
+    sizes = args.sizes if args.sizes is not None else ([] if args.bundled or args.bench else list(SIZES.values()))
+    if args.prune_compare:
+        return _prune_main(args, sizes)
 
     sink = Sink(args.out)
     print(f"# bench_milp  {environment()}", flush=True)
     print(f"# backends {','.join(args.backends)}  time limit {args.time_limit:g} s  "
           f"synthetic gap {args.gap:g}  seed {args.seed}", flush=True)
     try:
-        if args.bundled:
-            print("[bundled]", file=sys.stderr, flush=True)
-            for path in sorted(PROBLEMS.glob("*.yaml")):
+        for suite, folder in (("bundled", PROBLEMS), ("bench", BENCH)):
+            if not getattr(args, suite):
+                continue
+            print(f"[{suite}]", file=sys.stderr, flush=True)
+            for path in sorted(folder.glob("*.yaml")):
                 problem, catalog = load_problem(path)
-                measure("bundled", path.name, problem, catalog, args.backends, args, args.bundled_gap,
+                measure(suite, path.name, problem, catalog, args.backends, args, args.bundled_gap,
                         None, {}, sink)
         skip: dict[str, str] = {}
         for size in sorted(sizes, key=lambda s: s.configs * s.periods * s.jobs):
             print(f"[synthetic {size.name}: {size.configs} configs × {size.periods} periods × {size.jobs} jobs]",
                   file=sys.stderr, flush=True)
             t0 = time.perf_counter()
-            problem, catalog = generate(size, args.seed)
+            problem, catalog = generate(size, args.seed, fleet=args.fleet)
             print(f"  generated in {time.perf_counter() - t0:.1f} s", file=sys.stderr, flush=True)
             measure("synthetic", size.name, problem, catalog, args.backends, args, args.gap, size, skip, sink)
     except KeyboardInterrupt:
         print("\ninterrupted: partial results below", file=sys.stderr)
-    for suite, title in (("bundled", "Bundled problems"), ("synthetic", "Synthetic instances")):
+    for suite, title in (("bundled", "Bundled problems"), ("bench", "Benchmark suite (problems/bench)"),
+                         ("synthetic", "Synthetic instances")):
         text = table(sink.rows, suite)
         if text:
             print(f"\n## {title}\n{text}")
     print(f"\n# done  load {', '.join(f'{x:.2f}' for x in os.getloadavg())}")
     if args.out:
         print(f"# rows written to {args.out}")
+    return 0
+
+
+def _prune_main(args, sizes: list[Size]) -> int:
+    """--prune-compare: one row per instance (compare_pruning)."""
+    print(f"# bench_milp --prune-compare  {environment()}", flush=True)
+    rows = []
+    paths = [*(sorted(PROBLEMS.glob("*.yaml")) if args.bundled else []),
+             *(sorted(BENCH.glob("*.yaml")) if args.bench else [])]
+    try:
+        for path in paths:
+            rows.append(compare_pruning(path.name, *load_problem(path), args.time_limit))
+        for size in sizes:
+            problem, catalog = generate(size, args.seed, fleet=args.fleet)
+            rows.append(compare_pruning(problem.name, problem, catalog, args.time_limit))
+    except KeyboardInterrupt:
+        print("\ninterrupted: partial results below", file=sys.stderr)
+    print(prune_table(rows))
     return 0
 
 
