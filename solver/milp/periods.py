@@ -22,11 +22,12 @@ pieces, not for 10 days).
 Exactness. Every bucket decision is a daily decision held on each of its days at the same
 cost, so the bucket model's optimum is never below the daily model's (`period_days: 1`).
 They are equal
-- for the LP relaxation, always: between cuts every coefficient (rent per node-day, work per
-  replica-day, stock, power, windows, lead times) is constant, so averaging a daily solution
-  over each stretch keeps every row; a contract started inside a stretch [b, e) is the mix
-  (e − s)/(e − b) of one started at b and the rest of one started at e, which covers the same
-  days on average (the closure makes [b+T, e+T) one stretch);
+- for the LP relaxation of the rows, always (the covering cuts, solver.milp.cover, round a
+  job's need to whole nodes per period, so they differ): between cuts every coefficient (rent
+  per node-day, work per replica-day, stock, power, windows, lead times) is constant, so
+  averaging a daily solution over each stretch keeps every row; a contract started on day s
+  inside a stretch [b, e) is the mix (e − s)/(e − b) of one started at b and the rest of one
+  started at e, which covers the same days on average (the closure makes [b+T, e+T) one stretch);
 - for the MILP, when moreover every offer is paid by the hour (no contract: a daily plan may
   start one mid-stretch, which no bucket plan can), a node holds whole groups (group ≤ node;
   several jobs on one node type share it slot by slot), and no per-day row couples offers or

@@ -6,9 +6,11 @@ from __future__ import annotations
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
+from ortools.linear_solver.python import model_builder as mb
 
 from solver.api import solve_problem
 from solver.errors import Infeasible
+from solver.milp import build
 from solver.milp.instance import build_instance
 from solver.milp.periods import closed_cuts, event_periods, pieces, uniform_periods
 from solver.model.problem import DataSpec
@@ -147,3 +149,54 @@ def test_contracts_on_event_buckets_give_a_daily_plan_the_verifier_accepts() -> 
     buckets = _cost(prob.model_copy(update={"periods": "events"}), cat)
     assert daily is not None and buckets is not None
     assert buckets >= daily - 0.01
+
+
+@st.composite
+def contract_instances(draw):
+    """Tiny problems with monthly contracts (any lead time), an hourly offer beside them or not."""
+    horizon = draw(st.integers(20, 70))
+    offers = [monthly(f"m{i}", draw(st.sampled_from([9000, 12000])), lead_time_days=draw(st.integers(0, 5)),
+                      max_nodes=draw(st.integers(1, 3))) for i in range(draw(st.integers(1, 2)))]
+    if draw(st.booleans()):
+        offers.append(offer("h", price=draw(st.sampled_from([2.0, 6.0])), max_nodes=2,
+                            lead_time_days=draw(st.integers(0, 4))))
+    jobs = []
+    for k in range(draw(st.integers(1, 3))):
+        start = draw(st.integers(0, horizon - 5))
+        deadline = draw(st.integers(start + 3, horizon))
+        work = draw(st.integers(1, 8 * (deadline - start))) * gpu_day_flops() * SLACK
+        jobs.append(job(f"j{k}", flops=work, start_day=start, deadline_days=deadline))
+    return problem(*jobs, horizon_days=horizon), catalog(*offers)
+
+
+def _lp(prob, cat) -> float | None:
+    relaxed = build.build_milp(build_instance(prob, cat), relax=True)
+    solver = mb.Solver("highs")
+    solver.enable_output(False)
+    return solver.objective_value if solver.solve(relaxed.model) == mb.SolveStatus.OPTIMAL else None
+
+
+@SMALL_RUNS
+@given(contract_instances())
+def test_event_buckets_keep_the_daily_lp_with_contracts(instance) -> None:
+    """The LP of the rows is exact with contracts started on any day (the covering cuts aside,
+    which round to whole nodes per period; with them the bucket LP is tighter)."""
+    prob, cat = instance
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(build.cover, "add_cover_cuts", lambda milp: None)
+        daily = _lp(prob.model_copy(update={"period_days": 1}), cat)
+        buckets = _lp(prob.model_copy(update={"periods": "events"}), cat)
+    if daily is None:
+        assert buckets is None
+    else:
+        assert buckets == pytest.approx(daily, rel=1e-7, abs=1e-6)
+
+
+def test_a_contract_started_on_a_cut_ends_on_one() -> None:
+    """Two back-to-back 30-day contracts from the lead time (day 1) fill the window [1, 61):
+    without the ±term closure day 31 is inside a piece ([16, 32)) and the first contract
+    would count only its days up to 16."""
+    cat = catalog(monthly("m", 9000, lead_time_days=1, max_nodes=2))
+    prob = problem(job("a", days=8 * 60, start_day=1, deadline_days=61), horizon_days=70)
+    assert 31 in build_instance(prob.model_copy(update={"periods": "events"}), cat).timeline.starts
+    assert _cost(prob.model_copy(update={"periods": "events"}), cat) == _cost(prob, cat) == 18_000
