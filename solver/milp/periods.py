@@ -53,13 +53,14 @@ if TYPE_CHECKING:
 
 @dataclass(frozen=True)
 class Periods:
-    """Consecutive periods from day 0: period t is days [starts[t], ends[t])."""
+    """Consecutive periods from day 0: period t is days [starts[t], end(t))."""
 
     starts: tuple[int, ...]
     horizon: int
     grain: int
     """Days per period of the schedule handed out (Schedule.period_days): the period itself
     when uniform, 1 for event buckets (their plan is written day by day)."""
+    uniform: bool
 
     def end(self, t: int) -> int:
         return self.starts[t + 1] if t + 1 < len(self.starts) else self.horizon
@@ -69,12 +70,12 @@ class Periods:
 
     def first_from(self, day: int) -> int:
         """The first period starting on or after `day` (len(starts) when none does)."""
-        return next((t for t, s in enumerate(self.starts) if s >= day), len(self.starts))
+        return bisect.bisect_left(self.starts, day)
 
     def term_periods(self, lead_days: int, term_days: int) -> int:
         """Whole periods in a contract term from the first period past the lead time (uniform:
         term ÷ period, as if the plan ran on past the horizon): a price-per-hour estimate's divisor."""
-        if self.grain > 1 or all(b - a == 1 for a, b in zip(self.starts, self.starts[1:])):
+        if self.uniform:
             return term_days // self.grain
         first = self.first_from(lead_days)
         if first == len(self.starts):
@@ -97,7 +98,7 @@ class Periods:
 
 def uniform_periods(period_days: int, horizon: int) -> Periods:
     """Periods of `period_days` days from day 0, the last one cut at the horizon."""
-    return Periods(tuple(range(0, horizon, period_days)), horizon, period_days)
+    return Periods(tuple(range(0, horizon, period_days)), horizon, period_days, uniform=True)
 
 
 def problem_events(problem: Problem, offers: list[Offer],
@@ -121,7 +122,7 @@ def event_periods(events: Iterable[int], terms: Iterable[int], horizon: int) -> 
         for length in pieces(b - a):
             starts.append(day)
             day += length
-    return Periods(tuple(starts), horizon, 1)
+    return Periods(tuple(starts), horizon, 1, uniform=False)
 
 
 def closed_cuts(events: Iterable[int], terms: Iterable[int], horizon: int) -> list[int]:
