@@ -28,7 +28,7 @@ def constrain_to(cap: int | None = None, *, budget: float | None = None, spot: f
     For checking a frontier point by an independent solve."""
     def apply(milp: Milp) -> None:
         problem = milp.inst.problem
-        ends = [min((t + 1) * milp.inst.period_days, problem.horizon_days) for t in milp.inst.periods]
+        ends = [milp.inst.timeline.end(t) for t in milp.inst.periods]
         latest = max(j.deadline_days for j in problem.jobs)
         handles = Handles(milp, spot=spot is not None, vendors=vendors is not None, relaxed=False)
         handles.apply(Limits(latest if cap is None else cap, budget, spot, vendors), ends)

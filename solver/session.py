@@ -47,7 +47,7 @@ from solver.milp.decompose import choices_by_job, fix_choice
 from solver.milp.extract import extract_plan
 from solver.milp.solution import OPTIMALITY_GAP, NoSolution, Solution
 from solver.milp.solve import solve_milp
-from solver.milp.work import replica_work
+from solver.milp.work import grain_work
 from solver.model.catalog import Catalog
 from solver.model.plan import Plan
 from solver.model.problem import Problem
@@ -101,7 +101,7 @@ class Session:
         if stranded:
             raise Infeasible(f"no offer can carry job {', '.join(stranded)}", reasons=explain_quick(self.inst))
         self.latest = max(j.deadline_days for j in problem.jobs)
-        self.ends = [min((t + 1) * self.inst.period_days, problem.horizon_days) for t in self.inst.periods]
+        self.ends = [self.inst.timeline.end(t) for t in self.inst.periods]
         self.required = sum(self.inst.required.values())
         self.limits = Limits(self.latest, problem.budget)
         self.exact = Handles(self.milp, spot=spot, vendors=vendors, relaxed=False)
@@ -161,7 +161,7 @@ class Session:
     def plan_spot_work(self, plan: Plan, *, spot_only: bool = True) -> float:
         """Work (EFLOP, as the Frontier-Spot row counts it) the plan does on spot nodes, or in all."""
         index = {(o.job, o.config): i for i, o in enumerate(self.inst.options)}
-        return sum(a.replicas * replica_work(self.milp, index[a.job, f"{a.offer}:{a.interconnect}"], a.period)
+        return sum(a.replicas * grain_work(self.milp, index[a.job, f"{a.offer}:{a.interconnect}"], a.period)
                    for a in plan.schedule.assignments if not spot_only or self.catalog.offers[a.offer].mode == "spot")
 
     def plan_spot_share(self, plan: Plan) -> float:

@@ -73,7 +73,7 @@ class _Verifier:
         return 24.0 * (min(self.p.horizon_days, (t + 1) * self.pd) - t * self.pd)
 
     def run(self) -> None:
-        expected = self.p.period_days or (1 if self.p.horizon_days <= 120 else 5)
+        expected = self.p.period_days or (1 if self.p.horizon_days <= 120 or self.p.periods == "events" else 5)
         if self.pd != expected:
             self.fail(f"plan uses {self.pd}-day periods, the problem {expected}-day periods")
         self._rentals()

@@ -89,4 +89,4 @@ def _runs(periods: list[int]) -> list[tuple[int, int]]:
 
 def _days(sol: Solution, first: int, last: int) -> tuple[int, int]:
     inst = sol.milp.inst
-    return first * inst.period_days, min((last + 1) * inst.period_days, inst.problem.horizon_days)
+    return inst.timeline.starts[first], inst.timeline.end(last)

@@ -67,7 +67,7 @@ def _add_storage(milp: Milp, job, vendor: str, dc: str, u: mb.Variable, per_day:
     t, paid by the day; the days from the job's start to its first period are paid with u.
     Cost measured (`gpuplan solve`): seed-13b-100b 1.2–1.4 → 2.5–2.8 s, hybrid-burst 1.3–1.4 → 1.5–1.7 s.
     """
-    first_day = periods[0] * milp.inst.period_days if periods else job.deadline_days
+    first_day = milp.inst.timeline.starts[periods[0]] if periods else job.deadline_days
     if first_day > job.start_day:
         milp.cost["storage"].append((u, per_day * (first_day - job.start_day)))
     for t in periods:

@@ -31,7 +31,7 @@ def extract_plan(sol: Solution) -> Plan:
     bound = max(sol.bound, 0.0)  # no plan costs less than nothing (a discount never exceeds its rent)
     gap = (sol.objective - bound) / sol.objective if sol.objective > 0 else 0.0
     allocations = _allocations(sol)
-    horizon, width, done = inst.problem.horizon_days, inst.period_days, schedule.assignments
+    horizon, width, done = inst.problem.horizon_days, schedule.period_days, schedule.assignments
     return Plan(problem=inst.problem.name, status=sol.status, total_cost=cents(sol.objective),
                 currency=inst.problem.currency, exchange_rates=_rates(inst), allocations=allocations,
                 jobs=jobs, cost_breakdown=parts,
@@ -90,28 +90,33 @@ def _mfu(inst, job_name: str, gpu) -> float:
 
 
 def _schedule(sol: Solution) -> Schedule:
+    """The decision in the schedule's periods (inst.timeline.grain days): a period of the model
+    is written as each of its grains (event buckets day by day), a contract from its first."""
     milp, inst = sol.milp, sol.milp.inst
-    out = Schedule(period_days=inst.period_days)
+    timeline = inst.timeline
+    out = Schedule(period_days=timeline.grain)
     one_node = {job for job in milp.choices if (c := chosen(milp, job, sol.value)) is not None and c.node_config}
     for (key, s), var in milp.contracts.items():
         if sol.count(var) > 0:
             cfg = inst.configs[key]
             out.contracts.append(Contract(offer=cfg.offer.offer, interconnect=cfg.interconnect,
-                                          start_period=s, nodes=sol.count(var),
+                                          start_period=timeline.grains(s)[0], nodes=sol.count(var),
                                           discounted=_discounted(sol, key, s)))
     for (key, t), var in milp.nodes.items():
         cfg = inst.configs[key]
         if not cfg.committed and sol.count(var) > 0:
-            out.rentals.append(Rental(offer=cfg.offer.offer, interconnect=cfg.interconnect, period=t,
-                                      nodes=sol.count(var), discounted=_discounted(sol, key, t)))
+            out.rentals += [Rental(offer=cfg.offer.offer, interconnect=cfg.interconnect, period=p,
+                                   nodes=sol.count(var), discounted=_discounted(sol, key, t))
+                            for p in timeline.grains(t)]
     for (i, t), var in sorted(milp.replicas.items(), key=lambda item: (item[0][1], item[0][0])):
         replicas = sol.count(var)
         if replicas > 0:
             opt = inst.options[i]
             cfg = inst.configs[opt.config]
-            out.assignments.append(Assignment(job=opt.job, offer=cfg.offer.offer, interconnect=cfg.interconnect,
-                                              period=t, replicas=replicas, group_gpus=opt.group_gpus,
-                                              within_one_node=opt.job in one_node))
+            out.assignments += [Assignment(job=opt.job, offer=cfg.offer.offer, interconnect=cfg.interconnect,
+                                           period=p, replicas=replicas, group_gpus=opt.group_gpus,
+                                           within_one_node=opt.job in one_node) for p in timeline.grains(t)]
+    out.assignments.sort(key=lambda a: a.period)
     return out
 
 
@@ -125,14 +130,15 @@ def _discounted(sol: Solution, key: str, t: int) -> bool:
 
 def _allocations(sol: Solution) -> list[Allocation]:
     milp, inst = sol.milp, sol.milp.inst
-    pd, horizon = inst.period_days, inst.problem.horizon_days
+    timeline = inst.timeline
     costs = _cost_by_variable(sol)
     rows = []
     for (key, s), var in sorted(milp.contracts.items()):
         nodes = sol.count(var)
         if nodes:
             cost = costs[var.index] + costs.get(_disc_index(milp, key, s), 0.0)
-            rows.append(_row(inst, key, nodes, s * pd, s * pd + inst.configs[key].offer.term_days, cost))
+            start = timeline.starts[s]
+            rows.append(_row(inst, key, nodes, start, start + inst.configs[key].offer.term_days, cost))
     for key, cfg in inst.configs.items():
         if cfg.committed:
             continue
@@ -141,8 +147,8 @@ def _allocations(sol: Solution) -> list[Allocation]:
             nodes = sol.count(milp.nodes[key, t]) if t is not None and (key, t) in milp.nodes else 0
             if run and (nodes != sol.count(milp.nodes[key, run[0]])):
                 cost = sum(costs[milp.nodes[key, p].index] + costs.get(_disc_index(milp, key, p), 0.0) for p in run)
-                rows.append(_row(inst, key, sol.count(milp.nodes[key, run[0]]), run[0] * pd,
-                                 min((run[-1] + 1) * pd, horizon), cost))
+                rows.append(_row(inst, key, sol.count(milp.nodes[key, run[0]]), timeline.starts[run[0]],
+                                 timeline.end(run[-1]), cost))
                 run = []
             if nodes:
                 run.append(t)
@@ -172,7 +178,7 @@ def _row(inst, key: str, nodes: int, start: int, end: int, cost: float) -> Alloc
 
 def _jobs(sol: Solution, schedule: Schedule) -> list[JobResult]:
     inst = sol.milp.inst
-    pd, horizon = inst.period_days, inst.problem.horizon_days
+    pd, horizon = schedule.period_days, inst.problem.horizon_days
     options = {(o.job, o.config): i for i, o in enumerate(inst.options)}
     results = []
     for job in inst.problem.jobs:
@@ -184,7 +190,7 @@ def _jobs(sol: Solution, schedule: Schedule) -> list[JobResult]:
             key = f"{a.offer}:{a.interconnect}"
             per_period[a.period] += a.replicas * a.group_gpus
             gpu_periods[key] += a.replicas * a.group_gpus
-            done += _work_done(sol, options[job.name, key], a.period)
+            done += _work_done(sol, options[job.name, key], a, inst.timeline.grain_hours(a.period))
         main_key = max(gpu_periods, key=gpu_periods.get) if gpu_periods else None
         main = inst.options[options[job.name, main_key]] if main_key else None
         layout = main.layout if main else None
@@ -204,13 +210,13 @@ def _jobs(sol: Solution, schedule: Schedule) -> list[JobResult]:
     return results
 
 
-def _work_done(sol: Solution, index: int, t: int) -> float:
-    """EFLOP the option's replicas do in period t, at the size tier the plan chose."""
+def _work_done(sol: Solution, index: int, a: Assignment, hours: float) -> float:
+    """EFLOP the option's replicas do in the assignment's `hours`, at the size tier the plan chose."""
     milp = sol.milp
     opt = milp.inst.options[index]
     choice = chosen(milp, opt.job, sol.value)
     factor = choice.factor if choice is not None else opt.tiers[0].factor
-    return sol.count(milp.replicas[index, t]) * opt.work_per_replica(milp.inst.hours[t], factor)
+    return a.replicas * opt.work_per_replica(hours, factor)
 
 
 def _same_group(a, b) -> bool:

@@ -17,6 +17,7 @@ from solver.estimate.memory import Layout, minimal_layout
 from solver.estimate.shape import infer_shape
 from solver.estimate.throughput import fabric_factor, peak_tflops, scale_factor, scale_tiers, spot_loss
 from solver.milp.exclusion import Exclusion
+from solver.milp.periods import Periods, event_periods, problem_events, uniform_periods
 from solver.milp.prune import prune_dominated
 from solver.model.catalog import DEFAULT_WAN_GBPS, Catalog, Gpu, Offer, priced_in
 from solver.model.problem import Job, Problem, Restrict
@@ -97,6 +98,7 @@ class Instance:
     problem: Problem
     catalog: Catalog
     period_days: int
+    timeline: Periods                   # each period's first day (uniform, or event buckets)
     hours: list[float]
     configs: dict[str, Config]
     required: dict[str, float]          # EFLOP each job must complete, redundancy included
@@ -114,17 +116,16 @@ class Instance:
         """Periods a contract starting in period `start` may be used in: those wholly inside its
         term (no free days), counting the last period only up to the horizon (a short last
         period inside the term is covered although a whole one would not be)."""
-        end_day, pd, horizon = start * self.period_days + cfg.offer.term_days, self.period_days, self.problem.horizon_days
+        end_day = self.timeline.starts[start] + cfg.offer.term_days
         stop = start
-        while stop < len(self.hours) and min((stop + 1) * pd, horizon) <= end_day:
+        while stop < len(self.hours) and self.timeline.end(stop) <= end_day:
             stop += 1
         return range(start, stop)
 
     def held(self, cfg: Config, start: int) -> range:
         """Periods in which a contract starting in `start` holds its nodes, the last maybe only
         in part: the vendor's stock and a rack's power count it there (capacity.held_nodes)."""
-        end_day = start * self.period_days + cfg.offer.term_days
-        return range(start, min(len(self.hours), math.ceil(end_day / self.period_days)))
+        return range(start, self.timeline.first_from(self.timeline.starts[start] + cfg.offer.term_days))
 
 
 def build_instance(problem: Problem, catalog: Catalog, prune: bool = True) -> Instance:
@@ -135,12 +136,12 @@ def build_instance(problem: Problem, catalog: Catalog, prune: bool = True) -> In
     inst.catalog is the converted catalog, inst.as_given the one the caller gave."""
     given, catalog = catalog, priced_in(catalog, problem.currency, problem.rates())
     pd = problem.effective_period_days
-    n_periods = math.ceil(problem.horizon_days / pd)
-    hours = [24.0 * (min(problem.horizon_days, (t + 1) * pd) - t * pd) for t in range(n_periods)]
-    configs = {c.key: c for offer in catalog.offers.values()
-               if _allowed(offer, problem.restrict) for c in _expand(offer, catalog, pd)}
+    allowed = [offer for offer in catalog.offers.values() if _allowed(offer, problem.restrict)]
+    timeline = uniform_periods(pd, problem.horizon_days) if problem.periods == "uniform" else \
+        event_periods(*problem_events(problem, allowed, lambda job, dc: transfer_days(job, dc, catalog)))
+    configs = {c.key: c for offer in allowed for c in _expand(offer, catalog, timeline)}
     rates = problem.rates()
-    inst = Instance(problem, catalog, pd, hours, configs, {}, [], as_given=given,
+    inst = Instance(problem, catalog, pd, timeline, timeline.hours(), configs, {}, [], as_given=given,
                     rates_used={c: rates[c] for c in sorted({o.currency for o in given.offers.values()})
                                 if c != problem.currency})
     for job in problem.jobs:
@@ -177,7 +178,7 @@ def _allowed(offer: Offer, restrict: Restrict | None) -> bool:
     return all(not allow or value in allow for allow, value in checks)
 
 
-def _expand(offer: Offer, catalog: Catalog, pd: int) -> list[Config]:
+def _expand(offer: Offer, catalog: Catalog, timeline: Periods) -> list[Config]:
     fee = 1 + offer.platform_fee_pct / 100
     out = []
     for i, interconnect in enumerate(offer.interconnect):
@@ -186,8 +187,8 @@ def _expand(offer: Offer, catalog: Catalog, pd: int) -> list[Config]:
         out.append(Config(
             key=f"{offer.offer}:{interconnect}", offer=offer, option=i, interconnect=interconnect,
             link_group=catalog.datacenters[offer.datacenter].link_group,
-            first_period=math.ceil(offer.lead_time_days / pd),
-            term_periods=offer.term_days // pd if offer.committed else 0,
+            first_period=timeline.first_from(offer.lead_time_days),
+            term_periods=timeline.term_periods(offer.lead_time_days, offer.term_days) if offer.committed else 0,
             node_cost_hour=0.0 if offer.committed else total * fee,
             node_cost_term=total * fee if offer.committed else 0.0,
             rent_share=rent / total / fee,
@@ -219,8 +220,8 @@ def _job_option(job: Job, config: Config, inst: Instance) -> JobOption | tuple[s
     except ValueError as exc:
         return "precision", str(exc)
     wait = transfer_days(job, offer.datacenter, inst.catalog)
-    window = [t for t in inst.periods if t * inst.period_days >= job.start_day + wait and
-              min((t + 1) * inst.period_days, problem.horizon_days) <= job.deadline_days]
+    window = [t for t in inst.periods if inst.timeline.starts[t] >= job.start_day + wait and
+              inst.timeline.end(t) <= job.deadline_days]
     periods = tuple(t for t in window if t >= config.first_period)
     if not periods:
         return _why_no_period(job, inst, wait, window)

@@ -91,7 +91,7 @@ def honours(inst: Instance, plan: Plan, job: str | None, pref: Prefer) -> bool:
         if job is not None and a.job != job:
             continue
         o = inst.catalog.offers[a.offer]
-        weight = a.replicas * a.group_gpus * inst.hours[a.period]
+        weight = a.replicas * a.group_gpus * inst.timeline.grain_hours(a.period)
         if pref.matches(o.vendor, o.datacenter, o.mode, o.gpu):
             inside += weight
         else:

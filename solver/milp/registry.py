@@ -245,7 +245,8 @@ def _deadline_lever(problem: Problem, catalog: Catalog, name: str, amount: float
     else:
         days = f"{step} {_plural(step, 'day')}"
     if job.deadline_days + step > problem.horizon_days:
-        edits += [f"horizon_days={job.deadline_days + step}", f"period_days={problem.effective_period_days}"]
+        edits += [f"horizon_days={job.deadline_days + step}"]
+        edits += [f"period_days={problem.effective_period_days}"] if problem.periods == "uniform" else []
         return Step(edits, f"+{days} on {name}'s deadline and the horizon")
     return Step(edits, f"+{days} on {name}'s deadline")
 

@@ -98,6 +98,14 @@ def replica_work(milp: Milp, option_index: int, t: int) -> float:
     return work_coefficients(milp)[option_index, t]
 
 
+def grain_work(milp: Milp, option_index: int, p: int) -> float:
+    """Work (EFLOP) of one replica of the option in the schedule's period p: its share of the
+    model period holding it (event buckets are written day by day, solver.milp.periods)."""
+    timeline = milp.inst.timeline
+    t = timeline.period_of(p)
+    return replica_work(milp, option_index, t) * (timeline.grain_hours(p) / milp.inst.hours[t])
+
+
 def work_coefficients(milp: Milp) -> dict[tuple[int, int], float]:
     """Every replica's work coefficient, computed once per model (the work, site and data rows
     all use them; the choice flags must exist first, since they decide where the tier factor goes)."""

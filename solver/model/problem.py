@@ -232,6 +232,9 @@ class Problem(_Strict):
                                   "cash flow calendar months; without it, days from the plan's start")
     horizon_days: int = Field(gt=0, le=3650)
     period_days: int | None = Field(default=None, gt=0, description="plan granularity; default 1 day up to 120 days, else 5")
+    periods: Literal["uniform", "events"] = Field(
+        default="uniform", description="uniform: periods of period_days; events: buckets cut at every job window, "
+                                       "lead time and contract term (solver.milp.periods), the plan written day by day")
     redundancy: float = Field(default=0.30, ge=0, le=5)
     budget: float | None = Field(default=None, gt=0)
     jobs: list[Job] = Field(min_length=1)
@@ -251,6 +254,9 @@ class Problem(_Strict):
         if dupes:
             raise ValueError(f"job names must be unique; repeated: {', '.join(dupes)} "
                              "(rename one: plans, what-if edits and reports name jobs by it)")
+        if self.periods == "events" and self.period_days is not None:
+            raise ValueError(f"period_days {self.period_days} and periods: events both set: event buckets have "
+                             "their own lengths; remove period_days, or set periods: uniform")
         if self.period_days is not None and self.period_days > self.horizon_days:
             raise ValueError(f"period_days {self.period_days} is longer than horizon_days {self.horizon_days}: "
                              "a plan needs at least one whole period; use a period_days of at most the horizon")
@@ -284,7 +290,11 @@ class Problem(_Strict):
         whole multiples of 5 and of no larger period but 1: on problems/hybrid-burst.yaml,
         7-day periods cost 26,858,900 CNY, 5-day and 1-day periods both 23,612,431 CNY
         (1.6 s and 56 s).
+
+        Event buckets (`periods: events`) write their plan day by day: 1.
         """
+        if self.periods == "events":
+            return 1
         if self.period_days:
             return self.period_days
         return 1 if self.horizon_days <= 120 else 5

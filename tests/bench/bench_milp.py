@@ -11,6 +11,7 @@ time: it measures and prints. See tests/bench/README.md for what every column me
     python tests/bench/bench_milp.py --bench --backends highs     # problems/bench/*.yaml
     python tests/bench/bench_milp.py --sizes small --fleet        # jobs of 20-60 % of the stock
     python tests/bench/bench_milp.py --bundled --bench --prune-compare   # what exact pruning removes
+    python tests/bench/bench_milp.py --sizes medium --periods 1,5,events   # one instance, three period grids
 
 Three suites:
 - bundled: every problems/*.yaml, solved to each backend's default gap (proven optimum
@@ -510,6 +511,25 @@ def parse_sizes(text: str) -> list[Size]:
     return out
 
 
+def parse_periods(text: str) -> list[str]:
+    """`own` (the problem's own periods), a whole number of days, or `events` (solver.milp.periods)."""
+    names = [p.strip() for p in text.split(",") if p.strip()]
+    bad = [p for p in names if p not in ("own", "events") and not (p.isdigit() and int(p) > 0)]
+    if bad:
+        raise argparse.ArgumentTypeError(f"periods {bad[0]!r}: use own, events or a number of days")
+    return names
+
+
+def with_periods(name: str, problem: Problem, periods: str) -> tuple[str, Problem]:
+    """The instance on another period grid, its name tagged (`medium@events`, `medium@d5`)."""
+    if periods == "own":
+        return name, problem
+    if periods == "events":
+        return f"{name}@events", problem.model_copy(update={"periods": "events", "period_days": None})
+    days = min(int(periods), problem.horizon_days)
+    return f"{name}@d{days}", problem.model_copy(update={"periods": "uniform", "period_days": days})
+
+
 def parse_backends(text: str) -> list[str]:
     names = [b.strip() for b in text.split(",") if b.strip()]
     bad = [b for b in names if b not in BACKENDS and b != COLD]
@@ -540,6 +560,9 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--skip-gap", type=float, default=0.5,
                     help="skip a backend on larger sizes after it ends above this gap or without a plan")
     ap.add_argument("--no-skip", action="store_true", help="never skip a backend on larger sizes")
+    ap.add_argument("--periods", type=parse_periods, default=["own"],
+                    help="period grids each instance is measured on, comma-separated: own (default), "
+                         "events, or days (1,5): one row set per grid")
     ap.add_argument("--out", type=Path, default=None, help="also write every row to this CSV")
     args = ap.parse_args(argv)
     sizes = args.sizes if args.sizes is not None else ([] if args.bundled or args.bench else list(SIZES.values()))
@@ -557,16 +580,19 @@ def main(argv: list[str] | None = None) -> int:
             print(f"[{suite}]", file=sys.stderr, flush=True)
             for path in sorted(folder.glob("*.yaml")):
                 problem, catalog = load_problem(path)
-                measure(suite, path.name, problem, catalog, args.backends, args, args.bundled_gap,
-                        None, {}, sink)
-        skip: dict[str, str] = {}
+                for periods in args.periods:
+                    measure(suite, *with_periods(path.name, problem, periods), catalog, args.backends, args,
+                            args.bundled_gap, None, {}, sink)
+        skips: dict[str, dict[str, str]] = {periods: {} for periods in args.periods}
         for size in sorted(sizes, key=lambda s: s.configs * s.periods * s.jobs):
             print(f"[synthetic {size.name}: {size.configs} configs × {size.periods} periods × {size.jobs} jobs]",
                   file=sys.stderr, flush=True)
             t0 = time.perf_counter()
             problem, catalog = generate(size, args.seed, fleet=args.fleet)
             print(f"  generated in {time.perf_counter() - t0:.1f} s", file=sys.stderr, flush=True)
-            measure("synthetic", size.name, problem, catalog, args.backends, args, args.gap, size, skip, sink)
+            for periods in args.periods:
+                measure("synthetic", *with_periods(size.name, problem, periods), catalog, args.backends, args,
+                        args.gap, size, skips[periods], sink)
     except KeyboardInterrupt:
         print("\ninterrupted: partial results below", file=sys.stderr)
     for suite, title in (("bundled", "Bundled problems"), ("bench", "Benchmark suite (problems/bench)"),
