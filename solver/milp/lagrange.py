@@ -89,8 +89,9 @@ def owners(milp: Milp) -> np.ndarray:
 
 def start_prices(milp: Milp) -> np.ndarray:
     """Each variable's price per unit of capacity it supplies, the multipliers' start:
-    a node n[o,t] its own cost over its GPUs; a contract's nodes, the contract's cost over the
-    GPUs × periods it covers. Indexed by variable; 0 where nothing is priced."""
+    a node n[o,t] its own cost over its GPUs; a contract's nodes, the cheapest contract covering t,
+    its cost over the GPUs × periods it covers (a term past the horizon is paid whole, used in
+    part). Indexed by variable; 0 where nothing is priced."""
     proto_cost = np.zeros(milp.model.num_variables)
     for part in milp.cost.values():
         for var, coef in part:
@@ -99,8 +100,9 @@ def start_prices(milp: Milp) -> np.ndarray:
     per_period: dict[tuple[str, int], float] = {}
     for (key, s), var in milp.contracts.items():
         cfg = inst.configs[key]
-        each = proto_cost[var.index] / (cfg.offer.gpus_per_node * max(1, cfg.term_periods))
-        for t in inst.covered(cfg, s):
+        covered = inst.covered(cfg, s)
+        each = proto_cost[var.index] / (cfg.offer.gpus_per_node * max(1, len(covered)))
+        for t in covered:
             per_period[key, t] = min(each, per_period.get((key, t), each))
     for (key, t), var in milp.nodes.items():
         gpn = inst.configs[key].offer.gpus_per_node

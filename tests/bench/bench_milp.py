@@ -46,6 +46,7 @@ if str(ROOT) not in sys.path:  # run as a script from anywhere
     sys.path.insert(0, str(ROOT))
 
 from solver.load import load_catalog, load_problem  # noqa: E402
+from solver.milp import big  # noqa: E402
 from solver.milp.build import build_milp  # noqa: E402
 from solver.milp.core import Milp  # noqa: E402
 from solver.milp.instance import Instance, build_instance, fabric_domain  # noqa: E402
@@ -305,18 +306,27 @@ COLD = "highs-cold"
 to measure in one run what that plan is worth."""
 
 
+LP_BESIDE = "highs-lp"
+"""Pseudo-backend: HiGHS with the LP relaxation beside a big model even where the Lagrangian
+bound (solver.milp.lagrange) would replace it, to compare the two in one run."""
+
+
 def solve_row(milp: Milp, backend: str, time_limit: float, gap: float | None) -> dict:
     """Solve the way solver.api does: the full MILP."""
     start = time.perf_counter()
+    threshold = big.LAGRANGE_VARIABLES
+    big.LAGRANGE_VARIABLES = math.inf if backend == LP_BESIDE else threshold
     try:
-        sol = solve_milp(milp, backend="highs" if backend == COLD else backend, time_limit=time_limit, gap=gap,
-                         warm_start=backend != COLD)
+        sol = solve_milp(milp, backend="highs" if backend in (COLD, LP_BESIDE) else backend, time_limit=time_limit,
+                         gap=gap, warm_start=backend != COLD)
     except NoSolution as exc:
         status = "infeasible" if exc.proven else "no solution"
         return dict(status=status, solve_s=time.perf_counter() - start, note=str(exc))
     except Exception as exc:  # noqa: BLE001
         return dict(status="error", solve_s=time.perf_counter() - start,
                     note=f"{type(exc).__name__}: {exc}".splitlines()[0][:120])
+    finally:
+        big.LAGRANGE_VARIABLES = threshold
     return dict(status=sol.status, objective=sol.objective, bound=sol.bound, gap=sol.gap, solve_s=sol.seconds)
 
 
@@ -460,9 +470,10 @@ def parse_sizes(text: str) -> list[Size]:
 
 def parse_backends(text: str) -> list[str]:
     names = [b.strip() for b in text.split(",") if b.strip()]
-    bad = [b for b in names if b not in BACKENDS and b != COLD]
+    bad = [b for b in names if b not in BACKENDS and b not in (COLD, LP_BESIDE)]
     if bad:
-        raise argparse.ArgumentTypeError(f"unknown backend {bad[0]!r}; choose from {', '.join(BACKENDS)}, {COLD}")
+        raise argparse.ArgumentTypeError(
+            f"unknown backend {bad[0]!r}; choose from {', '.join(BACKENDS)}, {COLD}, {LP_BESIDE}")
     return names
 
 
