@@ -27,8 +27,9 @@ cost when one is known (`UPPER_FILE`, written by the caller), else LIFT above th
 
 The blocks' solutions say where each job's work goes, as the LP relaxation's do
 (solver.milp.warmstart.lp_shortlist reads either): solver.milp.big builds its guided plan
-from them. Models of LAGRANGE_VARIABLES or more get this child instead of the LP's
-(solver.milp.big.run_big): `BackgroundLagrangian` runs `python -m solver.milp.lagrange`.
+from them. Models of LAGRANGE_VARIABLES or more (none by default: measured, see there) get this child
+instead of the LP's (solver.milp.big.run_big): `BackgroundLagrangian` runs
+`python -m solver.milp.lagrange`.
 """
 
 from __future__ import annotations
@@ -49,10 +50,14 @@ from solver.milp.core import Milp
 from solver.milp.highs_options import HIGHS_PRESOLVE_RULES_OFF
 from solver.milp.relaxation import BOUND_SLACK, BackgroundRelaxation, Relaxation
 
-LAGRANGE_VARIABLES = 150_000
+LAGRANGE_VARIABLES = math.inf
 """Models with at least this many variables get the Lagrangian bound instead of the LP
-relaxation beside the MILP (solver.milp.big.run_big). Measured at 60 s (tests/bench/bench_milp.py
---backends highs,lagrange): see tests/bench/README.md."""
+relaxation beside the MILP (solver.milp.big.run_big); off by default. Why: measured at 60 s
+on an idle 2-core machine (tests/bench/bench_milp.py --backends highs,highs-lagrange, target
+seeds 1-2, tests/bench/README.md), one evaluation at the start prices takes 47-63 s on one
+core, the LP 37-55 s; seed 1's Lagrangian bound was 2,138,191 CNY against the LP's 2,279,700,
+seed 2's 2,080,956 against 2,035,100 but it came too late (no bound at all, and the solve ran
+to 72 s). The bench's pseudo-backend `highs-lagrange` sets it to 0."""
 RENTAL = 0
 """Owner label of the rental variables (nodes, contracts, discounts); jobs are 1, 2, …; −1 is no owner."""
 BLOCK_GAP = 1e-4

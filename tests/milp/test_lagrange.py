@@ -3,7 +3,8 @@
 Its value never exceeds the optimum (weak duality), checked on random tiny instances solved
 exactly; the rows tying jobs to nodes are the ones dualized, one block per job and one of
 the rentals; at the start prices each job pays its GPUs at list price, without rounding to
-whole nodes; the child process answers like the LP's.
+whole nodes; the child process answers like the LP's, and a big solve with it ends with a
+verified plan and the child's bound.
 """
 
 from __future__ import annotations
@@ -11,12 +12,17 @@ from __future__ import annotations
 import pytest
 from hypothesis import HealthCheck, assume, given, settings
 
-from solver.milp import lagrange
+from solver.api import build
+from solver.load import load_problem
+from solver.milp import big as big_module
+from solver.milp import lagrange, warmstart
+from solver.milp.extract import extract_plan
 from solver.milp.build import build_milp
 from solver.milp.instance import build_instance
 from solver.milp.solution import NoSolution
 from solver.milp.solve import solve_milp
-from tests.builders import catalog, hourly, job, monthly, problem
+from solver.verify import check_plan
+from tests.builders import ROOT, catalog, hourly, job, monthly, problem
 from tests.milp.test_monotone import instances
 
 
@@ -74,3 +80,16 @@ def test_the_child_answers_with_a_bound_and_the_blocks_solutions():
     assert answer is not None
     assert 0 < answer.bound <= optimum
     assert len(answer.values) == milp.model.num_variables
+
+
+def test_a_big_solve_with_the_lagrangian_child_has_its_bound_and_a_verified_plan(monkeypatch):
+    """solver.milp.big with the Lagrangian in place of the LP (as bench_milp's highs-lagrange):
+    the plan passes the verifier and its bound is the child's, at most the plan's cost."""
+    for name, value in (("WARM_START_VARIABLES", 0), ("GUIDED_VARIABLES", 0), ("FINAL_SHARE", 2.0)):
+        monkeypatch.setattr(warmstart, name, value)
+    monkeypatch.setattr(big_module, "LAGRANGE_VARIABLES", 0)
+    prob, cat = load_problem(ROOT / "problems" / "seed-13b-100b.yaml")
+    _inst, milp = build(prob, cat)
+    sol = solve_milp(milp, time_limit=60)
+    check_plan(prob, cat, extract_plan(sol))
+    assert 0 < sol.bound <= sol.objective
