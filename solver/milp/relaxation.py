@@ -81,6 +81,9 @@ class BackgroundRelaxation:
     if it is still running.
     """
 
+    MODULE = "solver.milp.relaxation"
+    """The child's module (`python -m`); solver.milp.lagrange's child answers the same way."""
+
     def __init__(self, model: mb.Model, seconds: float, *, discounts: np.ndarray | None = None,
                  log: bool = False) -> None:
         self._dir = tempfile.TemporaryDirectory(prefix="gpuplan-lp-")
@@ -88,12 +91,16 @@ class BackgroundRelaxation:
         self._out = folder / "relaxation.npz"
         model.export_to_proto_file(str(folder / "model.pb"))
         np.save(folder / "discounts.npy", np.zeros((0, 6), dtype=np.int64) if discounts is None else discounts)
+        self._files(folder)
         package_root = str(Path(__file__).resolve().parents[2])
         env = dict(os.environ, PYTHONPATH=os.pathsep.join(filter(None, [package_root, os.environ.get("PYTHONPATH")])))
         self._proc = subprocess.Popen(
-            [sys.executable, "-m", "solver.milp.relaxation", str(folder / "model.pb"), str(self._out), repr(float(seconds))],
+            [sys.executable, "-m", self.MODULE, str(folder / "model.pb"), str(self._out), repr(float(seconds))],
             env=env, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=None if log else subprocess.DEVNULL)
         self._result: Relaxation | None = None
+
+    def _files(self, folder: Path) -> None:
+        """What else the child reads beside the model (none for the LP)."""
 
     def wait(self, seconds: float) -> Relaxation | None:
         """The relaxation, if the child finishes within `seconds` with an optimal LP; else None."""

@@ -58,6 +58,7 @@ if str(ROOT) not in sys.path:  # run as a script from anywhere
     sys.path.insert(0, str(ROOT))
 
 from solver.load import load_catalog, load_problem  # noqa: E402
+from solver.milp import big  # noqa: E402
 from solver.milp.build import build_milp  # noqa: E402
 from solver.milp.core import Milp  # noqa: E402
 from solver.milp.instance import Instance, build_instance, fabric_domain  # noqa: E402
@@ -328,18 +329,27 @@ COLD = "highs-cold"
 to measure in one run what that plan is worth."""
 
 
+LAGRANGE = "highs-lagrange"
+"""Pseudo-backend: HiGHS with the Lagrangian bound (solver.milp.lagrange) beside a big model in
+place of the LP relaxation, to compare the two in one run."""
+
+
 def solve_row(milp: Milp, backend: str, time_limit: float, gap: float | None) -> dict:
     """Solve the way solver.api does: the full MILP."""
     start = time.perf_counter()
+    threshold = big.LAGRANGE_VARIABLES
+    big.LAGRANGE_VARIABLES = 0 if backend == LAGRANGE else threshold
     try:
-        sol = solve_milp(milp, backend="highs" if backend == COLD else backend, time_limit=time_limit, gap=gap,
-                         warm_start=backend != COLD, tiebreak=True)
+        sol = solve_milp(milp, backend="highs" if backend in (COLD, LAGRANGE) else backend, time_limit=time_limit,
+                         gap=gap, warm_start=backend != COLD, tiebreak=True)
     except NoSolution as exc:
         status = "infeasible" if exc.proven else "no solution"
         return dict(status=status, solve_s=time.perf_counter() - start, note=str(exc))
     except Exception as exc:  # noqa: BLE001
         return dict(status="error", solve_s=time.perf_counter() - start,
                     note=f"{type(exc).__name__}: {exc}".splitlines()[0][:120])
+    finally:
+        big.LAGRANGE_VARIABLES = threshold
     return dict(status=sol.status, objective=sol.objective, bound=sol.bound, gap=sol.gap, solve_s=sol.seconds)
 
 
@@ -532,9 +542,10 @@ def with_periods(name: str, problem: Problem, periods: str) -> tuple[str, Proble
 
 def parse_backends(text: str) -> list[str]:
     names = [b.strip() for b in text.split(",") if b.strip()]
-    bad = [b for b in names if b not in BACKENDS and b != COLD]
+    bad = [b for b in names if b not in BACKENDS and b not in (COLD, LAGRANGE)]
     if bad:
-        raise argparse.ArgumentTypeError(f"unknown backend {bad[0]!r}; choose from {', '.join(BACKENDS)}, {COLD}")
+        raise argparse.ArgumentTypeError(
+            f"unknown backend {bad[0]!r}; choose from {', '.join(BACKENDS)}, {COLD}, {LAGRANGE}")
     return names
 
 
