@@ -508,7 +508,8 @@ def _family_levers(session: Session, base: Plan, fam: Family, amount: float, min
         vendor = session.catalog.offers[name].vendor if fam.targets == "offer" else None
         if fam.targets != "offer" or mine(name):
             step = fam.lever(session.problem, session.catalog, name, amount)
-            out.append(_lever(session, base, fam.name, name, vendor, step.edits[0], amount, fam.unit))
+            out.append(_lever(session, base, fam.name, name, vendor, step.edits[0], amount,
+                               fam.unit_in(session.problem)))
     return out
 
 
