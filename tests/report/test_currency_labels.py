@@ -85,7 +85,7 @@ def runs(tmp) -> dict[str, subprocess.CompletedProcess]:
         "whatif": ("whatif", usd, "--set", "jobs.pretrain-7b.deadline_days=28"),
         "whatif_json": ("whatif", usd, "--set", "jobs.pretrain-7b.deadline_days=28", "--json"),
         "why_json": ("why", usd, "--json"),
-        "frontier": ("frontier", usd, "-n", "2", "--xlsx", tmp / "frontier.xlsx"),
+        "frontier": ("frontier", usd, "-n", "2", "--xlsx", tmp / "frontier.xlsx", "--plot", tmp / "frontier"),
         "frontier_budget_json": ("frontier", usd, "-n", "2", "--x", "budget", "--json"),
         "sweep": ("sweep", usd, "--grid", tmp / "grid.yaml", "-j", "1", "-q", "-o", tmp / "sweep.xlsx"),
         "sweep_json": ("sweep", usd, "--grid", tmp / "grid.yaml", "-j", "1", "-q", "--json"),
@@ -155,6 +155,12 @@ def test_html_reports_say_usd(runs, tmp):
         page = (tmp / name).read_text(encoding="utf-8")
         assert "USD" in page and "CNY" not in page and "¥" not in page, name
     assert "cost (USD)" in (tmp / "report.html").read_text(encoding="utf-8")     # the frontier's axis
+
+
+def test_frontier_plot_axis_says_usd(runs, tmp):
+    pytest.importorskip("matplotlib")
+    svg = (tmp / "frontier.svg").read_text(encoding="utf-8")
+    assert "cost (USD)" in svg and "CNY" not in svg
 
 
 def test_workbooks_format_money_in_usd(runs, tmp):
