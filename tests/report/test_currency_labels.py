@@ -140,6 +140,7 @@ def test_sweep_rows_and_the_infeasibility_explanation_say_usd(runs):
     rows = json.loads(runs["sweep_json"].stdout)
     assert {r["currency"] for r in rows} == {"USD"}
     data = json.loads(runs["infeasible_json"].stdout)
+    assert data["currency"] == "USD"
     assert "CNY" not in runs["infeasible_json"].stdout and "USD more budget" in runs["infeasible_json"].stdout, data
 
 
