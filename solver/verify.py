@@ -22,7 +22,7 @@ from solver.model.plan import Plan
 from solver.model.problem import Job, Problem
 
 DAYS_PER_UNIT = {"hour": 1 / 24, "month": 30.0, "year": 365.0}
-TOL_CNY = 1.0
+TOL_MONEY = 1.0
 TOL_REL = 1e-6
 
 
@@ -312,10 +312,10 @@ class _Verifier:
             if offer is not None and r.interconnect in offer.interconnect:
                 total += _node_cost(offer, r.interconnect, self.hours(r.period) / 24, r.nodes) * self.rate(offer)
         total += self._data_cost()
-        if not math.isclose(total, self.plan.total_cost, rel_tol=TOL_REL, abs_tol=TOL_CNY):
+        if not math.isclose(total, self.plan.total_cost, rel_tol=TOL_REL, abs_tol=TOL_MONEY):
             self.fail(f"cost: the schedule costs {total:,.2f} {self.p.currency}, the plan says {self.plan.total_cost:,.2f}")
         parts = sum(self.plan.cost_breakdown.values())
-        if not math.isclose(parts, self.plan.total_cost, rel_tol=TOL_REL, abs_tol=TOL_CNY):
+        if not math.isclose(parts, self.plan.total_cost, rel_tol=TOL_REL, abs_tol=TOL_MONEY):
             self.fail(f"cost: breakdown adds up to {parts:,.2f}, total is {self.plan.total_cost:,.2f}")
         self._budget(total)
 
@@ -361,11 +361,11 @@ class _Verifier:
                               f"{paid:,.2f} and jobs use {used:,.2f}")
         if plan.cash_flow:
             paid = sum(p.amount for p in plan.cash_flow)
-            if not math.isclose(paid, plan.total_cost, rel_tol=TOL_REL, abs_tol=TOL_CNY + 0.01 * len(plan.cash_flow)):
+            if not math.isclose(paid, plan.total_cost, rel_tol=TOL_REL, abs_tol=TOL_MONEY + 0.01 * len(plan.cash_flow)):
                 self.fail(f"cash_flow: payments add up to {paid:,.2f}, the plan costs {plan.total_cost:,.2f}")
 
     def _budget(self, total: float) -> None:
-        if self.p.budget is not None and total > self.p.budget + TOL_CNY:
+        if self.p.budget is not None and total > self.p.budget + TOL_MONEY:
             self.fail(f"budget: plan costs {total:,.2f} {self.p.currency}, budget is {self.p.budget:,.2f}")
 
     def _data_cost(self) -> float:

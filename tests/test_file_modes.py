@@ -37,7 +37,7 @@ def mode(path: Path) -> int:
 
 def test_every_written_file_follows_the_umask(umask, tmp_path):
     want = 0o666 & ~umask
-    assert mode(write_xlsx({"t": pd.DataFrame({"a": [1]})}, tmp_path / "plan.xlsx")) == want
+    assert mode(write_xlsx({"t": pd.DataFrame({"a": [1]})}, tmp_path / "plan.xlsx", currency="CNY")) == want
     sheet = write_template(tmp_path / "quotes.xlsx", load_catalog(SAMPLE))
     assert mode(sheet) == want
     assert mode(write_template(tmp_path / "quotes.csv")) == want

@@ -3,13 +3,13 @@ makes it feasible, and the cheapest combination of them (issue 3, item 6).
 
 Why: "infeasible" alone sends a team guessing which promise to renegotiate. What they
 can act on is "needs 9 more days on every deadline, or 160 kW more at Yizhuang, or
-¥1,200,000 more budget": one number per lever, each checked by solving the problem
+1,200,000 CNY more budget": one number per lever, each checked by solving the problem
 again with that change.
 
 Limits and how each smallest amount is found (all others stay as written):
 
 - budget: the cheapest plan with no budget at all, solved to a zero gap; the amount is
-  its cost minus the budget, rounded up to 1 CNY. Exact: any budget below that cost
+  its cost minus the budget, rounded up to 1 (in the problem's currency). Exact: any budget below that cost
   admits no plan. When there is no plan even without a budget, budget cannot help.
 - power (per datacenter with a power quota in the model): an elastic MILP, the built
   model with one slack variable s_d ≥ 0 subtracted in every `Power-<d>-<t>` row and
@@ -83,7 +83,7 @@ class Part:
 
     def words(self, *, percent: bool = False) -> str:
         """Every change the part's edits make, in the amounts they make it (nothing left implicit)."""
-        text = family(self.kind).relax.words(self.amount, self.target, self.horizon_days)
+        text = family(self.kind).relax.words(self.amount, self.target, self.horizon_days, self.unit)
         if percent and self.relative is not None:
             text += f" (+{self.relative:.1%})"
         return text
@@ -235,7 +235,7 @@ class _Context:
         return part.amount / limit if limit else None
 
     def _cannot(self, kind: str, target: str, text: str) -> Relaxation:
-        return Relaxation(kind, target, None, family(kind).unit, text=text)
+        return Relaxation(kind, target, None, family(kind).unit_in(self.problem), text=text)
 
     def _undetermined(self, kind: str, target: str, what: str) -> Relaxation:
         rel = self._cannot(kind, target, f"{what}: not determined within the time limit (raise {self.clock.more_time})")
@@ -247,7 +247,7 @@ class _Context:
     def _deadline_part(self, fam: Family, k: int) -> Part:
         """k more days on every deadline, with the horizon extended when the latest passes it."""
         latest = max(j.deadline_days for j in self.problem.jobs) + k
-        return Part(fam.name, "every job", k, fam.unit,
+        return Part(fam.name, "every job", k, fam.unit_in(self.problem),
                     horizon_days=latest if latest > self.problem.horizon_days else None)
 
     def deadline(self, fam: Family, max_extra_days: int | None) -> Relaxation:
@@ -294,7 +294,7 @@ class _Context:
             return [self._cannot(fam.name, "budget", "more budget alone does not make it feasible "
                                                      "(there is no plan even without a budget)")]
         need = max(1, math.ceil(plan.total_cost - self.problem.budget - TOL))
-        return [self._finish(fam.name, "budget", [Part(fam.name, "budget", need, fam.unit)])]
+        return [self._finish(fam.name, "budget", [Part(fam.name, "budget", need, fam.unit_in(self.problem))])]
 
     # --- "each" (power): an elastic model per site --------------------------------------------
 
@@ -412,7 +412,7 @@ class _Context:
                 if not exc.proven:
                     raise _Undetermined(str(exc)) from None
                 continue
-            needs = [Part(fam.name, target, amount, fam.unit) for fam in chosen if fam.name in slacked
+            needs = [Part(fam.name, target, amount, fam.unit_in(self.problem)) for fam in chosen if fam.name in slacked
                      for target, amount in fam.relax.over(sol, self.catalog, slacked[fam.name])]
             return needs or None  # nothing over any limit: only numerical noise made it infeasible
         return None

@@ -48,12 +48,19 @@ from solver.model.plan import Plan
 from solver.model.problem import Problem
 
 AXES = ("deadline", "budget", "spot_share", "vendors")
-LABELS = {  # axis → (x label, y label, ε label)
-    "deadline": ("finishing day", "cost (CNY)", "finish by day"),
-    "budget": ("cost (CNY)", "finishing day", "budget (CNY)"),
-    "spot_share": ("share of work on spot nodes", "cost (CNY)", "spot share ≤"),
-    "vendors": ("vendors rented from", "cost (CNY)", "vendors ≤"),
+LABELS = {  # axis → (x label, y label, ε label); {currency}: the problem's
+    "deadline": ("finishing day", "cost ({currency})", "finish by day"),
+    "budget": ("cost ({currency})", "finishing day", "budget ({currency})"),
+    "spot_share": ("share of work on spot nodes", "cost ({currency})", "spot share ≤"),
+    "vendors": ("vendors rented from", "cost ({currency})", "vendors ≤"),
 }
+MONEY = ("cost", "budget")
+"""Labels whose axis is money (the tables and charts write those as amounts, not day counts)."""
+
+
+def is_money(label: str) -> bool:
+    """Whether an axis label (LABELS, formatted) is an amount of money: 'cost (USD)', 'budget (CNY)'."""
+    return label.split(" (")[0] in MONEY
 
 
 @dataclass
@@ -81,6 +88,7 @@ class Point:
 class Frontier:
     problem: str
     axis: str
+    currency: str                             # the problem's: every cost and budget ε is in it
     points: list[Point]                       # non-dominated, x ascending
     tried: list[tuple]                        # (ε, "ok" | "same plan" | "dominated" | "infeasible" | "not settled", cost)
     requested: int
@@ -97,12 +105,13 @@ class Frontier:
 
     @property
     def labels(self) -> tuple[str, str, str]:
-        return LABELS[self.axis]
+        x, y, eps = LABELS[self.axis]
+        return x.format(currency=self.currency), y.format(currency=self.currency), eps.format(currency=self.currency)
 
     def to_dict(self) -> dict:
         x_label, y_label, eps_label = self.labels
         knee = self.knee
-        return {"problem": self.problem, "axis": self.axis, "x": x_label, "y": y_label, "eps": eps_label,
+        return {"problem": self.problem, "axis": self.axis, "currency": self.currency, "x": x_label, "y": y_label, "eps": eps_label,
                 "requested_points": self.requested, "points": [p.to_dict() for p in self.points],
                 "knee": self.points.index(knee) if knee else None,
                 "tried": [{"eps": e, "outcome": o, "cost": c} for e, o, c in self.tried],
@@ -131,7 +140,7 @@ def frontier(problem: Problem, catalog: Catalog, axis: str = "deadline", points:
                       spot=axis == "spot_share", vendors=axis == "vendors", lp_bounds=lp_bounds,
                       stop_at=None if max_seconds is None else start + max_seconds)
     sweep = {"deadline": _deadline, "budget": _budget, "spot_share": _spot, "vendors": _vendors}[axis]
-    out = Frontier(problem.name, axis, [], [], points)
+    out = Frontier(problem.name, axis, problem.currency, [], [], points)
     try:
         found = sweep(session, points, out)
     except OutOfTime:

@@ -3,15 +3,18 @@
 Why: a plan tells us what to rent; a negotiation needs the numbers behind it. For an offer
 in the plan, the walk-away price (above it we switch, and to what); for an offer not in
 the plan, the break-even price (below it, it enters, and what that saves us); and what
-+N kW of power, a shorter lead time or a few more nodes are worth, in CNY.
++N kW of power, a shorter lead time or a few more nodes are worth, in the problem's currency.
 
-"Price" is the offer's `price` column alone, in its own `price_unit` — what a vendor
-quotes. Its interconnect surcharge, platform fee and volume discount are held as they
-are (the fee and the discount still scale with the rent, as on the invoice).
+"Price" is the offer's `price` column alone, in its own `price_unit` and its own currency
+— what a vendor quotes. Its interconnect surcharge, platform fee and volume discount are
+held as they are (the fee and the discount still scale with the rent, as on the invoice).
+Costs (plans, savings, levers) are in the problem's currency; prices (current, walk-away,
+break-even, target) in the offer's, so a vendor reads its own quote's units.
 
 The method. Hold everything but one offer's price p. Every plan x costs
 a(x) + p·q(x), where q(x) ≥ 0 is the plan's *price volume* on the offer (price units
-bought × (1 + fee) × (1 − discount where it applies): d cost / d price). So
+bought × (1 + fee) × (1 − discount where it applies) × the offer currency's exchange rate:
+d cost / d price, the cost in the problem's currency, the price in the offer's). So
 
     C_forced(p) = min over plans that rent the offer (≥ 1 node in some period)
     C_without   = min over plans that do not rent it (independent of p)
@@ -90,6 +93,7 @@ class OfferTerms:
     mode: str
     price: float
     price_unit: str
+    currency: str                       # the offer's own: every price of these terms is in it
     status: str                         # in_plan | not_in_plan | unusable
     node_days: float = 0.0              # in the plan as it is
     limit_kind: str | None = None       # walk_away | break_even
@@ -170,8 +174,12 @@ def _discounted(offer: Offer, nodes: int) -> bool:
     return offer.discount_from_gpus is not None and nodes * offer.gpus_per_node >= offer.discount_from_gpus
 
 
-def price_volume(plan: Plan, offer: Offer, horizon_days: int) -> float:
-    """d(plan cost)/d(price) with the schedule held: price units bought × fee × discount."""
+def price_volume(plan: Plan, offer: Offer, horizon_days: int, rate: float) -> float:
+    """d(plan cost)/d(price) with the schedule held: price units bought × fee × discount × rate.
+
+    `rate`: problem-currency units for one unit of the offer's currency. The plan's cost is in
+    the problem's currency and the price in the offer's, so without it a Newton step on a USD
+    offer in a CNY problem would move the price 7× too far (and stop short, unconverged)."""
     hours = period_hours(plan, horizon_days)
     unit_days = UNIT_DAYS[MODE_UNITS[offer.mode]]
     per_node = offer.gpus_per_node if "_gpu_" in offer.price_unit else 1
@@ -182,7 +190,7 @@ def price_volume(plan: Plan, offer: Offer, horizon_days: int) -> float:
     for nodes, days in lines:
         disc = 1 - (offer.discount_pct or 0) / 100 if _discounted(offer, nodes) else 1.0
         total += per_node * days / unit_days * nodes * disc * fee
-    return total
+    return total * rate
 
 
 def node_days(plan: Plan, catalog: Catalog, horizon_days: int) -> dict[str, float]:
@@ -286,7 +294,11 @@ class Session:
             plan = self.solve(catalog, problem, constrain=constrain)
         except Infeasible:
             return None
-        return Point(price, plan, price_volume(plan, catalog.offers[offer], self.problem.horizon_days))
+        return Point(price, plan, self.volume(plan, catalog.offers[offer]))
+
+    def volume(self, plan: Plan, offer: Offer) -> float:
+        """The plan's price volume on the offer, with the offer currency's rate of the problem."""
+        return price_volume(plan, offer, self.problem.horizon_days, self.problem.rates()[offer.currency])
 
 
 def crossing(session: Session, offer: str, target: float, start: Point, solves: int,
@@ -350,7 +362,7 @@ def negotiate(problem: Problem, catalog: Catalog, *, vendors: list[str] | None =
     terms = []
     for offer in sorted(chosen, key=lambda o: (o.offer not in used, o.offer not in usable, o.vendor, o.offer)):
         t = OfferTerms(offer.offer, offer.vendor, offer.datacenter, offer.gpu, offer.mode, offer.price,
-                       offer.price_unit, "in_plan" if offer.offer in used else
+                       offer.price_unit, offer.currency, "in_plan" if offer.offer in used else
                        "not_in_plan" if offer.offer in usable else "unusable",
                        node_days=round(base_days.get(offer.offer, 0.0), 3))
         if t.status == "unusable":
@@ -393,7 +405,7 @@ def _price_limit(session: Session, t: OfferTerms, base: Plan, margin: float, max
                 t.reason = "no plan without it fits the budget: above the walk-away price, no plan does"
             else:
                 t.replaced_by = _grown(without.plan, base, session.catalog, horizon, exclude=t.offer)
-            start = Point(offer.price, base, price_volume(base, offer, horizon))
+            start = Point(offer.price, base, session.volume(base, offer))
             t.limit_price, t.converged, _ = crossing(session, t.offer, goal, start, solves_left, tolerance)
         target = offer.price * (1 - margin)
     else:
@@ -496,7 +508,8 @@ def _family_levers(session: Session, base: Plan, fam: Family, amount: float, min
         vendor = session.catalog.offers[name].vendor if fam.targets == "offer" else None
         if fam.targets != "offer" or mine(name):
             step = fam.lever(session.problem, session.catalog, name, amount)
-            out.append(_lever(session, base, fam.name, name, vendor, step.edits[0], amount, fam.unit))
+            out.append(_lever(session, base, fam.name, name, vendor, step.edits[0], amount,
+                               fam.unit_in(session.problem)))
     return out
 
 
@@ -512,7 +525,7 @@ def _lever(session: Session, base: Plan, kind: str, name: str, vendor: str | Non
 
 # --------------------------------------------------------------------------- the vendor's sheet
 
-EXPORT_COLUMNS = ("offer", "gpu", "mode", "datacenter", "price_unit", "current_price", "target_price",
+EXPORT_COLUMNS = ("offer", "gpu", "mode", "datacenter", "price_unit", "currency", "current_price", "target_price",
                   "node_days_at_target", "peak_nodes_at_target", "volume_unit", "note")
 
 
@@ -537,7 +550,7 @@ def vendor_rows(result: Negotiation, vendor: str) -> list[dict]:
         else:
             note = "not competitive for this problem at any price we tried"
         rows.append({"offer": t.offer, "gpu": t.gpu, "mode": t.mode, "datacenter": t.datacenter,
-                     "price_unit": t.price_unit, "current_price": _num(t.price),
+                     "price_unit": t.price_unit, "currency": t.currency, "current_price": _num(t.price),
                      "target_price": "" if t.target_price is None else f"{t.target_price:.2f}",
                      "node_days_at_target": _num(round(t.target_node_days, 2)),
                      "peak_nodes_at_target": str(t.target_nodes), "volume_unit": "node-days", "note": note})

@@ -21,7 +21,7 @@ scenario never ends the sweep.
 Table, one row per scenario in the file's order whatever the executor:
     scenario, edits ("; "-joined), one column per grid key (its value), status
     (optimal | feasible | infeasible | timeout: no plan within the time limit | error),
-    total_cost, finish_<job> (finish day), gpu_days[<gpu>/<mode>/<datacenter>] (GPU-days
+    total_cost, currency (the scenario's problem's: total_cost is in it), finish_<job> (finish day), gpu_days[<gpu>/<mode>/<datacenter>] (GPU-days
     rented = GPUs × days of each allocation, whole contract terms included; 0 when a
     solved plan rents none, empty when there is no plan), binding (limits the plan runs
     into, "; "-joined), error, seconds (wall time of edit + solve).
@@ -187,10 +187,11 @@ def run_scenario(problem: Problem, catalog: Catalog, scenario: Scenario, options
     from solver.api import solve_problem  # heavy import, only where solving happens
 
     start = time.perf_counter()
-    row: dict[str, Any] = {"status": "error", "total_cost": None, "finish": {}, "gpu_days": {},
-                           "binding": "", "error": ""}
+    row: dict[str, Any] = {"status": "error", "total_cost": None, "currency": problem.currency, "finish": {},
+                           "gpu_days": {}, "binding": "", "error": ""}
     try:
         prob, cat, _ = apply_edits(problem, catalog, list(scenario.edits))
+        row["currency"] = prob.currency
         plan = solve_problem(prob, cat, **options)
     except ProblemError as exc:
         row["error"] = exc.render()
@@ -318,12 +319,13 @@ def to_frame(problem: Problem, scenarios: Sequence[Scenario], rows: Sequence[dic
         solved = r["status"] in ("optimal", "feasible")
         rec = {"scenario": sc.name, "edits": "; ".join(sc.edits)}
         rec.update({k: _cell(sc.params.get(k)) for k in params})
-        rec.update(status=r["status"], total_cost=r["total_cost"])
+        rec.update(status=r["status"], total_cost=r["total_cost"], currency=r.get("currency", problem.currency))
         rec.update({f"finish_{j}": r["finish"].get(j) for j in jobs})
         rec.update({k: r["gpu_days"].get(k, 0 if solved else None) for k in gpu_cols})
         rec.update(binding=r["binding"], error=r["error"], seconds=r["seconds"])
         records.append(rec)
-    columns = ["scenario", "edits", *params, "status", "total_cost", *(f"finish_{j}" for j in jobs), *gpu_cols,
+    columns = ["scenario", "edits", *params, "status", "total_cost", "currency", *(f"finish_{j}" for j in jobs),
+               *gpu_cols,
                "binding", "error", "seconds"]
     df = pd.DataFrame.from_records(records, columns=columns)
     df["total_cost"] = df["total_cost"].astype("float64")

@@ -49,6 +49,7 @@ class WhatIf:
     baseline: Outcome
     scenario: Outcome
     changes: list[Change]
+    currency: str                       # the problem's, as written: the costs and the delta are in it
 
     @property
     def delta(self) -> float | None:
@@ -88,6 +89,7 @@ class WhatIf:
     def to_dict(self) -> dict:
         new, gone = self.binding_changes()
         return {
+            "currency": self.currency,
             "edits": sorted({c.edit for c in self.changes}, key=[c.edit for c in self.changes].index),
             "changes": [{"where": c.where, "old": c.old, "new": c.new} for c in self.changes],
             "baseline": _outcome_dict(self.baseline),
@@ -106,7 +108,7 @@ def what_if(problem: Problem, catalog: Catalog, edits: list[str], *, explain: bo
     explain=True: when the edits make the problem proven infeasible, also find the smallest
     relaxation of each limit that makes the edited problem feasible again (as `solve` does).
     Why: "infeasible" alone leaves the user guessing how far the edit went; "a budget of at
-    least 1,234,567 CNY" is the answer to the what-if they were asking."""
+    least 1,234,567" (in the problem's currency) is the answer to the what-if they were asking."""
     new_problem, new_catalog, changes = apply_edits(problem, catalog, edits)
     scenario = _solve(new_problem, new_catalog, solve_options)
     if explain and scenario.plan is None and scenario.proven:
@@ -116,7 +118,7 @@ def what_if(problem: Problem, catalog: Catalog, edits: list[str], *, explain: bo
             time_limit=solve_options.get("time_limit") or 60.0).to_dict()
     baseline = _solve(problem, catalog, solve_options)
     kept = _kept_baseline(baseline, scenario, new_problem, new_catalog, solve_options)
-    return WhatIf(baseline, kept or scenario, changes)
+    return WhatIf(baseline, kept or scenario, changes, problem.currency)
 
 
 def _kept_baseline(baseline: Outcome, scenario: Outcome, problem: Problem, catalog: Catalog,
@@ -164,6 +166,6 @@ def _outcome_dict(o: Outcome) -> dict:
         return {"status": "infeasible", "proven": o.proven, "message": o.infeasible, "reasons": o.reasons,
                 "explanation": o.explanation}
     p = o.plan
-    return {"status": p.status, "total_cost": p.total_cost, "gap": p.gap,
+    return {"status": p.status, "total_cost": p.total_cost, "currency": p.currency, "gap": p.gap,
             "finish_days": {j.name: j.finish_day for j in p.jobs},
             "binding": [b.text for b in p.binding], "cost_breakdown": p.cost_breakdown}

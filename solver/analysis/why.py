@@ -128,6 +128,7 @@ class Lever:
 class Why:
     problem: str
     cost: float
+    currency: str                   # of cost and of every forced cost and delta
     k: int
     jobs: list[JobWhy]
     binding: list[Lever]
@@ -135,7 +136,7 @@ class Why:
     notes: list[str] = field(default_factory=list)
 
     def to_dict(self) -> dict:
-        return {"problem": self.problem, "cost": self.cost, "k": self.k, "jobs": [j.to_dict() for j in self.jobs],
+        return {"problem": self.problem, "cost": self.cost, "currency": self.currency, "k": self.k, "jobs": [j.to_dict() for j in self.jobs],
                 "binding": [b.to_dict() for b in self.binding], "notes": list(self.notes),
                 "seconds": round(self.seconds, 3)}
 
@@ -162,7 +163,7 @@ def why(problem: Problem, catalog: Catalog, *, k: int = 3, backend: str = DEFAUL
                None if max_seconds is None else start + max_seconds)
     jobs = [ctx.job(j.name, k) for j in problem.jobs]
     levers = [ctx.lever(b) for b in plan.binding]
-    return Why(problem.name, plan.total_cost, k, jobs, [lv for lv in levers if lv is not None],
+    return Why(problem.name, plan.total_cost, plan.currency, k, jobs, [lv for lv in levers if lv is not None],
                time.perf_counter() - start, ctx.notes)
 
 
@@ -257,7 +258,7 @@ class _Ctx:
         out.sort(key=lambda a: (_ORDER.index(a.code) if a.code in _ORDER else len(_ORDER), a.label))
         if skipped:
             self.notes.append(f"job {name}: {skipped} more alternative{'s' if skipped > 1 else ''} cost at least "
-                              f"¥{skipped_from:,.0f} forced (LP bound), more than the {k} shown; not re-solved")
+                              f"{skipped_from:,.0f} {self.problem.currency} forced (LP bound), more than the {k} shown; not re-solved")
         return JobWhy(name, used, (feasible + undecided)[:k], considered, infeasible, out, len(feasible))
 
     def _lp_bounds(self, name: str, key_sets: list[set[str]]) -> list[float | None]:
@@ -323,7 +324,7 @@ class _Ctx:
                 self._elastic(alt, keys)
             else:
                 alt.cost, alt.delta = cost, cost - self.plan.total_cost
-                alt.text = _dearer(alt.delta)
+                alt.text = _dearer(alt.delta, self.problem.currency)
         except _OutOfBudget:
             alt.code, alt.determined = "price", False
             alt.text = "not analysed: the run's time budget ran out (raise --max-seconds)"
@@ -365,7 +366,8 @@ class _Ctx:
             cost = self._solve(unbounded, constrain=force_job(alt.job, keys))
             if cost is not None:
                 alt.cost, alt.delta = cost, cost - self.plan.total_cost
-                alt.text = f"{_dearer(alt.delta)}; over the budget by ¥{cost - self.problem.budget:,.0f}"
+                alt.text = (f"{_dearer(alt.delta, self.problem.currency)}; over the budget by "
+                            f"{cost - self.problem.budget:,.0f} {self.problem.currency}")
         elif alt.code == "deadline":
             if target == alt.job and self._lead_time_blocks(alt, keys):
                 alt.code = "lead_time"
@@ -447,10 +449,10 @@ def _rank(alt: Alternative) -> tuple:
     return (1, 0.0, alt.label)
 
 
-def _dearer(delta: float) -> str:
+def _dearer(delta: float, currency: str) -> str:
     if delta <= max(0.5, TOL):
-        return "ties with the plan (¥0 more); the optimum was picked first"
-    return f"dearer by ¥{delta:,.0f}"
+        return f"ties with the plan (0 {currency} more); the optimum was picked first"
+    return f"dearer by {delta:,.0f} {currency}"
 
 
 def _label(offer: Offer) -> str:

@@ -66,7 +66,8 @@ def frontier_command(
             written["plans"] = [str(p) for p in write_plans(result, plans, force=force)]
         if xlsx is not None:
             from solver.report.tables import frontier_tables, write_xlsx
-            written["xlsx"] = [str(write_xlsx(frontier_tables(result), xlsx, force=force))]
+            written["xlsx"] = [str(write_xlsx(frontier_tables(result), xlsx, currency=result.currency,
+                                                   force=force))]
         if plot is not None:
             from solver.report.frontier_plot import plot_frontier
             written["plot"] = [str(p) for p in plot_frontier(result, plot, force=force)]

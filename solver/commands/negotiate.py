@@ -48,7 +48,7 @@ def negotiate(problem: ProblemFile,
               gap: Annotated[float, gap_option("relative gap of each solve (prices are as exact as costs)")] = 1e-7,
               ) -> None:
     """Walk-away price of each offer in the plan, break-even price of each offer not in it, and
-    what more power, shorter lead times and more nodes are worth (re-solve deltas, CNY).
+    what more power, shorter lead times and more nodes are worth (re-solve deltas, in the problem's currency).
 
     Price means the offer's price column (the vendor's quote); interconnect surcharge,
     platform fee and discount stay as they are.

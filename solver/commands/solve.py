@@ -92,7 +92,7 @@ def solve(problem: ProblemFile,
                 exc.explanation = _explanation(prob, cat, backend.value, time_limit,
                                                run.left() if max_seconds else 600.0)
             if as_json:  # the object on stdout for programs; the words still go to stderr (run_action)
-                print_json(infeasible_json(exc))
+                print_json(infeasible_json(exc, prob.currency))
             raise
         explained = _why(prob, cat, plan, why_k, run, options) if why else None
         written = files.write(plan, prob, cat, why=explained.to_dict() if explained else None)

@@ -25,8 +25,9 @@ def budget_binding(sol: Solution, jobs: list[JobResult]) -> list[Binding]:
     if budget is None or sol.objective < budget * (1 - BUDGET_SLACK):
         return []
     horizon = sol.milp.inst.problem.horizon_days
+    currency = sol.milp.inst.problem.currency
     return [Binding(kind="budget", name="budget", start_day=0, end_day=horizon, used=round(sol.objective, 2),
-                    limit=budget, unit="CNY", text=f"budget: {sol.objective:,.0f} of {budget:,.0f} CNY used")]
+                    limit=budget, unit=currency, text=f"budget: {sol.objective:,.0f} of {budget:,.0f} {currency} used")]
 
 
 def power_binding(sol: Solution, jobs: list[JobResult]) -> list[Binding]:

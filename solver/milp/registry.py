@@ -69,14 +69,15 @@ class Relax:
            with slack on every target, on a model built with raised caps).
     limit: the written limit of a target (problem, catalog, target) → amount, for "+x %".
     edits: (amount, target, horizon_days or None) → what-if edits making that change.
-    words: the same change in words, naming every edit.
+    words: (amount, target, horizon_days or None, unit) → the same change in words, naming
+           every edit; `unit` is the family's unit in the problem (Family.unit_in).
     over:  the elastic plan's use past each written limit (solver.milp.elastic.*_over).
     """
 
     how: str
     limit: Callable[[Problem, Catalog, str], float | None]
     edits: Callable[[float, str, int | None], list[str]]
-    words: Callable[[float, str, int | None], str]
+    words: Callable[[float, str, int | None, str], str]
     over: Callable | NotApplicable
 
 
@@ -98,10 +99,14 @@ class Lost:
     words: Callable[[Milp, str, float, float], str]          # (milp, target, slack used, limit) → text
 
 
+MONEY = "money"
+"""Family.unit of a limit in money: the problem's currency, whatever it is (Family.unit_in)."""
+
+
 @dataclass(frozen=True)
 class Family:
     name: str                   # Binding.kind, explain's Relaxation.kind, why's and negotiate's Lever.kind
-    unit: str
+    unit: str                   # kW | nodes | days | vendors | MONEY (the problem's currency)
     targets: str                # what one target is: budget | datacenter | offer | job | vendor
     rows: Rows
     slack: Callable | NotApplicable          # solver.milp.elastic: (milp, targets, caps, factor) → {target: var}
@@ -110,6 +115,10 @@ class Family:
     lever: Callable[..., Step] | NotApplicable               # (problem, catalog, target, amount) → Step
     lost: Lost | NotApplicable
     verify: Callable                          # the solver.verify check of the same rule
+
+    def unit_in(self, problem: Problem) -> str:
+        """The unit amounts of this limit are written in for `problem` (money: its currency)."""
+        return problem.currency if self.unit == MONEY else self.unit
 
 
 def _int(x: float) -> int:
@@ -124,22 +133,23 @@ def _plural(n: float, word: str) -> str:
 
 def _budget_lever(problem: Problem, catalog: Catalog, target: str, amount: float | None = None) -> Step:
     step = max(1, round(problem.budget * 0.01)) if amount is None else amount
-    words = f"+¥{step:,} budget (1 %)" if amount is None else f"+¥{step:,} budget"
+    words = f"+{step:,} {problem.currency} budget" + (" (1 %)" if amount is None else "")
     return Step([f"budget+={step}"], words)
 
 
 BUDGET = Family(
-    name="budget", unit="CNY", targets="budget",
+    name="budget", unit=MONEY, targets="budget",
     rows=Rows(add_budget, ("Budget",)),
     slack=elastic.budget_slacks,
     binding=binding.budget_binding,
     relax=Relax("without", limit=lambda problem, catalog, target: problem.budget,
                 edits=lambda a, target, horizon: [f"budget+={_int(a)}"],
-                words=lambda a, target, horizon: f"¥{_int(a):,} more budget",
+                words=lambda a, target, horizon, unit: f"{_int(a):,} {unit} more budget",
                 over=elastic.budget_over),
     lever=_budget_lever,
     lost=Lost("price", scale=lambda milp, target: (1 / milp.inst.problem.budget, milp.inst.problem.budget),
-              words=lambda milp, target, amount, limit: f"over the budget by ¥{amount:,.0f}"),
+              words=lambda milp, target, amount, limit: f"over the budget by {amount:,.0f} "
+                                                        f"{milp.inst.problem.currency}"),
     verify=_Verifier._budget,
 )
 
@@ -170,7 +180,7 @@ POWER = Family(
     binding=binding.power_binding,
     relax=Relax("each", limit=lambda problem, catalog, dc: catalog.datacenters[dc].power_quota_kw,
                 edits=lambda a, dc, horizon: [f"{row_path('datacenters', 'datacenter', dc)}.power_quota_kw+={_int(a)}"],
-                words=lambda a, dc, horizon: f"{_int(a):,} kW more at {dc}",
+                words=lambda a, dc, horizon, unit: f"{_int(a):,} kW more at {dc}",
                 over=elastic.power_over),
     lever=_power_lever,
     lost=Lost("power", scale=_power_scale,
@@ -200,7 +210,7 @@ AVAILABILITY = Family(
     binding=binding.availability_binding,
     relax=Relax("together", limit=lambda problem, catalog, offer: catalog.offers[offer].max_nodes,
                 edits=lambda a, offer, horizon: [f"{row_path('offers', 'offer', offer)}.max_nodes+={_int(a)}"],
-                words=lambda a, offer, horizon: f"{_int(a)} more {_plural(a, 'node')} of {offer}",
+                words=lambda a, offer, horizon, unit: f"{_int(a)} more {_plural(a, 'node')} of {offer}",
                 over=elastic.stock_over),
     lever=_availability_lever,
     lost=Lost("availability", scale=_stock_scale,
@@ -220,7 +230,7 @@ def _deadline_edits(a: float, target: str, horizon: int | None) -> list[str]:
     return [f"jobs[*].deadline_days+={_int(a)}", *([f"horizon_days={horizon}"] if horizon is not None else [])]
 
 
-def _deadline_words(a: float, target: str, horizon: int | None) -> str:
+def _deadline_words(a: float, target: str, horizon: int | None, unit: str) -> str:
     text = f"{_int(a)} more {_plural(a, 'day')} on every deadline"
     if horizon is not None:  # a deadline past the horizon is rejected as input
         text += f" (and the horizon to {horizon} days)"

@@ -127,7 +127,7 @@ def render_table(catalog, console: Console, name: str, how: OfferFilter | None =
                    "platform fee, before volume discounts and, for spot, preemption losses; offers are sorted by "
                    "their cheapest" + (f", the {how.top} cheapest per GPU"
                                        + (" and currency" if mixed and not convert else "") + " shown" if how.top else "")
-                   + (". Several currencies: give --rate USD=7.1 (units of CNY per USD) to rank them together"
+                   + (". Several currencies: give --rate USD=7.1 (units of --currency per USD) to rank them together"
                       if not single and not convert else "")
                    + ". The quoted price and unit, discount, power, storage and egress are in offers.csv"
                    + _other_stacks(catalog))

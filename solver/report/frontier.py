@@ -11,9 +11,10 @@ def render_frontier(result, console: Console, written: dict[str, list[str]] | No
     x_label, y_label, eps_label = result.labels
     table = Table(title=f"{escape(result.problem)}: {y_label} vs {x_label} — {len(result.points)} non-dominated "
                         f"plan{'s' if len(result.points) != 1 else ''} from {len(result.tried)} ε values")
-    for col in ("#", eps_label, "cost (CNY)", "finish day", *(["spot share"] if result.axis == "spot_share" else []),
+    cost = f"cost ({result.currency})"
+    for col in ("#", eps_label, cost, "finish day", *(["spot share"] if result.axis == "spot_share" else []),
                 *(["vendors"] if result.axis == "vendors" else []), "mix (peak nodes × GPUs per node)", ""):
-        table.add_column(col, justify="right" if col in ("#", "cost (CNY)", "finish day", "vendors") else "left")
+        table.add_column(col, justify="right" if col in ("#", cost, "finish day", "vendors") else "left")
     for i, p in enumerate(result.points, 1):
         eps = _eps(result.axis, p.eps)
         extra = ([f"{p.spot_share:.1%}"] if result.axis == "spot_share" else []) + \
@@ -37,5 +38,5 @@ def render_frontier(result, console: Console, written: dict[str, list[str]] | No
 
 
 def _eps(axis: str, eps: float) -> str:
-    """An ε the way its column writes it (a budget in whole CNY, a spot share in per cent)."""
+    """An ε the way its column writes it (a budget in whole units of the currency, a spot share in per cent)."""
     return f"{eps:,.0f}" if axis == "budget" else f"{eps:.1%}" if axis == "spot_share" else f"{eps:g}"

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from solver.analysis.frontier import Frontier, mix_label
+from solver.analysis.frontier import Frontier, is_money, mix_label
 from solver.errors import ProblemError
 from solver.report.labels import Box, place_labels
 
@@ -52,7 +52,7 @@ def _pyplot():
 
 
 def _fmt(axis_label: str, value: float) -> str:
-    if "CNY" in axis_label:
+    if is_money(axis_label):
         return f"{value / 1e6:,.2f}M" if abs(value) >= 1e6 else f"{value:,.0f}"
     if "share" in axis_label:
         return f"{value:.0%}"
@@ -99,7 +99,7 @@ def draw_frontier(result: Frontier, inline: bool | None = None):
     if "share" in x_label:
         ax.xaxis.set_major_formatter(lambda v, _pos: f"{v:.0%}")
     for label, axis in ((x_label, ax.xaxis), (y_label, ax.yaxis)):
-        if "CNY" in label:
+        if is_money(label):
             axis.set_major_formatter(lambda v, _pos: f"{v:,.0f}")
     ax.set_title(f"{result.problem}: {y_label} vs {x_label} ({len(points)} non-dominated "
                  f"of {result.requested} requested)", fontsize=11)

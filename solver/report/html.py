@@ -22,6 +22,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
 
+from solver.analysis.frontier import is_money
 from solver.files import check_new_file
 from solver.model.catalog import Catalog
 from solver.model.ledger import BILLING, blocks
@@ -70,9 +71,10 @@ class FrontierPoint:
     knee: bool = False
 
 
-def frontier_points(frontier) -> tuple[list[FrontierPoint], str, str, str]:
+def frontier_points(frontier, currency: str) -> tuple[list[FrontierPoint], str, str, str]:
     """(points, x label, y label, title) from a solver.analysis.frontier.Frontier, or from a list
-    of (finish_day, cost, label) tuples or dicts with x/y (or finish_day/cost) and label/mix."""
+    of (finish_day, cost, label) tuples or dicts with x/y (or finish_day/cost) and label/mix,
+    whose costs are in `currency` (the plan's; a Frontier says its own)."""
     if hasattr(frontier, "points") and hasattr(frontier, "labels"):
         x_label, y_label, _ = frontier.labels
         points = [FrontierPoint(float(p.x), float(p.y), str(p.mix), bool(p.knee)) for p in frontier.points]
@@ -88,7 +90,7 @@ def frontier_points(frontier) -> tuple[list[FrontierPoint], str, str, str]:
             x, y, *rest = item
             points.append(FrontierPoint(float(x), float(y), str(rest[0]) if rest else ""))
     points.sort(key=lambda p: (p.x, p.y))
-    return points, "finishing day", "cost (CNY)", f"cost vs finishing day ({len(points)} plans)"
+    return points, "finishing day", f"cost ({currency})", f"cost vs finishing day ({len(points)} plans)"
 
 
 # ----- page ----------------------------------------------------------------------------------------------
@@ -115,14 +117,14 @@ def render_html(plan: Plan, problem: Problem, catalog: Catalog, *, frontier=None
     if plan.job_rentals:
         sections += ["<h2>Which job runs on which rental</h2>", _job_rental_table(plan)]
     if frontier is not None:
-        points, x_label, y_label, title = frontier_points(frontier)
+        points, x_label, y_label, title = frontier_points(frontier, plan.currency)
         if points:
             sections += [f"<h2>Frontier: {esc(title)}</h2>",
                          frontier_svg(points, x_label, y_label, current=(_finish(plan), plan.total_cost)
                                       if "finishing day" in x_label and "cost" in y_label else None),
                          _frontier_table(points, x_label, y_label)]
     if why is not None:
-        sections += ["<h2>Why this plan</h2>", _why_section(why)]
+        sections += ["<h2>Why this plan</h2>", _why_section(why, plan.currency)]
     if plan.warnings:
         sections += ["<h2>Warnings</h2>", "<ul>" + "".join(f"<li>{esc(w)}</li>" for w in plan.warnings) + "</ul>"]
     sections += ["<h2>Limits the plan runs into</h2>", _binding_table(plan),
@@ -425,7 +427,7 @@ def frontier_svg(points: list[FrontierPoint], x_label: str, y_label: str,
         return bottom - plot_h * (v - y_lo) / ((y_hi - y_lo) or 1)
 
     def fmt(label: str, v: float) -> str:
-        if "CNY" in label:
+        if is_money(label):
             return _short_money(v)
         if "share" in label:
             return f"{v:.0%}"
@@ -584,14 +586,14 @@ def _finish_text(plan: Plan, finish: int, deadline: int | None) -> str:
 
 def _frontier_table(points: list[FrontierPoint], x_label: str, y_label: str) -> str:
     def fmt(label: str, v: float) -> str:
-        return money(v) if "CNY" in label else (f"{v:.1%}" if "share" in label else f"{v:g}")
+        return money(v) if is_money(label) else (f"{v:.1%}" if "share" in label else f"{v:g}")
     rows = [[str(i), esc(fmt(x_label, p.x)), esc(fmt(y_label, p.y)), esc(p.label), "knee" if p.knee else ""]
             for i, p in enumerate(points, 1)]
     return _table(["#", esc(x_label), esc(y_label), "mix (peak nodes × GPUs per node)", ""], rows,
                   numeric=(0, 1, 2), cls="frontier")
 
 
-def _why_section(why: dict) -> str:
+def _why_section(why: dict, currency: str) -> str:
     """Runners-up per job (forced re-solves) and what one more unit of each binding limit is worth."""
     parts = []
     for job in why.get("jobs", []):
@@ -599,7 +601,7 @@ def _why_section(why: dict) -> str:
                  money(a["delta"]) if a.get("delta") is not None else "—", esc(a["code"]), esc(a["text"])]
                 for a in job.get("alternatives", [])]
         parts.append(f"<h3>{esc(job['job'])}: uses {esc(', '.join(job.get('used', [])))}</h3>")
-        parts.append(_table(["alternative", "best plan forced onto it", "vs this plan", "reason", "why"], rows,
+        parts.append(_table(["alternative", f"best plan forced onto it ({esc(currency)})", "vs this plan", "reason", "why"], rows,
                             numeric=(1, 2), cls="why") if rows else "<p>No other alternative has a plan.</p>")
         for key, title in (("infeasible", "No plan when forced onto it"), ("excluded", "Left out before solving")):
             apart = [[esc(a["label"]), esc(a["code"]), esc(a["text"])] for a in job.get(key, [])]
@@ -608,7 +610,7 @@ def _why_section(why: dict) -> str:
     limits = [[esc(b["text"]), esc(b["relax"]), money(b["delta"]) if b.get("delta") is not None else "—"]
               for b in why.get("binding", []) if b.get("relax")]
     if limits:
-        parts.append("<h3>What one more unit of each binding limit is worth (re-solve delta, CNY)</h3>")
+        parts.append(f"<h3>What one more unit of each binding limit is worth (re-solve delta, {esc(currency)})</h3>")
         parts.append(_table(["limit", "relaxed by", "cost change"], limits, numeric=(2,), cls="why-binding"))
     return "\n".join(parts)
 

@@ -23,6 +23,12 @@ def _pct(x: float | None) -> str:
     return "" if x is None else f"{x:+.1%}"
 
 
+def _price_currency(offers) -> str:
+    """The prices' unit in a table title: the offers' one currency, or a note that each row has its own."""
+    codes = sorted({t.currency for t in offers})
+    return f"{codes[0]} per price unit" if len(codes) == 1 else "per price unit, in the currency column"
+
+
 def render_negotiation(result, console: Console, written: dict | None = None) -> None:
     """The tables, then the vendor's sheet when one was written (`written`: vendor, file, rows)."""
     cur = result.currency
@@ -35,30 +41,36 @@ def render_negotiation(result, console: Console, written: dict | None = None) ->
                       "(time limit): the prices below are approximate", highlight=False)
     inside = [t for t in result.offers if t.status == "in_plan"]
     if inside:
-        table = Table(title=f"Walk-away prices: offers in the plan ({cur} per price unit)")
-        _columns(table, "offer", "price", "walk-away", "may rise", "target", "saves at target")
+        mixed = len({t.currency for t in inside}) > 1
+        table = Table(title=f"Walk-away prices: offers in the plan ({_price_currency(inside)}; saves in {cur})")
+        _columns(table, "offer", *(["currency"] if mixed else []), "price", "walk-away", "may rise", "target",
+                 "saves at target")
         for t in inside:
             limit = ("not analysed" if not t.analysed else
                      "none (no plan without it)" if t.limit_price is None and t.cost_without is None
                      else _price(t.limit_price) + ("" if t.converged else " ≥"))
-            table.add_row(escape(t.offer), _price(t.price), limit, _pct(t.limit_change), _price(t.target_price),
-                          _money(t.saving_at_target))
+            table.add_row(escape(t.offer), *([t.currency] if mixed else []), _price(t.price), limit,
+                          _pct(t.limit_change), _price(t.target_price), _money(t.saving_at_target))
         console.print(table)
         for t in inside:
             if t.replaced_by:
-                console.print(escape(f"  above {_price(t.limit_price)}, {t.offer} is replaced by {', '.join(t.replaced_by)}"),
+                console.print(escape(f"  above {_price(t.limit_price)} {t.currency}, {t.offer} is replaced by {', '.join(t.replaced_by)}"),
                               highlight=False)
     outside = [t for t in result.offers if t.status == "not_in_plan"]
     if outside:
-        table = Table(title=f"Break-even prices: offers not in the plan ({cur} per price unit)")
-        _columns(table, "offer", "price", "break-even", "must fall", "target", "saves at target", "node-days")
+        mixed = len({t.currency for t in outside}) > 1
+        table = Table(title=f"Break-even prices: offers not in the plan ({_price_currency(outside)}; saves in {cur})")
+        _columns(table, "offer", *(["currency"] if mixed else []), "price", "break-even", "must fall", "target",
+                 "saves at target", "node-days")
         for t in outside:
             if t.limit_price is None:
                 limit = ("not analysed" if not t.analysed else "never" if t.searched_down_to is None
                          else f"< {_price(t.searched_down_to)}")
-                table.add_row(escape(t.offer), _price(t.price), limit, "", "—", "—", "—")
+                table.add_row(escape(t.offer), *([t.currency] if mixed else []), _price(t.price), limit, "", "—", "—",
+                              "—")
                 continue
-            table.add_row(escape(t.offer), _price(t.price), _price(t.limit_price) + ("" if t.converged else " ≥"),
+            table.add_row(escape(t.offer), *([t.currency] if mixed else []), _price(t.price),
+                          _price(t.limit_price) + ("" if t.converged else " ≥"),
                           _pct(t.limit_change), _price(t.target_price), _money(t.saving_at_target),
                           f"{t.target_node_days:,.0f}")
         console.print(table)
@@ -66,7 +78,7 @@ def render_negotiation(result, console: Console, written: dict | None = None) ->
             if t.limit_price is None or not t.converged:
                 console.print(escape(f"  {t.offer}: {t.reason}"), highlight=False)
             if t.displaces:
-                console.print(escape(f"  at {_price(t.target_price)}, {t.offer} takes work from {', '.join(t.displaces)}"
+                console.print(escape(f"  at {_price(t.target_price)} {t.currency}, {t.offer} takes work from {', '.join(t.displaces)}"
                                      " (each rented less, not necessarily dropped)"),
                               highlight=False)
     if result.levers:
@@ -97,7 +109,7 @@ def render_negotiation(result, console: Console, written: dict | None = None) ->
     if written:
         console.print(escape(f"wrote {written['rows']} offers of {written['vendor']} to {written['file']}"))
 
-LEFT = {"offer", "on", "lever"}
+LEFT = {"offer", "on", "lever", "currency"}
 
 
 def _columns(table: Table, *names: str) -> None:

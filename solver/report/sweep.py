@@ -66,7 +66,7 @@ def render_sweep(df, output: Path | None, console: Console) -> None:
     line = f"{len(df)} scenarios: " + ", ".join(f"{n} {s}" for s, n in counts.items())
     if len(solved):
         best = solved.loc[solved["total_cost"].idxmin()]
-        line += f"; cheapest {best['scenario']} at {best['total_cost']:,.0f}"
+        line += f"; cheapest {best['scenario']} at {best['total_cost']:,.0f} {best['currency']}"
     console.print(escape(line + (f" → {output}" if output else "")), highlight=False)
     columns = list(df.columns)
     params = columns[columns.index("edits") + 1:columns.index("status")] if "edits" in columns else []
@@ -86,7 +86,8 @@ def render_sweep(df, output: Path | None, console: Console) -> None:
     if any(off_grid):
         table.add_column("edits" if not params else "other edits", overflow="fold")
     table.add_column("status")
-    table.add_column("cost", justify="right", no_wrap=True)   # an amount split over lines is misread
+    table.add_column(f"cost ({currency_of(df) or 'currency column'})", justify="right",
+                     no_wrap=True)   # an amount split over lines is misread
     for c in finish:
         table.add_column(c.removeprefix("finish_") + " day", justify="right", overflow="fold")
     table.add_column("binding / error", overflow="fold")
@@ -104,6 +105,12 @@ def render_sweep(df, output: Path | None, console: Console) -> None:
         console.print(escape(f"… {len(df) - SHOWN_ROWS} more rows{where}"))
 
 
+def currency_of(df: pd.DataFrame) -> str | None:
+    """The rows' one currency; None when scenarios differ in it (one may edit `currency`): each row names its own."""
+    codes = sorted(set(df["currency"].dropna()))
+    return codes[0] if len(codes) == 1 else None
+
+
 def write_table(df: pd.DataFrame, path: str | Path, *, force: bool = False) -> None:
     """CSV, Parquet or Excel by the file's suffix; an existing file is replaced only with force."""
     path = Path(path)
@@ -111,7 +118,7 @@ def write_table(df: pd.DataFrame, path: str | Path, *, force: bool = False) -> N
     if path.suffix.lower() == ".parquet":
         df.to_parquet(path, index=False)
     elif path.suffix.lower() == ".xlsx":
-        write_xlsx(sweep_tables(df), path, force=True)  # checked just above
+        write_xlsx(sweep_tables(df), path, currency=currency_of(df) or "", force=True)  # checked just above
     else:
         df.to_csv(path, index=False)
 

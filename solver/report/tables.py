@@ -12,13 +12,14 @@ allocations     one row per rental line per month (`detail="month"`, the default
                 paid for, so the GPU-days of the sheet add up to those of the plan's rentals.
                 `rental` is the row number of the line in the `rentals` sheet.
 rentals         the plan's rental lines (contract, or a run of hourly periods at one size): days,
-                GPU-days, the offer's unit price, what it is per, the units billed per node, the
-                fabric price, the volume discount applied and the platform fee, and the cost
-                (CNY, platform fee included, discount deducted). In the workbook the cost is a
-                formula of the cells beside it.
+                GPU-days, the offer's unit price, what it is per, the offer's currency and its
+                exchange rate (plan-currency units for one), the units billed per node, the fabric
+                price, the volume discount applied and the platform fee, and the cost (in the plan's
+                currency, platform fee included, discount deducted). In the workbook the cost is a
+                formula of the cells beside it. Prices stay in the offer's currency, as quoted.
 jobs            per job: window, finish day, peak GPUs, GPU types and sites, layout, memory
                 per GPU, base MFU, work needed and done (EFLOP = 1e18 FLOPs, redundancy included).
-cost_breakdown  the cost parts (CNY) and the total.
+cost_breakdown  the cost parts (in the plan's currency) and the total.
 cash_by_month   the cash flow as a grid: a row per month (or 30-day block), a column per vendor and
                 mode, the month's total (in the workbook, SUM formulas across and down).
 cash_flow       what is paid per month (or 30-day block), vendor, mode and billing rule.
@@ -74,7 +75,7 @@ MAX_WIDTH = 60
 def plan_tables(plan: Plan, problem: Problem, catalog: Catalog, detail: str = "month") -> dict[str, pd.DataFrame]:
     """The plan's sheets (see the module doc), in PLAN_SHEETS order; `detail` is the allocations' grain."""
     return {"allocations": allocation_rows(plan, problem.horizon_days, detail),
-            "rentals": _rentals(plan, catalog),
+            "rentals": _rentals(plan, problem, catalog),
             "jobs": _jobs(plan, problem, catalog),
             "cost_breakdown": _costs(plan),
             "cash_by_month": _cash_by_month(plan),
@@ -140,10 +141,11 @@ def _dates(plan: Plan, start: int, end: int) -> dict:
     return {"from": on(plan.start_date, start), "to": on(plan.start_date, max(end - 1, start))}
 
 
-def _rentals(plan: Plan, catalog: Catalog) -> pd.DataFrame:
+def _rentals(plan: Plan, problem: Problem, catalog: Catalog) -> pd.DataFrame:
     """Rental lines with the offer's unit prices and the units billed, so that cost =
     (price × priced_per_node × nodes × units × (1 − discount %) + interconnect_price × nodes × units)
-    × (1 + platform fee %): the workbook writes that formula in each row (solver.verify's rule)."""
+    × (1 + platform fee %) × rate: the workbook writes that formula in each row (solver.verify's rule).
+    Prices are the offer's as quoted (its `currency`); `rate` turns them into the plan's."""
     rows = []
     for n, a in enumerate(plan.allocations, start=1):
         o = catalog.offers.get(a.offer)
@@ -152,7 +154,7 @@ def _rentals(plan: Plan, catalog: Catalog) -> pd.DataFrame:
         if o is not None:
             unit = o.price_unit.rsplit("_", 1)[1]
             discounted = o.discount_from_gpus is not None and a.gpus >= o.discount_from_gpus
-            row.update(price=o.price, price_unit=o.price_unit,
+            row.update(price=o.price, price_unit=o.price_unit, currency=o.currency, rate=problem.rates()[o.currency],
                        priced_per_node=o.gpus_per_node if "_gpu_" in o.price_unit else 1,
                        units=round((a.end_day - a.start_day) / UNIT_DAYS[unit], 6),
                        interconnect_price=o.interconnect_price[o.interconnect.index(a.interconnect)],
@@ -161,7 +163,7 @@ def _rentals(plan: Plan, catalog: Catalog) -> pd.DataFrame:
         rows.append(row)
     columns = ["rental", "offer", "vendor", "datacenter", "gpu", "mode", "interconnect", "nodes", "gpus",
                "start_day", "end_day", *(["from", "to"] if plan.start_date else []), "days", "gpu_days", "price",
-               "price_unit", "priced_per_node", "units", "interconnect_price", "discount_pct", "platform_fee_pct",
+               "price_unit", "currency", "rate", "priced_per_node", "units", "interconnect_price", "discount_pct", "platform_fee_pct",
                "cost"]
     return pd.DataFrame(rows, columns=columns).rename(columns={"cost": "cost_cny"})
 
@@ -279,7 +281,7 @@ def _assumptions(plan: Plan, problem: Problem, catalog: Catalog) -> pd.DataFrame
     for offer_id in dict.fromkeys(a.offer for a in plan.allocations):
         offer = catalog.offers.get(offer_id)
         if offer is not None:
-            add("offer", offer_id, offer.price, offer.price_unit, illustrative=offer.illustrative,
+            add("offer", offer_id, offer.price, f"{offer.currency} {offer.price_unit}", illustrative=offer.illustrative,
                 as_of=offer.as_of, source=offer.source)
     for rule in dict.fromkeys(p.billing for p in plan.cash_flow):
         add("billing", rule, BILLING.get(rule, ""), source="how the cash_flow sheet times each payment")
@@ -336,10 +338,11 @@ def check_csv_target(folder: str | Path, names: Iterable[str] = PLAN_SHEETS, *, 
     return folder
 
 
-def write_xlsx(tables: Mapping[str, pd.DataFrame], path: str | Path, *, force: bool = False,
-               currency: str = "CNY") -> Path:
+def write_xlsx(tables: Mapping[str, pd.DataFrame], path: str | Path, *, currency: str, force: bool = False) -> Path:
     """One sheet per table (names cut to Excel's 31 characters), laid out for people (see `_dress`):
-    human headers, money with thousands separators and the currency, dates as dates, a totals row
+    human headers, money with thousands separators and `currency` (the plan's, the problem's; "" when
+    the rows are in several currencies, each naming its own),
+    dates as dates, a totals row
     where a column adds up, and formulas for each rental's cost and idle cost."""
     path = check_xlsx_target(path, force=force)
     require_openpyxl()
@@ -364,7 +367,7 @@ HEADERS = {
     "start_day": "Start day", "end_day": "End day (not incl.)", "days": "Days", "datacenter": "Site",
     "vendor": "Vendor", "offer": "Offer", "mode": "Mode", "gpu": "GPU", "interconnect": "Fabric", "nodes": "Nodes",
     "gpus": "GPUs", "gpu_days": "GPU-days", "cost_cny": "Cost", "in_horizon": "Within horizon", "rental": "Rental #",
-    "price": "Unit price", "price_unit": "Price unit", "priced_per_node": "Priced units per node",
+    "price": "Unit price", "price_unit": "Price unit", "currency": "Currency", "rate": "Exchange rate", "priced_per_node": "Priced units per node",
     "units": "Units billed per node", "interconnect_price": "Fabric price per node per unit",
     "discount_pct": "Volume discount %", "platform_fee_pct": "Platform fee %", "job": "Job", "kind": "Kind",
     "deadline_days": "Deadline day", "finish_day": "Finish day", "last_day": "Last day worked",
@@ -395,7 +398,7 @@ def _dress(ws, name: str, frame: pd.DataFrame, currency: str) -> None:
     from openpyxl.styles import Font
     from openpyxl.utils import get_column_letter
 
-    money = f'#,##0.00 "{currency}"'
+    money = f'#,##0.00 "{currency}"' if currency else "#,##0.00"   # "": rows in several currencies
     letter = {col: get_column_letter(i) for i, col in enumerate(frame.columns, start=1)}
     last = len(frame) + 1                                   # the last data row (row 1 is the header)
     for i, col in enumerate(frame.columns, start=1):
@@ -408,14 +411,18 @@ def _dress(ws, name: str, frame: pd.DataFrame, currency: str) -> None:
             for row in range(2, last + 1):
                 ws.cell(row=row, column=i).number_format = fmt
     if name == "rentals" and {"price", "priced_per_node", "nodes", "units", "interconnect_price", "discount_pct",
-                              "platform_fee_pct", "cost_cny"} <= set(frame.columns):
+                              "platform_fee_pct", "currency", "rate", "cost_cny"} <= set(frame.columns):
         c = letter
         for row in range(2, last + 1):
-            if pd.notna(frame.iloc[row - 2]["price"]):
+            line = frame.iloc[row - 2]
+            if pd.notna(line["price"]):
                 ws[f"{c['cost_cny']}{row}"] = (
                     f"=({c['price']}{row}*{c['priced_per_node']}{row}*{c['nodes']}{row}*{c['units']}{row}"
                     f"*(1-{c['discount_pct']}{row}/100)+{c['interconnect_price']}{row}*{c['nodes']}{row}"
-                    f"*{c['units']}{row})*(1+{c['platform_fee_pct']}{row}/100)")
+                    f"*{c['units']}{row})*(1+{c['platform_fee_pct']}{row}/100)*{c['rate']}{row}")
+                for col in ("price", "interconnect_price"):  # as quoted: in the offer's own currency
+                    ws[f"{c[col]}{row}"].number_format = f'#,##0.00 "{line["currency"]}"'
+                ws[f"{c['rate']}{row}"].number_format = "0.######"
     if name == "idle" and {"cost_cny", "idle_gpu_days", "gpu_days_paid", "idle_cost_cny"} <= set(frame.columns):
         c = letter
         for row in range(2, last + 1):

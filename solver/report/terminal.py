@@ -257,7 +257,8 @@ def solve_json(plan: Plan, *, why: dict | None = None, baselines: list | None = 
     return data
 
 
-def infeasible_json(exc) -> dict:
-    """`gpuplan solve --json` when there is no plan: what was ruled out, and the relaxations found."""
-    return {"status": "infeasible", "proven": exc.proven, "message": str(exc), "reasons": exc.reasons,
-            "explanation": exc.explanation}
+def infeasible_json(exc, currency: str) -> dict:
+    """`gpuplan solve --json` when there is no plan: what was ruled out, and the relaxations found
+    (a budget's in `currency`, the problem's)."""
+    return {"status": "infeasible", "proven": exc.proven, "currency": currency, "message": str(exc),
+            "reasons": exc.reasons, "explanation": exc.explanation}

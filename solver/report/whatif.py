@@ -26,7 +26,7 @@ def render_whatif(result: WhatIf, console: Console) -> None:
     if result.delta is not None and result.changed:
         base = result.baseline.cost or 1.0
         word = "save" if result.delta < 0 else "cost"
-        console.print(f"[bold]the edits {word} {abs(result.delta):,.0f} CNY ({abs(result.delta) / base:.1%})[/]")
+        console.print(f"[bold]the edits {word} {abs(result.delta):,.0f} {result.currency} ({abs(result.delta) / base:.1%})[/]")
     moved = result.mix_changes()
     if moved:
         table = Table(title="Mix (GPU-days rented)", header_style="bold")
@@ -52,7 +52,7 @@ def _line(o: Outcome) -> str:
         return (f"[red]infeasible[/] — {escape(o.infeasible or '')}" + "".join(f"\n  - {escape(r)}" for r in o.reasons)
                 + relax + "".join(f"\n  * {escape(line)}" for line in lines))
     finish = escape(", ".join(f"{j.name} day {j.finish_day}" for j in o.plan.jobs))
-    return f"{o.plan.total_cost:,.0f} CNY ({o.plan.status}); finishes {finish}"
+    return f"{o.plan.total_cost:,.0f} {o.plan.currency} ({o.plan.status}); finishes {finish}"
 
 
 def _value(v) -> str:

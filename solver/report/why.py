@@ -11,13 +11,14 @@ from solver.analysis.why import Why
 
 
 def render_why(result: Why, console: Console) -> None:
-    console.print(f"[bold]why[/] {escape(result.problem)}: optimum {result.cost:,.0f} CNY; "
+    console.print(f"[bold]why[/] {escape(result.problem)}: optimum {result.cost:,.0f} {result.currency}; "
                   f"runners-up are re-solved with the job forced onto them")
     for jw in result.jobs:
         used = ", ".join(jw.used) or "nothing"
         shown = len(jw.alternatives)
         more = f", best {shown} of {jw.feasible} with a plan" if jw.feasible > shown else ""
-        table = Table(title=f"Job {escape(jw.job)}: uses {escape(used)}; runners-up by forced cost{more}",
+        table = Table(title=f"Job {escape(jw.job)}: uses {escape(used)}; runners-up by forced cost "
+                            f"({result.currency}){more}",
                       header_style="bold", title_justify="left", expand=False)
         table.add_column("alternative", overflow="fold", max_width=28)
         table.add_column("forced cost", justify="right", no_wrap=True)
@@ -34,7 +35,8 @@ def render_why(result: Why, console: Console) -> None:
         _apart(console, f"No plan when the job is forced onto it ({len(jw.infeasible)})", jw.infeasible)
         _apart(console, f"Left out before solving ({len(jw.excluded)})", jw.excluded)
     if result.binding:
-        table = Table(title="Binding limits: value of one more unit (re-solve delta)", header_style="bold",
+        table = Table(title=f"Binding limits: value of one more unit (re-solve delta, {result.currency})",
+                      header_style="bold",
                       title_justify="left")
         table.add_column("limit", overflow="fold")
         table.add_column("slack", justify="right", no_wrap=True)

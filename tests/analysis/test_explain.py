@@ -118,7 +118,7 @@ def test_budget_needs_19120_cny_and_19119_is_not_enough():
     assert feasible(prob, cat, ["budget+=19120"])
     assert not feasible(prob, cat, ["budget+=19119"])
     assert not one(expl, "deadline").helps and not one(expl, "availability").helps
-    assert expl.text_lines()[0] == "needs ¥19,120 more budget"
+    assert expl.text_lines()[0] == "needs 19,120 CNY more budget"
 
 
 @pytest.mark.parametrize("interconnect", [("ib_hdr",), ("ib_hdr", "roce")])
@@ -269,7 +269,7 @@ def test_the_example_comment_shows_the_printed_explanation(example_json):
 PHRASES = (
     (r"(\d+) more days? on every deadline(?: \(and the horizon to (\d+) days\))?",
      lambda k, h: [f"jobs[*].deadline_days+={k}"] + ([f"horizon_days={h}"] if h else [])),
-    (r"¥([\d,]+) more budget", lambda x: [f"budget+={x.replace(',', '')}"]),
+    (r"([\d,]+) CNY more budget", lambda x: [f"budget+={x.replace(',', '')}"]),
     (r"([\d,]+) kW more at (.+)", lambda x, d: [f"datacenters.{d}.power_quota_kw+={x.replace(',', '')}"]),
     (r"(\d+) more nodes? of (.+)", lambda n, o: [f"offers.{o}.max_nodes+={n}"]),
 )
@@ -344,7 +344,7 @@ def test_no_explain_flag_skips_it(tmp_path):
     assert json.loads(result.stdout)["explanation"] is None
     result = CliRunner().invoke(app, ["solve", str(path), "--json"])
     assert result.exit_code == 1
-    assert json.loads(result.stdout)["explanation"]["lines"][0] == "needs ¥19,120 more budget"
+    assert json.loads(result.stdout)["explanation"]["lines"][0] == "needs 19,120 CNY more budget"
 
 
 def test_out_of_time_leaves_limits_undetermined_and_says_so():
@@ -360,8 +360,8 @@ def test_an_unverified_suggestion_says_why():
     from solver.analysis.explain import Relaxation, _flag
 
     def rel(**kw):
-        return Relaxation("budget", "budget", 10.0, "CNY", text="¥10 more budget", **kw)
+        return Relaxation("budget", "budget", 10.0, "CNY", text="10 CNY more budget", **kw)
 
-    assert _flag(rel(verified=True, cost=5.0)) == "¥10 more budget"
-    assert _flag(rel()) == "¥10 more budget (not verified: out of time)"
-    assert _flag(rel(refuted=True)) == "¥10 more budget (re-solved: still infeasible)"
+    assert _flag(rel(verified=True, cost=5.0)) == "10 CNY more budget"
+    assert _flag(rel()) == "10 CNY more budget (not verified: out of time)"
+    assert _flag(rel(refuted=True)) == "10 CNY more budget (re-solved: still infeasible)"

@@ -29,6 +29,7 @@ from solver.analysis.negotiate import negotiate, offers_used, vendor_rows, with_
 from solver.api import solve_problem
 from solver.errors import Infeasible
 from solver.load import load_problem
+from solver.model.problem import ExchangeRates
 
 EPS = 1e-3
 HYBRID = ROOT / "problems" / "hybrid-burst.yaml"
@@ -100,6 +101,40 @@ def test_break_even_found_across_several_linear_pieces():
     # at the target (1,094.4) two m-nodes replace 3 node-days of a: 9,984 − (2 × 1,094.4 + 7,680)
     assert m.saving_at_target == pytest.approx(9984 - (2 * 1094.4 + 7680))
     assert m.target_nodes == 2 and m.displaces == ["a"]
+
+
+def in_usd(offer, rate: float):
+    """The same offer quoted in USD at `rate` CNY per USD (so it costs exactly as much in CNY)."""
+    return offer.model_copy(update={"price": offer.price / rate, "currency": "USD",
+                                    "price_unit": offer.price_unit.removeprefix("cny_")})
+
+
+@pytest.mark.parametrize("priced_in", ["offers_usd", "problem_usd"])
+def test_break_even_prices_are_in_the_offers_currency_and_correspond_across_currencies(priced_in):
+    """PIECES again (break-even 1,152 CNY, three linear pieces crossed), once with every offer
+    quoted in USD in a CNY problem, once with a USD problem over the CNY catalog. Each Newton
+    step divides a cost difference (problem currency) by the price volume, which must carry the
+    rate (d cost / d price in the offer's currency): without it the steps overshoot and the
+    search ends unconverged."""
+    prob, cat = pieces()
+    rate = 8.0   # CNY per USD; exact in binary, so prices correspond to the last digit
+    if priced_in == "offers_usd":
+        cat = cat.model_copy(update={"offers": {k: in_usd(o, rate) for k, o in cat.offers.items()}})
+        prob = prob.model_copy(update={"exchange_rates": ExchangeRates(as_of="2026-12-04", rates={"USD": rate})})
+        price, cost = 1152.0 / rate, 9984.0             # the price in USD, the cost in CNY
+    else:
+        prob = prob.model_copy(update={"currency": "USD",
+                                       "exchange_rates": ExchangeRates(as_of="2026-12-04", rates={"CNY": 1 / rate})})
+        price, cost = 1152.0, 9984.0 / rate              # the price in CNY, the cost in USD
+    result = negotiate(prob, cat, vendors=["v2"], levers=False)
+    (m,) = result.offers
+    assert result.currency == prob.currency and result.base_cost == pytest.approx(cost)
+    assert m.currency == cat.offers["m"].currency and m.converged and m.solves <= 8
+    assert m.limit_price == pytest.approx(price)
+    assert m.target_price == pytest.approx(price * 0.95)
+    assert m.saving_at_target == pytest.approx((9984 - (2 * 1094.4 + 7680)) * cost / 9984)
+    check_limit(prob, cat, m, result.base_cost)
+    assert {r["currency"] for r in vendor_rows(result, "v2")} == {m.currency}
 
 
 def test_an_offer_the_optimum_cannot_do_without_has_no_walk_away_price():

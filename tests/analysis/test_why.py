@@ -46,7 +46,7 @@ def test_price_a_dearer_vendor_loses_by_its_price_difference():
     assert result.cost == pytest.approx(7_680)
     alt = alternative(result, "v2/G80/hourly @ D1")
     assert alt.code == "price" and alt.cost == pytest.approx(11_520) and alt.delta == pytest.approx(3_840)
-    assert "dearer by ¥3,840" in alt.text
+    assert "dearer by 3,840 CNY" in alt.text
     assert alt.cost == pytest.approx(restricted_cost(prob, cat, alt))
 
 
@@ -110,7 +110,7 @@ def test_over_the_budget_is_price_with_the_cost_without_the_budget():
     prob = problem(job(days=80, deadline_days=10), horizon_days=10, budget=10_000)
     alt = alternative(why(prob, cat), "v2/G80/hourly @ D1")
     assert alt.code == "price" and alt.cost == pytest.approx(11_520)
-    assert "over the budget by ¥1,520" in alt.text
+    assert "over the budget by 1,520 CNY" in alt.text
 
 
 def test_only_the_k_cheapest_are_solved_and_shown():
@@ -209,7 +209,7 @@ def test_a_spent_budget_reports_not_analysed_instead_of_running_on():
     prob = problem(job(days=80, deadline_days=10), horizon_days=10)
     plan = solve(prob, cat)
     result = why(prob, cat, plan=plan, max_seconds=1e-9)
-    alt = alternative(result, "v2/G80/hourly @ D1")   # dearer by ¥3,840 when solved (test above)
+    alt = alternative(result, "v2/G80/hourly @ D1")   # dearer by 3,840 CNY when solved (test above)
     assert not alt.determined and alt.cost is None and "time budget ran out" in alt.text
     cat = catalog(hourly("A", 4, max_nodes=1), hourly("B", 6))     # binding stock and deadline
     prob = problem(job(days=160, deadline_days=10), horizon_days=10)

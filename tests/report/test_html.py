@@ -377,7 +377,7 @@ def test_frontier_labels_inside_the_axes_and_beside_their_own_point(points):
 
     from solver.report.html import WIDTH, frontier_svg
     from solver.report.html import frontier_points as as_points
-    pts, x_label, y_label, _ = as_points(points)
+    pts, x_label, y_label, _ = as_points(points, "CNY")
     pts[len(pts) // 2].knee = True
     svg = frontier_svg(pts, x_label, y_label, current=(pts[-1].x, pts[-1].y))
     boxes, centres, (left, top, _, bottom) = _labels(svg)

@@ -19,7 +19,7 @@ def frame() -> pd.DataFrame:
             ("grid-02", f"{PRICE}1.1; {POWER}400; {DEADLINE}217", 1.1, 400, 217, "optimal", 23_101_000.0, 217),
             ("late", "jobs.pretrain-30b.deadline_days=240", None, None, None, "error", None, None)]
     df = pd.DataFrame([{"scenario": s, "edits": e, PRICE: p, POWER: w, DEADLINE: d, "status": st, "total_cost": c,
-                        "finish_pretrain-30b": f, "binding": "", "error": "past the horizon" if st == "error" else "",
+                        "currency": "CNY", "finish_pretrain-30b": f, "binding": "", "error": "past the horizon" if st == "error" else "",
                         "seconds": 0.5} for s, e, p, w, d, st, c, f in rows])
     for col in (POWER, DEADLINE, "finish_pretrain-30b"):
         df[col] = df[col].astype("Int64")

@@ -100,7 +100,7 @@ def test_jobs_costs_binding_assumptions(hybrid):
 def test_write_xlsx(hybrid, tmp_path):
     plan, problem, catalog = hybrid
     tables = plan_tables(plan, problem, catalog)
-    path = write_xlsx(tables, tmp_path / "plan.xlsx")
+    path = write_xlsx(tables, tmp_path / "plan.xlsx", currency="CNY")
     book = openpyxl.load_workbook(path)
     assert book.sheetnames == list(PLAN_SHEETS)
     sheet = book["allocations"]
@@ -113,9 +113,9 @@ def test_write_xlsx(hybrid, tmp_path):
     assert "Site" in back["allocations"].columns and "datacenter" not in back["allocations"].columns
     before = path.read_bytes()
     with pytest.raises(ProblemError, match="not overwritten"):
-        write_xlsx(tables, path)
+        write_xlsx(tables, path, currency="CNY")
     assert path.read_bytes() == before
-    write_xlsx({"only": tables["jobs"]}, path, force=True)
+    write_xlsx({"only": tables["jobs"]}, path, currency="CNY", force=True)
     assert openpyxl.load_workbook(path).sheetnames == ["only"]
     with pytest.raises(ProblemError, match=r"\*\.xlsx"):
         check_xlsx_target(tmp_path / "plan.xls")
@@ -146,7 +146,7 @@ def test_write_csv_dir(hybrid, tmp_path):
 def test_missing_openpyxl_says_how_to_install(hybrid, tmp_path, monkeypatch):
     monkeypatch.setitem(sys.modules, "openpyxl", None)
     with pytest.raises(ProblemError, match=r"pip install \.\[excel\]"):
-        write_xlsx({"x": pd.DataFrame({"a": [1]})}, tmp_path / "x.xlsx")
+        write_xlsx({"x": pd.DataFrame({"a": [1]})}, tmp_path / "x.xlsx", currency="CNY")
     assert not (tmp_path / "x.xlsx").exists()
 
 
@@ -196,7 +196,8 @@ def test_cash_by_month_grid_adds_up_across_and_down(hybrid, tmp_path):
     assert list(grid.columns) == ["month", "21vianet monthly", "21vianet yearly", "21vianet hosted",
                                   "21vianet storage", "21vianet egress", "total_cny"]
     assert len(grid) == 13 and grid["total_cny"].sum() == pytest.approx(plan.total_cost, abs=0.05)
-    sheet = openpyxl.load_workbook(write_xlsx({"cash_by_month": grid}, tmp_path / "c.xlsx"))["cash_by_month"]
+    sheet = openpyxl.load_workbook(write_xlsx({"cash_by_month": grid}, tmp_path / "c.xlsx",
+                                              currency="CNY"))["cash_by_month"]
     for row in range(2, len(grid) + 2):
         assert sheet[f"G{row}"].value.startswith("=SUM(B")
         assert evaluate(sheet, sheet[f"G{row}"].value) == pytest.approx(grid["total_cny"].iloc[row - 2], abs=0.01)
@@ -268,7 +269,7 @@ def test_dated_sheets_carry_calendar_dates(hybrid, tmp_path):
         plan.allocations, plan.schedule.assignments, problem, catalog, plan.schedule.period_days)})
     tables = plan_tables(plan, problem, catalog)
     assert tables["allocations"]["month"].iloc[0] == "2027-01"
-    book = openpyxl.load_workbook(write_xlsx(tables, tmp_path / "dated.xlsx"))
+    book = openpyxl.load_workbook(write_xlsx(tables, tmp_path / "dated.xlsx", currency="CNY"))
     rentals = book["rentals"]
     col = cells(rentals)
     yearly = next(n for n, a in enumerate(plan.allocations, start=2) if a.mode == "yearly")
