@@ -88,7 +88,7 @@ def table(rows: list[dict]) -> str:
             "| tie-break s | tie-break | Pack rows |\n|---|---|---|---|---|---|---|---|---|---|")
     lines = [f"| {r['instance']} | {r['vars']:,} | {r['status']} | {r['cost']:,.0f} | {r['first_s']:.1f} | "
              f"{_seconds(r['plan_at'])} | {_seconds(r['optimum_at'])} | "
-             f"{r['tiebreak_s']:.1f} | "
+             f"{r['tiebreak_s']:.2f} | "
              f"{r['tiebreak']} | {r['pack_rows']} |" for r in rows]
     return "\n".join([head, *lines])
 
