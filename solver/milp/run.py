@@ -90,17 +90,18 @@ def _run_highs_mathopt(milp: Milp, time_limit: float | None, gap: float | None, 
 def _run_fixed(model, milp: Milp, time_limit: float | None, gap: float | None, log: bool) -> Run:
     """HiGHS on `model` (the MathOpt copy of this solve) after reduced-cost fixing.
 
-    The LP relaxation's duals (solver.milp.rcfix.lp_duals) and a first plan
-    (solver.milp.big.first_plan: each job's cheapest domains) tighten the integer bounds
+    A first plan (solver.milp.big.first_plan: each job's cheapest domains; none when no job
+    has more than warmstart.FIRST_DOMAINS of them, the restriction being the whole model) and
+    the LP relaxation's duals (solver.milp.rcfix.lp_duals) tighten the integer bounds
     (rcfix.fix_by_reduced_cost), each step given warmstart.FIRST_SHARE of the limit; the
     solve then starts from that plan, which the bounds keep, so the optimum is never lost:
-    the bounds keep every plan no dearer than it. Without the duals or the plan, the model is
+    the bounds keep every plan no dearer than it. Without the plan or the duals, the model is
     solved as it is. Off by default: measured no faster (tests/bench/HISTORY.md)."""
     start = time.perf_counter()
     share = None if time_limit is None else time_limit * warmstart.FIRST_SHARE
-    duals = rcfix.lp_duals(model, share)
     hint = first_plan(model, milp, math.inf if share is None else share, gap, log)
-    if duals is not None and hint is not None:
+    duals = None if hint is None else rcfix.lp_duals(model, share)
+    if duals is not None:
         rcfix.fix_by_reduced_cost(model, duals, hint.values)
     left = None if time_limit is None else time_limit - (time.perf_counter() - start)
     return read(mathopt_once(model, left, gap, log, PROGRESS.listener, hint and hint.values), hint)
