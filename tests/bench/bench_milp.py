@@ -468,23 +468,25 @@ def compare_rcfix(name: str, problem: Problem, catalog: Catalog, time_limit: flo
     duals = rcfix.lp_duals(model, time_limit)
     row["lp_s"] = time.perf_counter() - start
     start = time.perf_counter()
-    plan = big.first_plan(model, milp, time_limit, None, False)
+    plan = big.first_plan(model, milp, time_limit, None, False)  # None: no first plan (cells left "-")
     row["plan_s"] = time.perf_counter() - start
-    if duals is None or plan is None or plain is None:
+    if duals is None or plain is None:
         row.update(same_optimum=False, load1=load1())
-        print(f"  {row}: no LP duals, first plan or optimum", file=sys.stderr, flush=True)
+        print(f"  {row}: no LP duals or no optimum", file=sys.stderr, flush=True)
         return row
-    results = [plain, _solved(model, time_limit, gap, plan.values, row, "start_s")]
-    fixing = rcfix.fix_by_reduced_cost(model, duals, plan.values)
-    results.append(_solved(model, time_limit, gap, plan.values, row, "fixed_s"))
-    row.update(fixed=fixing and fixing.fixed, narrowed=fixing and fixing.narrowed,
-               lp_gap=fixing and (fixing.incumbent - fixing.bound) / abs(fixing.incumbent))
+    results = [plain]
+    if plan is not None:
+        results.append(_solved(model, time_limit, gap, plan.values, row, "start_s"))
+        fixing = rcfix.fix_by_reduced_cost(model, duals, plan.values)
+        results.append(_solved(model, time_limit, gap, plan.values, row, "fixed_s"))
+        row.update(fixed=fixing and fixing.fixed, narrowed=fixing and fixing.narrowed,
+                   lp_gap=fixing and (fixing.incumbent - fixing.bound) / abs(fixing.incumbent),
+                   ratio=(row["lp_s"] + row["plan_s"] + row["fixed_s"]) / row["plain_s"],
+                   fix_ratio=row["fixed_s"] / row["start_s"])
     best, best_model = result_values(plain), to_mathopt(milp.model)  # the best case: the optimum in hand
     results.append(_solved(best_model, time_limit, gap, best, row, "opt_start_s"))
     row["opt_fixed"] = getattr(rcfix.fix_by_reduced_cost(best_model, duals, best), "fixed", None)
     results.append(_solved(best_model, time_limit, gap, best, row, "opt_fixed_s"))
-    row["ratio"] = (row["lp_s"] + row["plan_s"] + row["fixed_s"]) / row["plain_s"]
-    row["fix_ratio"] = row["fixed_s"] / row["start_s"]
     row["same_optimum"] = None not in results and all(
         math.isclose(r.objective_value(), plain.objective_value(), rel_tol=max(gap or 0, 1e-6)) for r in results)
     row["load1"] = load1()
