@@ -61,7 +61,7 @@ def run_big(model, milp: Milp, deadline: float, time_limit: float, gap: float | 
     lp = _background_bound(milp, deadline, time_limit, log) if cores() >= 2 else None
     try:
         first_share, started = time_limit * warmstart.FIRST_SHARE, time.perf_counter()
-        hint = _first_plan(model, milp, first_share, gap, log)
+        hint = first_plan(model, milp, first_share, gap, log)
         if hint is not None and isinstance(lp, BackgroundLagrangian):
             lp.tell_upper(hint.cost)
         # HiGHS' time limit leaves out loading the model (about 2 s at 200k variables);
@@ -152,7 +152,7 @@ def _unpacked_plan(milp: Milp, plan: Incumbent | None) -> bool:
     return plan is not None and bool(unpacked(milp, lambda v: plan.values.get(v.index, 0.0)))
 
 
-def _first_plan(model, milp: Milp, seconds: float, gap: float | None, log: bool) -> Incumbent | None:
+def first_plan(model, milp: Milp, seconds: float, gap: float | None, log: bool) -> Incumbent | None:
     """A plan of the model restricted to each job's cheapest domains, widened while it has none."""
     ranking = warmstart.groups_by_cost(milp)
     widest = max((len(ranked) for ranked in ranking.values()), default=0)
@@ -205,8 +205,9 @@ def _restricted_plan(model, milp: Milp, keep: set[int], deadline: float, gap: fl
     for v in held:
         v.upper_bound = 0.0
     try:
-        result = mathopt_once(model, deadline - time.perf_counter(), max(gap or 0.0, warmstart.FIRST_GAP), log,
-                               incumbent_only, hint and hint.values)
+        left = deadline - time.perf_counter()  # infinite for a solve without a time limit (solver.milp.run)
+        result = mathopt_once(model, left if math.isfinite(left) else None, max(gap or 0.0, warmstart.FIRST_GAP),
+                              log, incumbent_only, hint and hint.values)
     finally:
         for v, upper in saved:
             v.upper_bound = upper

@@ -24,7 +24,7 @@ from solver.milp.tiebreak import break_ties
 
 def solve_milp(milp: Milp, *, backend: str = DEFAULT_BACKEND, time_limit: float | None = None,
                gap: float | None = None, log: bool = False, warm_start: bool = True,
-               tiebreak: bool = False) -> Solution:
+               tiebreak: bool = False, reduced_cost_fixing: bool = False) -> Solution:
     """Solve; raise NoSolution when there is no plan (proven or not).
 
     warm_start=False: solve a big model whole, with no first plan (solver.milp.warmstart) and
@@ -37,7 +37,11 @@ def solve_milp(milp: Milp, *, backend: str = DEFAULT_BACKEND, time_limit: float 
     solver.milp.big.too_big_for). The model grows by those rows and keeps them.
     tiebreak=True: a proven optimum is followed by solver.milp.tiebreak's second stage (the
     earliest finish, then the fewest rentals, at no higher cost), on a copy of the model; the
-    plans a user sees ask for it (solver.api.solve_built), raw analysis solves do not."""
+    plans a user sees ask for it (solver.api.solve_built), raw analysis solves do not.
+    reduced_cost_fixing=True (HiGHS, below warmstart.WARM_START_VARIABLES or without a time
+    limit): the first round's model is shrunk by solver.milp.rcfix, from its LP relaxation's
+    duals and a first plan, before HiGHS sees it; exact, but off by default: measured no
+    faster (tests/bench/HISTORY.md, "Reduced-cost fixing")."""
     if backend not in BACKENDS:
         raise ValueError(f"unknown backend {backend!r}; choose one of {', '.join(BACKENDS)}")
     start, bound, repaired = time.perf_counter(), -math.inf, None
@@ -50,7 +54,8 @@ def solve_milp(milp: Milp, *, backend: str = DEFAULT_BACKEND, time_limit: float 
             solution = repaired
         else:
             try:
-                solution = solve_once(milp, backend, left, gap, log, warm_start, repaired)
+                solution = solve_once(milp, backend, left, gap, log, warm_start, repaired,
+                                      reduced_cost_fixing=reduced_cost_fixing)
             except NoSolution:
                 if repaired is None:
                     raise

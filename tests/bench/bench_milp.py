@@ -11,6 +11,7 @@ time: it measures and prints. See tests/bench/README.md for what every column me
     python tests/bench/bench_milp.py --bench --backends highs     # problems/bench/*.yaml
     python tests/bench/bench_milp.py --sizes small --fleet        # jobs of 20-60 % of the stock
     python tests/bench/bench_milp.py --bundled --bench --prune-compare   # what exact pruning removes
+    python tests/bench/bench_milp.py --bundled --rcfix-compare            # what reduced-cost fixing buys
     python tests/bench/bench_milp.py --sizes medium --periods 1,5,events   # one instance, three period grids
 
 Three suites:
@@ -27,6 +28,17 @@ Three suites:
 with and without exact pruning (solver.milp.prune) and solved by HiGHS both ways, one
 after the other, and one row gives the options before and after, both solve times, their
 ratio and whether the optima agree.
+
+--rcfix-compare does the same for reduced-cost fixing (solver.milp.rcfix), with the calls
+solver.milp.run makes for it: the LP relaxation's duals and a first plan are timed, the
+integer variables fixed and narrowed are counted, and HiGHS solves the model three ways, one
+after the other: as it is (`plain_s`), from the first plan (`start_s`) and from the first
+plan with the fixed bounds (`fixed_s`). `ratio` is (LP + first plan + fixed) ÷ plain, what
+`solve_milp(reduced_cost_fixing=True)` costs against the default; `fix_ratio` is fixed ÷
+start, what the fixing alone buys once an LP and a plan are in hand. The `*_nodes` columns are
+HiGHS' branch-and-bound nodes of each solve: unlike seconds, the same on a busy machine. The
+best case, an analysis that already holds the optimum: `opt_fixed` variables fixed with it as
+the incumbent, and HiGHS from it without (`opt_start_s`) and with (`opt_fixed_s`) the fixing.
 
 The machine this runs on is often shared and small: absolute seconds are noisy, so the
 tables also give ratios (solve ÷ LP relaxation, build share) and the 1-minute load
@@ -58,9 +70,11 @@ if str(ROOT) not in sys.path:  # run as a script from anywhere
     sys.path.insert(0, str(ROOT))
 
 from solver.load import load_catalog, load_problem  # noqa: E402
-from solver.milp import big  # noqa: E402
+from solver.milp import big, rcfix  # noqa: E402
+from solver.milp.backends import mathopt_once, result_values  # noqa: E402
 from solver.milp.build import build_milp  # noqa: E402
 from solver.milp.core import Milp  # noqa: E402
+from solver.milp.export import to_mathopt  # noqa: E402
 from solver.milp.instance import Instance, build_instance, fabric_domain  # noqa: E402
 from solver.milp.backends import BACKENDS  # noqa: E402
 from solver.milp.solution import NoSolution  # noqa: E402
@@ -436,6 +450,73 @@ def prune_table(rows: list[dict]) -> str:
     return frame.to_string(index=False)
 
 
+RCFIX_COLUMNS = ["instance", "vars", "integers", "fixed", "narrowed", "lp_gap", "lp_s", "plan_s", "plain_s",
+                 "start_s", "fixed_s", "ratio", "fix_ratio", "plain_nodes", "start_nodes", "fixed_nodes",
+                 "opt_fixed", "opt_start_s", "opt_fixed_s", "same_optimum", "load1"]
+
+
+def compare_rcfix(name: str, problem: Problem, catalog: Catalog, time_limit: float, gap: float | None) -> dict:
+    """One row: what reduced-cost fixing fixes and HiGHS' time without and with it, in one run
+    (the module docstring's columns). Each solve gets `time_limit` and `gap` (None: prove the
+    optimum); a solve that does not reach it makes `same_optimum` False."""
+    milp = build_milp(build_instance(problem, catalog))
+    model = to_mathopt(milp.model)
+    row: dict = dict(instance=name.replace(".yaml", ""), vars=model.get_num_variables(),
+                     integers=int(rcfix.Arrays.of(model).integer.sum()))
+    plain = _solved(model, time_limit, gap, None, row, "plain_s")
+    start = time.perf_counter()
+    duals = rcfix.lp_duals(model, time_limit)
+    row["lp_s"] = time.perf_counter() - start
+    start = time.perf_counter()
+    plan = big.first_plan(model, milp, time_limit, None, False)  # None: no first plan (cells left "-")
+    row["plan_s"] = time.perf_counter() - start
+    if duals is None or plain is None:
+        row.update(same_optimum=False, load1=load1())
+        print(f"  {row}: no LP duals or no optimum", file=sys.stderr, flush=True)
+        return row
+    results = [plain]
+    if plan is not None:
+        results.append(_solved(model, time_limit, gap, plan.values, row, "start_s"))
+        fixing = rcfix.fix_by_reduced_cost(model, duals, plan.values)
+        results.append(_solved(model, time_limit, gap, plan.values, row, "fixed_s"))
+        row.update(fixed=fixing and fixing.fixed, narrowed=fixing and fixing.narrowed,
+                   lp_gap=fixing and (fixing.incumbent - fixing.bound) / abs(fixing.incumbent),
+                   ratio=(row["lp_s"] + row["plan_s"] + row["fixed_s"]) / row["plain_s"],
+                   fix_ratio=row["fixed_s"] / row["start_s"])
+    best, best_model = result_values(plain), to_mathopt(milp.model)  # the best case: the optimum in hand
+    results.append(_solved(best_model, time_limit, gap, best, row, "opt_start_s"))
+    row["opt_fixed"] = getattr(rcfix.fix_by_reduced_cost(best_model, duals, best), "fixed", None)
+    results.append(_solved(best_model, time_limit, gap, best, row, "opt_fixed_s"))
+    row["same_optimum"] = None not in results and all(
+        math.isclose(r.objective_value(), plain.objective_value(), rel_tol=max(gap or 0, 1e-6)) for r in results)
+    row["load1"] = load1()
+    print(f"  {row}", file=sys.stderr, flush=True)
+    return row
+
+
+def _solved(model, time_limit: float, gap: float | None, hint: dict[int, float] | None, row: dict, column: str):
+    """One HiGHS solve of `model` (from `hint`), its seconds and branch-and-bound nodes recorded
+    under `column` and `…_nodes`; the MathOpt result if it reached the gap (OPTIMAL), else None."""
+    from ortools.math_opt.python import mathopt
+
+    start = time.perf_counter()
+    result = mathopt_once(model, time_limit, gap, False, None, hint)
+    row[column] = time.perf_counter() - start
+    row[column.removesuffix("_s") + "_nodes"] = result.solve_stats.node_count
+    return result if result.termination.reason == mathopt.TerminationReason.OPTIMAL else None
+
+
+def rcfix_table(rows: list[dict]) -> str:
+    frame = pd.DataFrame(rows, columns=RCFIX_COLUMNS)
+    fmt = {"lp_gap": "{:.2%}", "lp_s": "{:.2f}", "plan_s": "{:.2f}", "plain_s": "{:.2f}", "start_s": "{:.2f}",
+           "fixed_s": "{:.2f}", "ratio": "{:.2f}", "fix_ratio": "{:.2f}", "opt_start_s": "{:.2f}",
+           "opt_fixed_s": "{:.2f}"}
+    for col, pattern in fmt.items():
+        frame[col] = frame[col].map(lambda v, p=pattern: "-" if v is None or (isinstance(v, float) and math.isnan(v))
+                                    else p.format(v))
+    return frame.to_string(index=False)
+
+
 # ----------------------------------------------------------------------------------------------
 # Output
 # ----------------------------------------------------------------------------------------------
@@ -557,6 +638,10 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--fleet", action="store_true", help="synthetic jobs of 20-60%% of the stock they can reach")
     ap.add_argument("--prune-compare", action="store_true",
                     help="instead of backend rows: options and HiGHS solve time without and with exact pruning")
+    ap.add_argument("--rcfix-compare", action="store_true",
+                    help="instead of backend rows: what reduced-cost fixing fixes, HiGHS' time without and with it")
+    ap.add_argument("--only", type=lambda text: [n.strip() for n in text.split(",") if n.strip()], default=None,
+                    help="with --prune-compare or --rcfix-compare: only these problems (file names without .yaml)")
     ap.add_argument("--sizes", type=parse_sizes, default=None,
                     help=f"synthetic sizes, comma-separated: {', '.join(SIZES)}, all, or CONFIGSxPERIODSxJOBS "
                          "(default: all when --bundled is not given)")
@@ -579,6 +664,8 @@ def main(argv: list[str] | None = None) -> int:
     sizes = args.sizes if args.sizes is not None else ([] if args.bundled or args.bench else list(SIZES.values()))
     if args.prune_compare:
         return _prune_main(args, sizes)
+    if args.rcfix_compare:
+        return _rcfix_main(args, sizes)
 
     sink = Sink(args.out)
     print(f"# bench_milp  {environment()}", flush=True)
@@ -621,8 +708,7 @@ def _prune_main(args, sizes: list[Size]) -> int:
     """--prune-compare: one row per instance (compare_pruning)."""
     print(f"# bench_milp --prune-compare  {environment()}", flush=True)
     rows = []
-    paths = [*(sorted(PROBLEMS.glob("*.yaml")) if args.bundled else []),
-             *(sorted(BENCH.glob("*.yaml")) if args.bench else [])]
+    paths = _compare_paths(args)
     try:
         for path in paths:
             rows.append(compare_pruning(path.name, *load_problem(path), args.time_limit))
@@ -632,6 +718,31 @@ def _prune_main(args, sizes: list[Size]) -> int:
     except KeyboardInterrupt:
         print("\ninterrupted: partial results below", file=sys.stderr)
     print(prune_table(rows))
+    return 0
+
+
+def _compare_paths(args) -> list[Path]:
+    """The bundled and bench problems a --*-compare run measures, narrowed by --only."""
+    paths = [*(sorted(PROBLEMS.glob("*.yaml")) if args.bundled else []),
+             *(sorted(BENCH.glob("*.yaml")) if args.bench else [])]
+    return [p for p in paths if not args.only or p.stem in args.only]
+
+
+def _rcfix_main(args, sizes: list[Size]) -> int:
+    """--rcfix-compare: one row per instance (compare_rcfix)."""
+    print(f"# bench_milp --rcfix-compare  {environment()}  time limit {args.time_limit:g} s", flush=True)
+    rows = []
+    paths = _compare_paths(args)
+    try:
+        for path in paths:
+            rows.append(compare_rcfix(path.name, *load_problem(path), args.time_limit, args.bundled_gap))
+        for size in sizes:
+            problem, catalog = generate(size, args.seed, fleet=args.fleet)
+            rows.append(compare_rcfix(problem.name, problem, catalog, args.time_limit, args.gap))
+    except KeyboardInterrupt:
+        print("\ninterrupted: partial results below", file=sys.stderr)
+    print(rcfix_table(rows))
+    print(f"# done  load {', '.join(f'{x:.2f}' for x in os.getloadavg())}")
     return 0
 
 

@@ -159,7 +159,7 @@ def test_a_big_solve_improves_its_first_plan_while_the_lp_runs(monkeypatch):
 
     prob, cat = _five_vendors()
     inst, milp = build(prob, cat)
-    monkeypatch.setattr(big, "_first_plan", lambda model, milp, *a: _dearest_plan(model, milp))
+    monkeypatch.setattr(big, "first_plan", lambda model, milp, *a: _dearest_plan(model, milp))
     monkeypatch.setattr(big, "BackgroundRelaxation", OutLp)
     monkeypatch.setattr(big, "_while_lp_runs", step)
     monkeypatch.setattr(big, "cores", lambda: 2)

@@ -256,7 +256,7 @@ def test_a_big_first_plan_that_does_not_pack_is_repaired_when_the_lp_comes_late(
     inst, milp = build(prob, cat)
     first = solve_once(milp, "highs", None, None, False, True)   # 2 nodes by count: does not pack
     assert unpacked(milp, first.value)
-    monkeypatch.setattr(big, "_first_plan", lambda *a: Incumbent(first.values, first.objective))
+    monkeypatch.setattr(big, "first_plan", lambda *a: Incumbent(first.values, first.objective))
     monkeypatch.setattr(big, "BackgroundRelaxation", LateLp)
     monkeypatch.setattr(solve_module, "repair_plan", repair)
     limit = REPAIR_SECONDS + 4

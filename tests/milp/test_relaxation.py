@@ -165,7 +165,7 @@ def test_the_guided_plan_is_the_cheaper_of_the_two(big, monkeypatch):
     _, milp = build(prob, cat)
     optimum = solve_milp(milp).objective
     dear = solve_with_only(milp, "vC")
-    monkeypatch.setattr(big_module, "_first_plan", lambda *a: Incumbent(dear.values, dear.objective))
+    monkeypatch.setattr(big_module, "first_plan", lambda *a: Incumbent(dear.values, dear.objective))
     sol = solve_milp(milp, time_limit=60)
     assert sol.objective == pytest.approx(optimum)
     check_plan(prob, cat, extract_plan(sol))

@@ -90,9 +90,9 @@ def test_a_solve_seeded_with_the_first_plan_ends_at_the_optimum(path, monkeypatc
     _, milp = build(prob, cat)
     optimum = solve_milp(milp).objective
     seeds = []
-    real = big._first_plan
+    real = big.first_plan
     monkeypatch.setattr(warmstart, "WARM_START_VARIABLES", 0)
-    monkeypatch.setattr(big, "_first_plan", lambda *a: seeds.append(real(*a)) or seeds[-1])
+    monkeypatch.setattr(big, "first_plan", lambda *a: seeds.append(real(*a)) or seeds[-1])
     sol = solve_milp(milp, time_limit=60)
     assert seeds and seeds[0] is not None, "the first plan was not made"
     assert sol.status == "optimal"
@@ -119,7 +119,7 @@ def test_a_restriction_without_a_plan_is_widened(monkeypatch):
         restricted_solve(milp, warmstart.shortlist(milp, 1))
     monkeypatch.setattr(warmstart, "FIRST_DOMAINS", 1)
     monkeypatch.setattr(warmstart, "WARM_START_VARIABLES", 0)
-    first = big._first_plan(to_mathopt(milp.model), milp, 30, None, False)
+    first = big.first_plan(to_mathopt(milp.model), milp, 30, None, False)
     assert first is not None
     priced = Solution(milp, "feasible", math.nan, math.nan, 0.0, "highs", first.values).cost_parts()
     assert sum(priced.values()) == pytest.approx(solve_milp(milp).objective)
@@ -216,7 +216,7 @@ def test_an_lp_relaxation_gets_no_first_plan(monkeypatch):
     relaxed = build_milp(inst, relax=True)
     calls = []
     monkeypatch.setattr(warmstart, "WARM_START_VARIABLES", 0)
-    monkeypatch.setattr(big, "_first_plan", lambda *a: calls.append(a))
+    monkeypatch.setattr(big, "first_plan", lambda *a: calls.append(a))
     lp = solve_milp(relaxed, time_limit=30)
     assert not calls
     assert lp.objective <= solve_milp(build(prob, cat)[1]).objective + 1e-6
