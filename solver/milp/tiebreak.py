@@ -22,13 +22,18 @@ objective that could trade money for time:
   first-stage plan stands. A plan of lower cost than C* is possible only within the first
   stage's optimality gap, and is then simply better.
 
-Speed: the contracts (committed modes' starts and nodes) stay as the first plan signed them and
+Speed: the contracts (committed modes' starts and nodes) stay as the first plan signed them, each
+synchronous job stays in the fabric domain the first plan chose (its size tier may change), and
 only hourly and spot nodes and the replicas move. Why: with every decision free the re-solve is
 as hard as the first (measured, bundled problems with HiGHS: 9.4 → 19.3 s in all, debug-then-train
 2.2 → 4.9 s, its tie-break unproven); with the contracts fixed every bundled problem's is proven,
 for a few tenths of a second each, and it still moved debug-then-train's debug job from day 9 to
-day 1 and global-burst's jobs from days 15, 15 to 5, 10 on one offer fewer. So "proven" means:
-no plan of this cost with these contracts finishes sooner or rents fewer offers. The re-solve is
+day 1 and global-burst's jobs from days 15, 15 to 5, 10 on one offer fewer. Holding the domains
+too (`_hold_domains`) took the slowest tie-breaks from 1.94 to 0.51 s (problems/bench
+finetune-sprint-30d) and 0.78 to 0.38 s (global-burst), with the same finishing periods and
+rented configurations on all 15 bundled and bench problems (tests/bench/HISTORY.md, 2026-12-06).
+So "proven" means: no plan of this cost with these contracts and these domains finishes sooner
+or rents fewer offers. The re-solve is
 skipped when the first-stage plan is already tie-optimal by a bound
 read without solving (`_finish_floor`: every job ends in the earliest period its options could
 do its work by, and one configuration is rented), and otherwise runs within NODES branch-and-bound
@@ -65,7 +70,7 @@ FLOOR = 1.0
 
 PROVEN, UNPROVEN, SKIPPED, NOT_APPLIED = "proven", "not proven", "proven without re-solve", "not applied"
 """What Solution.tie_break says: the re-solve proved the earliest finish and fewest rentals at
-the optimal cost (contracts as the first plan signed them); it stopped at its node or time
+the optimal cost (contracts and fabric domains as the first plan chose them); it stopped at its node or time
 limit with the best plan found; the bound of
 _finish_floor proved it without a re-solve; no tie-break (the cost is not proven optimal)."""
 
@@ -184,6 +189,7 @@ def _second_stage(copy: Milp, first: Solution, finish: Replicas,
     for v in copy.contracts.values():  # contracts as the first plan signed them: only hourly nodes re-timed
         w = var(v.index)
         w.lower_bound = w.upper_bound = first.count(v)
+    _hold_domains(copy, first)
     for key, members in rented.items():
         g = model.new_bool_var(f"Tiebreak-rented[{key}]")
         hint[g.index] = float(any(first.count(v) > 0 for v in members))
@@ -192,3 +198,19 @@ def _second_stage(copy: Milp, first: Solution, finish: Replicas,
         objective.append((g, 1))
     model.minimize(mb.LinearExpr.weighted_sum([v for v, _ in objective], [w for _, w in objective]))
     return hint
+
+
+def _hold_domains(copy: Milp, first: Solution) -> None:
+    """Hold each synchronous job to the fabric domain the first plan chose: the choice flags of
+    its other domains get upper bound 0, those of the chosen domain's size tiers stay free.
+
+    Why the tiers stay free: holding every choice flag at the first plan's was as fast, but on
+    problems/bench/residency-ulanqab-90d it left lora-13b finishing in period 5 where another
+    tier of the same domain, at the same cost, finishes it in period 2."""
+    var = copy.model.var_from_index
+    for job, choices in copy.choices.items():
+        flags = [(c.domain, copy.sites[job, c.name]) for c in choices if (job, c.name) in copy.sites]
+        chosen = {domain for domain, flag in flags if first.count(flag) > 0}
+        for domain, flag in flags:
+            if domain not in chosen:
+                var(flag.index).upper_bound = 0

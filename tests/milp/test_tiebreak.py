@@ -18,12 +18,13 @@ CAT = catalog(offer("early", price=10.0, max_nodes=1, counts_power=False),
 PROB = problem(job("j", days=3 * 0.9, deadline_days=10), horizon_days=10)
 
 
-def _late_first_stage():
+def _late_first_stage(prob=PROB, cat=CAT):
     """A proven-optimal first stage that runs the job on the late offer: the early offer's
-    variables held at zero for that solve only, then given back their bounds."""
-    _, milp = build(PROB, CAT)
+    variables (and choice flags) held at zero for that solve only, then given back their bounds."""
+    _, milp = build(prob, cat)
     early = [v for (key, _), v in milp.nodes.items() if key.startswith("early:")]
     early += [v for (i, _), v in milp.replicas.items() if milp.inst.options[i].config.startswith("early:")]
+    early += [v for (_, name), v in milp.sites.items() if "early@" in name]
     bounds = [(v, v.upper_bound) for v in early]
     for v in early:
         v.upper_bound = 0
@@ -71,3 +72,16 @@ def test_solve_problem_reports_the_tie_break_on_the_constructed_case():
     plan = solve_problem(PROB, CAT, time_limit=30)
     assert plan.tie_break in (PROVEN, "proven without re-solve")
     assert plan.jobs[0].finish_day == 3
+
+
+def test_a_synchronous_job_stays_in_the_fabric_domain_the_first_plan_chose():
+    """The same two offers at two vendors (two fabric domains): the first plan's domain is kept,
+    although the other would finish sooner at the same cost (solver.milp.tiebreak._hold_domains)."""
+    cat = catalog(offer("early", vendor="early", price=10.0, max_nodes=1, counts_power=False),
+                  offer("late", vendor="late", price=10.0, max_nodes=1, counts_power=False, lead_time_days=5))
+    milp, first = _late_first_stage(PROB, cat)
+    assert len(milp.choices["j"]) > 1 and _last_period(milp, first) >= 7
+    second = break_ties(milp, first, "highs", None)
+    assert second.tie_break == PROVEN and abs(second.objective - first.objective) < 1e-6
+    used = {milp.inst.options[i].config for (i, _), v in milp.replicas.items() if second.count(v) > 0}
+    assert used == {"late:ib_hdr"} and _last_period(milp, second) == 7
