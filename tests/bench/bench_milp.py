@@ -121,9 +121,15 @@ could do alone in its window: generous, so instances are feasible by constructio
 even if every overlapping job lands on the same domain (power quotas aside)."""
 FLEET_SHARE = (0.2, 0.6)
 """Fleet mode: each job asks for this share (drawn uniformly) of what it could do alone on
-everything it can reach (its best domain when synchronous), not divided among the jobs
+everything it can reach (its best domain when synchronous), not divided among all the jobs
 overlapping it: several such jobs at once fill the stock, and power quotas and capacity
 bind. Feasibility is no longer guaranteed."""
+FLEET_OVERLAP = 3
+"""Fleet mode: windows staggered across the horizon so about this many jobs overlap (with
+20 jobs of 20-60 % each all overlapping, every instance would be infeasible)."""
+FLEET_LOAD = 0.9
+"""Fleet mode: where the shares of the jobs overlapping a job add up to more than this, its
+share is scaled down so they add up to this (the stock is full, not oversold)."""
 
 
 def generate(size: Size, seed: int = 1, fleet: bool = False) -> tuple[Problem, Catalog]:
@@ -138,10 +144,31 @@ def generate(size: Size, seed: int = 1, fleet: bool = False) -> tuple[Problem, C
     catalog = Catalog(gpus=template.gpus, datacenters=datacenters, offers=offers,
                       path=f"synthetic:{size.name}:{seed}")
     jobs = [_job(i, size, rng) for i in range(size.jobs)]
+    if fleet:  # after _job's draws, so the default instances stay what they were
+        jobs = [_staggered(job, i, size) for i, job in enumerate(jobs)]
     problem = Problem(name=f"synthetic-{size.name}{'-fleet' if fleet else ''}", catalog=catalog.path,
                       horizon_days=size.periods, period_days=1, redundancy=0.30, jobs=jobs)
-    shares = [rng.uniform(*FLEET_SHARE) for _ in jobs] if fleet else None
+    shares = _fleet_shares(jobs, [rng.uniform(*FLEET_SHARE) for _ in jobs]) if fleet else None
     return _calibrate(problem, catalog, shares), catalog
+
+
+def _staggered(job: Job, i: int, size: Size) -> Job:
+    """Fleet mode: job i's window, one of size.jobs windows spread evenly over the horizon,
+    long enough that about FLEET_OVERLAP of them overlap (at least 5 days)."""
+    length = min(size.periods, max(5, round(size.periods * FLEET_OVERLAP / size.jobs)))
+    start = round(i * (size.periods - length) / max(1, size.jobs - 1))
+    return job.model_copy(update={"start_day": start, "deadline_days": start + length})
+
+
+def _fleet_shares(jobs: list[Job], drawn: list[float]) -> list[float]:
+    """Each drawn share, scaled down where the jobs overlapping it ask for more than
+    FLEET_LOAD of the stock together (every job overlapping it, itself included)."""
+    out = []
+    for job, share in zip(jobs, drawn):
+        together = sum(s for other, s in zip(jobs, drawn)
+                       if other.start_day < job.deadline_days and job.start_day < other.deadline_days)
+        out.append(share * min(1.0, FLEET_LOAD / together))
+    return out
 
 
 def _datacenters(template: Catalog, size: Size, rng: random.Random) -> dict[str, Datacenter]:
