@@ -82,6 +82,7 @@ def test_the_child_answers_with_a_bound_and_the_blocks_solutions():
     assert len(answer.values) == milp.model.num_variables
 
 
+@pytest.mark.slow  # a 60-s big solve (about 50 s): the Lagrangian is off by default
 def test_a_big_solve_with_the_lagrangian_child_has_its_bound_and_a_verified_plan(monkeypatch):
     """solver.milp.big with the Lagrangian in place of the LP (as bench_milp's highs-lagrange):
     the plan passes the verifier and its bound is the child's, at most the plan's cost."""
