@@ -690,9 +690,11 @@ def main(argv: list[str] | None = None) -> int:
     args = ap.parse_args(argv)
     sizes = args.sizes if args.sizes is not None else ([] if args.bundled or args.bench else list(SIZES.values()))
     if args.prune_compare:
-        return _prune_main(args, sizes)
+        return _compare_main(args, sizes, "--prune-compare", lambda name, problem, catalog, _gap: compare_pruning(
+            name, problem, catalog, args.time_limit), prune_table)
     if args.rcfix_compare:
-        return _rcfix_main(args, sizes)
+        return _compare_main(args, sizes, "--rcfix-compare", lambda name, problem, catalog, gap: compare_rcfix(
+            name, problem, catalog, args.time_limit, gap), rcfix_table)
 
     sink = Sink(args.out)
     print(f"# bench_milp  {environment()}", flush=True)
@@ -731,20 +733,21 @@ def main(argv: list[str] | None = None) -> int:
     return 0
 
 
-def _prune_main(args, sizes: list[Size]) -> int:
-    """--prune-compare: one row per instance (compare_pruning)."""
-    print(f"# bench_milp --prune-compare  {environment()}", flush=True)
+def _compare_main(args, sizes: list[Size], flag: str, compare, render) -> int:
+    """--prune-compare / --rcfix-compare: one row per instance, `compare(name, problem, catalog, gap)`
+    (the bundled gap for problem files, --gap for synthetic sizes), printed by `render`."""
+    print(f"# bench_milp {flag}  {environment()}  time limit {args.time_limit:g} s", flush=True)
     rows = []
-    paths = _compare_paths(args)
     try:
-        for path in paths:
-            rows.append(compare_pruning(path.name, *load_problem(path), args.time_limit))
+        for path in _compare_paths(args):
+            rows.append(compare(path.name, *load_problem(path), args.bundled_gap))
         for size in sizes:
             problem, catalog = generate(size, args.seed, fleet=args.fleet)
-            rows.append(compare_pruning(problem.name, problem, catalog, args.time_limit))
+            rows.append(compare(problem.name, problem, catalog, args.gap))
     except KeyboardInterrupt:
         print("\ninterrupted: partial results below", file=sys.stderr)
-    print(prune_table(rows))
+    print(render(rows))
+    print(f"# done  load {', '.join(f'{x:.2f}' for x in os.getloadavg())}")
     return 0
 
 
@@ -753,24 +756,6 @@ def _compare_paths(args) -> list[Path]:
     paths = [*(sorted(PROBLEMS.glob("*.yaml")) if args.bundled else []),
              *(sorted(BENCH.glob("*.yaml")) if args.bench else [])]
     return [p for p in paths if not args.only or p.stem in args.only]
-
-
-def _rcfix_main(args, sizes: list[Size]) -> int:
-    """--rcfix-compare: one row per instance (compare_rcfix)."""
-    print(f"# bench_milp --rcfix-compare  {environment()}  time limit {args.time_limit:g} s", flush=True)
-    rows = []
-    paths = _compare_paths(args)
-    try:
-        for path in paths:
-            rows.append(compare_rcfix(path.name, *load_problem(path), args.time_limit, args.bundled_gap))
-        for size in sizes:
-            problem, catalog = generate(size, args.seed, fleet=args.fleet)
-            rows.append(compare_rcfix(problem.name, problem, catalog, args.time_limit, args.gap))
-    except KeyboardInterrupt:
-        print("\ninterrupted: partial results below", file=sys.stderr)
-    print(rcfix_table(rows))
-    print(f"# done  load {', '.join(f'{x:.2f}' for x in os.getloadavg())}")
-    return 0
 
 
 if __name__ == "__main__":
