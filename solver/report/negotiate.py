@@ -23,10 +23,11 @@ def _pct(x: float | None) -> str:
     return "" if x is None else f"{x:+.1%}"
 
 
-def _price_currency(offers) -> str:
-    """The prices' unit in a table title: the offers' one currency, or a note that each row has its own."""
+def _price_currency(offers) -> tuple[str, bool]:
+    """(the prices' unit for a table title, whether the table needs a currency column): the
+    offers' one currency, or a note that each row names its own."""
     codes = sorted({t.currency for t in offers})
-    return f"{codes[0]} per price unit" if len(codes) == 1 else "per price unit, in the currency column"
+    return (f"{codes[0]} per price unit", False) if len(codes) == 1 else ("per price unit, in the currency column", True)
 
 
 def render_negotiation(result, console: Console, written: dict | None = None) -> None:
@@ -41,8 +42,8 @@ def render_negotiation(result, console: Console, written: dict | None = None) ->
                       "(time limit): the prices below are approximate", highlight=False)
     inside = [t for t in result.offers if t.status == "in_plan"]
     if inside:
-        mixed = len({t.currency for t in inside}) > 1
-        table = Table(title=f"Walk-away prices: offers in the plan ({_price_currency(inside)}; saves in {cur})")
+        unit, mixed = _price_currency(inside)
+        table = Table(title=f"Walk-away prices: offers in the plan ({unit}; saves in {cur})")
         _columns(table, "offer", *(["currency"] if mixed else []), "price", "walk-away", "may rise", "target",
                  "saves at target")
         for t in inside:
@@ -58,8 +59,8 @@ def render_negotiation(result, console: Console, written: dict | None = None) ->
                               highlight=False)
     outside = [t for t in result.offers if t.status == "not_in_plan"]
     if outside:
-        mixed = len({t.currency for t in outside}) > 1
-        table = Table(title=f"Break-even prices: offers not in the plan ({_price_currency(outside)}; saves in {cur})")
+        unit, mixed = _price_currency(outside)
+        table = Table(title=f"Break-even prices: offers not in the plan ({unit}; saves in {cur})")
         _columns(table, "offer", *(["currency"] if mixed else []), "price", "break-even", "must fall", "target",
                  "saves at target", "node-days")
         for t in outside:
