@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass, field, replace
+from functools import cached_property
 
 from solver.estimate.flops import flops_factor, training_flops
 from solver.estimate.memory import Layout, minimal_layout
@@ -97,9 +98,7 @@ class Instance:
 
     problem: Problem
     catalog: Catalog
-    period_days: int
     timeline: Periods                   # each period's first day (uniform, or event buckets)
-    hours: list[float]
     configs: dict[str, Config]
     required: dict[str, float]          # EFLOP each job must complete, redundancy included
     options: list[JobOption]
@@ -107,6 +106,16 @@ class Instance:
     as_given: Catalog | None = None      # the catalog before priced_in (its own currencies): what verify reads
     rates_used: dict[str, float] = field(default_factory=dict)  # currency → rate, for offers not in the problem's
     closest: dict[str, tuple[float, Exclusion]] = field(default_factory=dict)  # job → (most EFLOP, its reason)
+
+    @property
+    def period_days(self) -> int:
+        """Days per period of the schedule (the problem's effective_period_days; 1 for event buckets)."""
+        return self.timeline.grain
+
+    @cached_property
+    def hours(self) -> list[float]:
+        """Hours in each period (the last one cut at the horizon)."""
+        return self.timeline.hours()
 
     @property
     def periods(self) -> range:
@@ -141,7 +150,7 @@ def build_instance(problem: Problem, catalog: Catalog, prune: bool = True) -> In
         event_periods(*problem_events(problem, allowed, lambda job, dc: transfer_days(job, dc, catalog)))
     configs = {c.key: c for offer in allowed for c in _expand(offer, catalog, timeline)}
     rates = problem.rates()
-    inst = Instance(problem, catalog, pd, timeline, timeline.hours(), configs, {}, [], as_given=given,
+    inst = Instance(problem, catalog, timeline, configs, {}, [], as_given=given,
                     rates_used={c: rates[c] for c in sorted({o.currency for o in given.offers.values()})
                                 if c != problem.currency})
     for job in problem.jobs:
