@@ -41,7 +41,7 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError
 from solver.errors import ProblemError
 from solver.load import TABLES, _from_validation, _read_table, read_yaml
 from solver.model.catalog import LEGACY_COLUMNS, Catalog, Datacenter, Offer, inconsistencies
-from solver.quotes import COLUMNS as OFFER_COLUMNS, offer_cells, write_csv_atomic
+from solver.quotes import COLUMNS as OFFER_COLUMNS, offer_cells, write_tables_together
 
 DEFAULT_DIR = Path("~/.sky/catalogs/v7").expanduser()
 """Where SkyPilot keeps its downloaded catalogs: the default folder to import from."""
@@ -520,12 +520,8 @@ def _merge(into: Path, results: list[CloudResult], old_dcs: list[dict[str, str]]
     dc_rows = keep_dcs + [_cells(d, DATACENTER_COLUMNS) for d in new_dcs]
     offer_rows = keep_offers + [offer_cells(o) for o in new_offers]
     _check_whole(into, gpu_rows, dc_rows, offer_rows)
-    backups = []
-    for name, rows, columns in (("datacenters.csv", dc_rows, DATACENTER_COLUMNS),
-                                ("offers.csv", offer_rows, OFFER_COLUMNS)):
-        backup = write_csv_atomic(into / name, rows, replace=True, columns=columns)
-        if backup:
-            backups.append(backup)
+    backups = write_tables_together(into, [("datacenters.csv", dc_rows, DATACENTER_COLUMNS),
+                                           ("offers.csv", offer_rows, OFFER_COLUMNS)])   # both or neither
     return SkyPilotImport(into, results, backups)
 
 

@@ -17,6 +17,7 @@ from rich.markup import escape
 
 from solver.api import PROGRESS
 from solver.errors import Infeasible, PlanRejected, ProblemError
+from solver.files import write_error
 
 
 def sample_catalog() -> Path:
@@ -54,6 +55,9 @@ def run_action(action) -> None:
     except PlanRejected as exc:
         err.print(f"[red]internal error, plan withheld:[/] {escape(str(exc))}", highlight=False)
         raise typer.Exit(3) from None
+    except OSError as exc:   # a write the checks before it could not foresee: bad input, not "infeasible"
+        err.print(f"[red]error:[/] {escape(write_error(exc, exc.filename or '?', action='read or write').render())}", highlight=False)
+        raise typer.Exit(2) from None
 
 
 @dataclass
