@@ -235,8 +235,9 @@ def csv_frame(frame):
     """A copy of a pandas DataFrame whose text cells went through `csv_cell` (for DataFrame.to_csv)."""
     out = frame.copy()
     for col in out.columns:
-        if out[col].dtype == object:
+        if out[col].dtype.kind not in "biufcmM":   # not a number, bool or date column: text may be in it
             out[col] = out[col].map(csv_cell)
+    out.columns = [csv_cell(col) if isinstance(col, str) else col for col in out.columns]   # a vendor's name heads a column
     return out
 
 

@@ -277,6 +277,8 @@ def _fix_for(err: dict) -> str | None:
         return f"give at least {least} item{'s' if least != 1 else ''}"
     if err["type"] in ("literal_error", "enum"):
         return "use one of the values listed"
+    if "control character" in err.get("msg", ""):
+        return "delete it: names and text must be printable (no escape sequences)"
     return None
 
 

@@ -18,6 +18,7 @@ from rich.markup import escape
 from solver.api import PROGRESS
 from solver.errors import Infeasible, PlanRejected, ProblemError
 from solver.files import write_error
+from solver.report import guard
 
 
 def sample_catalog() -> Path:
@@ -28,6 +29,8 @@ def sample_catalog() -> Path:
     candidates = [package.parent / "catalogs" / "beijing-sample", package / "catalogs" / "beijing-sample"]
     return next((c for c in candidates if (c / "gpus.csv").is_file()), candidates[0])
 
+
+guard.install()   # no escape sequence from data reaches the terminal (solver.report.guard)
 
 SAMPLE_CATALOG = sample_catalog()
 """The default --catalog of estimate, calibrate and catalog show/template: defined here only."""
