@@ -70,6 +70,11 @@ def language(code: str) -> Iterator[None]:
         _ACTIVE.reset(token)
 
 
+def activate(code: str) -> None:
+    """Render in `code` from now on, until the enclosing `language()` block ends (a command's run)."""
+    _ACTIVE.set(check_language(code, key="language"))
+
+
 def current() -> str:
     return _ACTIVE.get()
 

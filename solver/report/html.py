@@ -182,7 +182,7 @@ def render_html(plan: Plan, problem: Problem, catalog: Catalog, *, frontier=None
                "discounts deducted.").format(catalog=_catalog_name(catalog), days=_days_note(plan),
                                              currency=money_unit(plan.currency))
     return (
-        "<!DOCTYPE html>\n<html lang=\"{current()}\">\n<head>\n<meta charset=\"utf-8\">\n"
+        f"<!DOCTYPE html>\n<html lang=\"{current()}\">\n<head>\n<meta charset=\"utf-8\">\n"
         "<meta http-equiv=\"Content-Security-Policy\" content=\"default-src 'none'; style-src 'unsafe-inline'; "
         "img-src data:\">\n"
         "<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\n"
