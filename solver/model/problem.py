@@ -246,6 +246,9 @@ class Problem(_Strict):
     jobs: list[Job] = Field(min_length=1)
     restrict: Restrict | None = None
     prefer: list[Prefer] = Field(default=[], description="soft preferences over every job (or the one named)")
+    lang: Literal["en", "zh-CN"] | None = Field(
+        default=None, description="language of the reports and terminal output (en, zh-CN); --lang and "
+                                  "GPUPLAN_LANG too; --json never changes")
 
     @property
     def preferences(self) -> list[tuple[str | None, Prefer]]:
