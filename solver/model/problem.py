@@ -8,11 +8,10 @@ from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
+from solver.choices import Kind, Precision
 from solver.model.catalog import CURRENCY_PATTERN, DEFAULT_CURRENCY, Interconnect
 from solver.model.modes import Mode
 
-Kind = Literal["pretrain", "full_finetune", "lora", "qlora", "sweep", "preprocess", "inference"]
-Precision = Literal["bf16", "fp16", "fp8"]
 
 
 class _Strict(BaseModel):
