@@ -15,7 +15,6 @@ import typer
 from rich.console import Console
 from rich.markup import escape
 
-from solver.api import PROGRESS
 from solver.errors import Infeasible, PlanRejected, ProblemError
 from solver.files import write_error
 from solver.report import guard
@@ -136,6 +135,8 @@ def working(message: str) -> Iterator[None]:
         if incumbent and bound is not None:
             parts.append(f"gap {max(0.0, incumbent - bound) / abs(incumbent):.1%}")
         latest["text"] = " — " + ", ".join(parts)
+
+    from solver.api import PROGRESS  # the solver stack: loaded by the command that solves, not by --help
 
     with err.status(message) as status:
         stop = threading.Event()

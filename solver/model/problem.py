@@ -8,12 +8,11 @@ from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
 
+from solver.choices import Kind, Precision
 from solver.model.catalog import CURRENCY_PATTERN, DEFAULT_CURRENCY, Interconnect
 from solver.model.modes import Mode
 from solver.model.text import refuse_control
 
-Kind = Literal["pretrain", "full_finetune", "lora", "qlora", "sweep", "preprocess", "inference"]
-Precision = Literal["bf16", "fp16", "fp8"]
 
 
 class _Strict(BaseModel):

@@ -47,6 +47,7 @@ from typing import Any
 
 import pandas as pd
 
+from solver.choices import DETAILS
 from solver.errors import ProblemError
 from solver.files import (check_writable_folder, csv_frame, replace_together, require_openpyxl, save_atomic,
                           text_cells, write_error)
@@ -61,9 +62,6 @@ from solver.report.days import on
 
 PLAN_SHEETS = ("allocations", "rentals", "jobs", "cost_breakdown", "cash_by_month", "cash_flow", "idle", "job_rentals",
                "binding", "assumptions")
-DETAILS = ("month", "day", "period")
-"""Rows of the allocations sheet: per rental per month (a calendar month with a start_date, else a
-30-day block; the default), per day, or per planning period."""
 ALLOCATION_COLUMNS = ["start_day", "end_day", "days", "datacenter", "vendor", "offer", "mode", "gpu",
                       "interconnect", "nodes", "gpus", "gpu_days", "cost_cny", "in_horizon", "rental"]
 BINDING_COLUMNS = ["kind", "name", "start_day", "end_day", "used", "limit", "unit", "text"]

@@ -20,7 +20,7 @@ from solver.model.plan import Plan
 from solver.model.problem import Problem
 from solver.report.days import day_text, span_note, span_text
 from solver.report.cash import cash_flow_grid
-from solver.report.html import limit_name, mode_name, part_name, plain_summary
+from solver.report.html import limit_name, mode_name, part_name
 from solver.i18n import N_, _, amount, headline, is_zh, money_unit
 
 
@@ -256,6 +256,7 @@ def render_written(paths: list[Path], console: Console) -> None:
 def render_report_written(plan: Plan, problem: Problem, path: Path) -> None:
     """`gpuplan report`: the report's summary sentence as plain text, and the file written."""
     console = Console(soft_wrap=True)
+    from solver.report.html import plain_summary  # with the frontier's labels: not loaded for `estimate`
     console.print(plain_summary(plan, problem), highlight=False, markup=False)
     render_written([path], console)
 
