@@ -22,7 +22,6 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
 
-from solver.analysis.frontier import is_money
 from solver.files import check_new_file, write_text
 from solver.i18n import N_, _, current, headline, is_zh, money_unit, ngettext
 from solver.model.catalog import Catalog
@@ -44,6 +43,13 @@ LABEL_CHAR_PX, LABEL_HEIGHT_PX = 7.5, 14
 """A frontier point label's size in SVG units for placing it: 12-px text runs under 7.5 units a
 character in the report's fonts (digits, "knee", "◀ this plan"), one line 14 high."""
 
+
+
+def is_money(label: str) -> bool:
+    """Whether a frontier axis label is money (solver.analysis.frontier's list), imported when a frontier
+    is drawn: the terminal report imports this module's words, and `estimate` must not load the solver."""
+    from solver.analysis.frontier import is_money as money_axis
+    return money_axis(label)
 
 def esc(value: object) -> str:
     return html.escape(str(value), quote=True)
