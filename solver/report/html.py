@@ -151,6 +151,8 @@ def render_html(plan: Plan, problem: Problem, catalog: Catalog, *, frontier=None
     sections = [
         "<h1>" + esc(_("GPU rental plan: {name}").format(name=plan.problem)) + "</h1>",
         f'<p class="summary" id="summary">{summary_sentence(plan, problem)}</p>',
+        (f'<p class="summary" id="stack-switch"><strong>Software stack:</strong> {esc(plan.stack_switch.text)}</p>'
+         if plan.stack_switch is not None else ""),
         _status_line(plan),
         _illustrative_banner(used),
         "<h2>" + _("Rentals over time") + "</h2>",

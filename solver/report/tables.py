@@ -258,6 +258,8 @@ def _assumptions(plan: Plan, problem: Problem, catalog: Catalog) -> pd.DataFrame
     add("plan", "gap", plan.gap, "fraction", source="(total_cost - lower_bound) / total_cost")
     add("plan", "backend", plan.backend)
     add("plan", "solve_seconds", plan.solve_seconds, "s")
+    if plan.stack_switch is not None:
+        add("plan", "stack_switch", plan.stack_switch.saving, plan.currency, source=plan.stack_switch.text)
     add("problem", "start_date", problem.start_date, "date",
         source="day 0 of the plan" if problem.start_date else "none: days count from the plan's start")
     add("problem", "horizon_days", problem.horizon_days, "days")

@@ -42,6 +42,8 @@ def render_plan(plan: Plan, console: Console) -> None:
         bound=_money(plan.lower_bound), gap=f"{plan.gap:.2%}", seconds=f"{plan.solve_seconds:.2f}",
         backend=plan.backend)
     console.print(line)
+    if plan.stack_switch is not None:  # a switch the problem never asked for: in the headline, not the warnings
+        console.print(f"[bold yellow]software stack:[/] {escape(plan.stack_switch.text)}", highlight=False)
     console.print(_allocation_table(plan))
     console.print(_jobs_table(plan))
     console.print(_cost_table(plan))
