@@ -173,7 +173,10 @@ def attribution(name: str, problem, catalog, time_limit: float) -> dict:
     for fam in present + ["all but replicas"]:
         keep = set(present) - {"replicas"} if fam == "all but replicas" else {fam}
         value = _relaxed_value(milp, family, keep, time_limit)
-        row[fam] = None if value is None else (value - row["lp"]) / max(1e-9, row["optimum"] - row["lp"])
+        if value is None or value < row["lp"] - 1e-6 * abs(row["lp"]):  # stopped before its root bound
+            row[fam] = None
+        else:
+            row[fam] = (value - row["lp"]) / max(1e-9, row["optimum"] - row["lp"])
     return _done(row)
 
 
