@@ -44,7 +44,7 @@ from solver.load import TABLES, _from_validation, _read_table, read_yaml
 from solver.model.catalog import LEGACY_COLUMNS, Catalog, Datacenter, Offer, inconsistencies
 from solver.quotes import COLUMNS as OFFER_COLUMNS, _text as cell_text, offer_cells, write_csv_atomic
 from solver.skypilot_gpus import ACCELERATORS, identify
-from solver.skypilot_offers import Instance, interconnect, make_offers
+from solver.skypilot_offers import Instance, dc_id, interconnect, make_offers
 from solver.skypilot_rows import HOST_VM, BadRow, Row, one_region_per_zone, parse, priced_apart
 
 __all__ = ["ACCELERATORS", "DEFAULT_DIR", "SkyPilotError", "SkyPilotImport", "import_skypilot"]
@@ -326,14 +326,14 @@ def _add_reserved(results: list[CloudResult], spec: Overlay, bad: list[BadRow]) 
         result = by_cloud.get(entry.cloud)
         if result is None:
             continue
-        base = next((o for o in result.offers if o.offer.startswith(f"{entry.cloud}-{entry.region}-"
+        base = next((o for o in result.offers if o.offer.startswith(f"{dc_id(entry.cloud, entry.region)}-"
                                                                     f"{entry.instance_type}-")), None)
         if base is None:
             bad.append(BadRow("overlay", k + 1, f"reserved[{k}]", f"{entry.instance_type} in {entry.region} is not "
                               f"among the {entry.cloud} offers imported"))
             continue
         unit = {"hourly": "hour", "monthly": "month", "yearly": "year"}[entry.mode]
-        cells = {**base.model_dump(), "offer": f"{entry.cloud}-{entry.region}-{entry.instance_type}-{entry.name}",
+        cells = {**base.model_dump(), "offer": f"{dc_id(entry.cloud, entry.region)}-{entry.instance_type}-{entry.name}",
                  "mode": entry.mode, "price": entry.price, "price_unit": entry.price_unit or f"per_node_{unit}",
                  "min_term_days": entry.min_term_days, "preemptions_per_day": 0, "source": entry.source,
                  "illustrative": entry.illustrative}
@@ -351,7 +351,7 @@ def _add_reserved(results: list[CloudResult], spec: Overlay, bad: list[BadRow]) 
 def _merge(into: Path, results: list[CloudResult], old_dcs: list[dict[str, str]], old_offers: list[dict[str, str]],
            gpu_rows: dict, *, force: bool) -> SkyPilotImport:
     clouds = {r.cloud for r in results}
-    ours = {d["datacenter"] for d in old_dcs if any(d.get("datacenter") == f"{c}-{d.get('region')}" for c in clouds)}
+    ours = {d["datacenter"] for d in old_dcs if any(d.get("datacenter") == dc_id(c, d.get("region", "")) for c in clouds)}
     keep_dcs = [d for d in old_dcs if d.get("datacenter") not in ours]
     keep_offers = [o for o in old_offers if o.get("vendor") not in clouds]
     for r in results:
