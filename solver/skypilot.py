@@ -42,7 +42,7 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError
 from solver.errors import ProblemError
 from solver.load import TABLES, _from_validation, _read_table, read_yaml
 from solver.model.catalog import LEGACY_COLUMNS, Catalog, Datacenter, Offer, inconsistencies
-from solver.quotes import COLUMNS as OFFER_COLUMNS, _text as cell_text, offer_cells, write_csv_atomic
+from solver.quotes import COLUMNS as OFFER_COLUMNS, _text as cell_text, offer_cells, write_tables_together
 from solver.skypilot_gpus import ACCELERATORS, identify
 from solver.skypilot_offers import Instance, dc_id, interconnect, make_offers
 from solver.skypilot_rows import HOST_VM, BadRow, Row, one_region_per_zone, parse, priced_apart
@@ -372,12 +372,8 @@ def _merge(into: Path, results: list[CloudResult], old_dcs: list[dict[str, str]]
         raise ProblemError(f"offers.csv already holds {replaced} offers of {', '.join(sorted(c for c in clouds))}; "
                            "not replaced", file=str(into / "offers.csv"), key="--into",
                            fix="pass --force to replace that cloud's rows (the old file is kept as offers.csv.bak)")
-    backups = []
-    for name, rows, columns in (("datacenters.csv", dc_rows, DATACENTER_COLUMNS),
-                                ("offers.csv", offer_rows, OFFER_COLUMNS)):
-        backup = write_csv_atomic(into / name, rows, replace=True, columns=columns)
-        if backup:
-            backups.append(backup)
+    backups = write_tables_together(into, [("datacenters.csv", dc_rows, DATACENTER_COLUMNS),
+                                           ("offers.csv", offer_rows, OFFER_COLUMNS)])   # both or neither
     return SkyPilotImport(into, results, backups)
 
 

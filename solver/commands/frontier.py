@@ -13,6 +13,7 @@ from solver.clock import left_of
 from solver.commands.common import plan_console, run_action, working
 from solver.commands.options import AsJson, BackendChoice, Gap, ProblemFile, TimeLimit, choices, max_seconds_option
 from solver.errors import ProblemError
+from solver.files import check_writable_folder
 from solver.load import load_problem
 from solver.report.frontier import render_frontier
 from solver.report.terminal import print_json
@@ -54,6 +55,8 @@ def frontier_command(
             if existing_plan_files(plans) and not force:
                 raise ProblemError("plan files already there", key="--plans", file=str(plans),
                                    fix="choose another folder, or pass --force to overwrite")
+            if plans.is_dir() or plans.parent.is_dir():
+                check_writable_folder(plans if plans.is_dir() else plans.parent, "--plans")
         if xlsx is not None:
             from solver.report.tables import check_xlsx_target
             check_xlsx_target(xlsx, force=force)

@@ -6,10 +6,11 @@ import re
 from datetime import date
 from typing import Literal
 
-from pydantic import BaseModel, ConfigDict, Field, model_validator
+from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
 
 from solver.model.catalog import CURRENCY_PATTERN, DEFAULT_CURRENCY, Interconnect
 from solver.model.modes import Mode
+from solver.model.text import refuse_control
 
 Kind = Literal["pretrain", "full_finetune", "lora", "qlora", "sweep", "preprocess", "inference"]
 Precision = Literal["bf16", "fp16", "fp8"]
@@ -22,6 +23,11 @@ class _Strict(BaseModel):
     and `trials: true` as 1; YAML's `true`/`yes` for a number is a typo, not a value."""
 
     model_config = ConfigDict(extra="forbid", frozen=True, allow_inf_nan=False)
+
+    @field_validator("*", mode="before")
+    @classmethod
+    def _printable(cls, value: object) -> object:
+        return refuse_control(value)   # solver.model.text: no ESC in a name
 
     @model_validator(mode="before")
     @classmethod

@@ -23,7 +23,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from solver.analysis.frontier import is_money
-from solver.files import check_new_file
+from solver.files import check_new_file, write_text
 from solver.model.catalog import Catalog
 from solver.model.ledger import BILLING, blocks
 from solver.model.modes import MODES, legend_order
@@ -146,7 +146,7 @@ def write_html(path: str | Path, plan: Plan, problem: Problem, catalog: Catalog,
                why: dict | None = None, force: bool = False, option: str = "--output") -> Path:
     """Write the report; ProblemError (naming `option`) when the file exists and not force."""
     path = check_html_path(path, force=force, option=option)
-    path.write_text(render_html(plan, problem, catalog, frontier=frontier, why=why), encoding="utf-8")
+    write_text(path, render_html(plan, problem, catalog, frontier=frontier, why=why))  # atomic
     return path
 
 

@@ -41,7 +41,6 @@ from __future__ import annotations
 
 import math
 import os
-import tempfile
 from collections.abc import Iterable, Mapping
 from pathlib import Path
 from typing import Any
@@ -49,7 +48,8 @@ from typing import Any
 import pandas as pd
 
 from solver.errors import ProblemError
-from solver.files import as_if_opened, require_openpyxl
+from solver.files import (check_writable_folder, csv_frame, replace_together, require_openpyxl, save_atomic,
+                          text_cells, write_error)
 from solver.model.catalog import Catalog
 from solver.model.ledger import BILLING, blocks
 from solver.model.modes import UNIT_DAYS
@@ -315,11 +315,15 @@ def check_xlsx_target(path: str | Path, *, force: bool = False) -> Path:
     path = Path(path)
     if path.suffix.lower() != ".xlsx":
         raise ProblemError("not an .xlsx file name", file=str(path), key="--xlsx", fix="name the file *.xlsx")
+    if path.is_symlink() and not force:
+        raise ProblemError("is a symbolic link; it is not written through", file=str(path), key="--xlsx",
+                           fix="give the real file's path, or pass --force to replace the link itself")
     if path.exists() and not force:
         raise ProblemError("file exists; not overwritten", file=str(path), key="--xlsx",
                            fix="pass --force to replace it, or choose another name")
     if not path.parent.is_dir():
         raise ProblemError("folder not found", file=str(path), key="--xlsx", fix="create the folder first")
+    check_writable_folder(path.parent, "--xlsx")
     require_openpyxl()
     return path
 
@@ -331,10 +335,11 @@ def check_csv_target(folder: str | Path, names: Iterable[str] = PLAN_SHEETS, *, 
         raise ProblemError("not a folder", file=str(folder), key="--csv", fix="give a folder (new or existing)")
     if not folder.exists() and not folder.parent.is_dir():
         raise ProblemError("parent folder not found", file=str(folder), key="--csv", fix="create the parent first")
-    existing = [f"{n}.csv" for n in names if (folder / f"{n}.csv").exists()]
+    existing = [f"{n}.csv" for n in names if os.path.lexists(folder / f"{n}.csv")]
     if existing and not force:
         raise ProblemError(f"{', '.join(existing)} already there; nothing written", file=str(folder), key="--csv",
                            fix="pass --force to replace them, or choose another folder")
+    check_writable_folder(folder if folder.is_dir() else folder.parent, "--csv")
     return folder
 
 
@@ -346,20 +351,15 @@ def write_xlsx(tables: Mapping[str, pd.DataFrame], path: str | Path, *, currency
     where a column adds up, and formulas for each rental's cost and idle cost."""
     path = check_xlsx_target(path, force=force)
     require_openpyxl()
-    fd, tmp = tempfile.mkstemp(suffix=".xlsx", dir=path.parent, prefix=f".{path.stem}.")
-    os.close(fd)
-    try:
+
+    def save(tmp: Path) -> None:
         with pd.ExcelWriter(tmp, engine="openpyxl") as writer:
             for name, frame in tables.items():
                 sheet = _sheet_name(name)
                 frame.to_excel(writer, sheet_name=sheet, index=False)
+                text_cells(writer.sheets[sheet])   # names from catalogs stay text; our formulas come next
                 _dress(writer.sheets[sheet], name, frame, currency)
-        as_if_opened(tmp)
-        os.replace(tmp, path)
-    finally:
-        if os.path.exists(tmp):
-            os.unlink(tmp)
-    return path
+    return save_atomic(path, save)
 
 
 HEADERS = {
@@ -462,13 +462,15 @@ def _dress(ws, name: str, frame: pd.DataFrame, currency: str) -> None:
 def write_csv_dir(tables: Mapping[str, pd.DataFrame], folder: str | Path, *, force: bool = False) -> list[Path]:
     """<name>.csv per table in the folder (made if new); UTF-8, comma-separated, header row, blank = none."""
     folder = check_csv_target(folder, tables.keys(), force=force)
-    folder.mkdir(exist_ok=True)
-    written = []
-    for name, frame in tables.items():
-        target = folder / f"{name}.csv"
-        frame.to_csv(target, index=False, lineterminator="\n")
-        written.append(target)
-    return written
+    try:
+        folder.mkdir(exist_ok=True)
+    except OSError as exc:
+        raise write_error(exc, folder, "--csv") from None
+    files = [(folder / f"{name}.csv", lambda tmp, frame=frame: csv_frame(frame).to_csv(tmp, index=False,
+                                                                                      lineterminator="\n"))
+             for name, frame in tables.items()]
+    replace_together(files, folder)   # every table new, or every one as it was
+    return [target for target, _ in files]
 
 
 def _sheet_name(name: str) -> str:
