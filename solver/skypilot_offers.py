@@ -92,7 +92,7 @@ def make_offers(result, instances, conf, *, matching: Callable, known: dict, rec
     for inst, others in boxes(instances):
         if inst.region not in regions:
             regions[inst.region] = datacenter(result, inst.region, conf, day, origin)
-        entries = matching(inst.instance_type, inst.region)
+        entries = next((m for m in (matching(i.instance_type, inst.region) for i in [inst, *others]) if m), [])
         link, link_price, link_note = interconnect(entries)
         max_nodes = next((e.max_nodes for e in entries if e.max_nodes), conf.max_nodes)
         lead = next((e.lead_time_days for e in entries if e.lead_time_days is not None), conf.lead_time_days)
