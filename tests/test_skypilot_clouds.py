@@ -264,3 +264,13 @@ def test_catalog_show_fits_the_width_and_breaks_ids_only_between_pieces(target, 
     assert not broken, broken[:5]
     whole = [line.split()[0] for line in text.splitlines() if line.split() and line.split()[0] in cat.offers]
     assert (len(whole) == len(cat.offers)) == (width >= 140)     # wide enough: every id on one line
+
+
+def test_a_box_takes_the_overlay_entry_of_any_of_its_sizes(tmp_path, target):
+    overlay = tmp_path / "overlay.yaml"
+    overlay.write_text("instances:\n  - {cloud: nebius, instance_type: gpu-l40s-a_1gpu-32vcpu-128gb, max_nodes: 9}\n",
+                       encoding="utf-8")
+    _, cat = _import("nebius", target, overlay=overlay)
+    box = _offer(cat, "nebius-eu-north1-gpu-l40s-a_1gpu-8vcpu-32gb-hourly")     # the cheapest of five sizes
+    assert box.max_nodes == 9 and "stock from the overlay for this GPU box in 5 vCPU/RAM sizes" in box.source
+    assert not [o for o in cat.offers if "gpu-l40s-a_1gpu-32vcpu" in o]
