@@ -80,7 +80,8 @@ class CloudOverlay(_Strict):
     platform_fee_pct: float = Field(default=0, ge=0, le=100)
     residency: dict[str, list[str]] = Field(default={}, description="region → residency tags (replaces the default)")
     host_vm: str | None = Field(default=None, min_length=1,
-                                description="gcp: the VM attachable GPUs (V100, T4, ...) are priced on (default n1-standard-8)")
+                                description="gcp: the VM attachable GPUs (V100, T4, ...) are priced on "
+                                            "(default n1-standard-8)")
 
 
 class InstanceOverlay(_Strict):
@@ -296,7 +297,8 @@ def _read_cloud(cloud: str, path: Path, spec: Overlay, *, regions, gpus, known, 
     if not bad:
         day = as_of or conf.as_of or date.fromtimestamp(os.path.getmtime(path))
         origin = (conf.source or f"SkyPilot catalog {cloud}/vms.csv") + (
-            "" if as_of or conf.as_of else " (dated by the file's modification time: give --as-of for the catalog's own date)")
+            "" if as_of or conf.as_of else
+            " (dated by the file's modification time: give --as-of for the catalog's own date)")
         reclaim = preemptions or conf.preemptions_per_day or PREEMPTIONS_PER_DAY.get(cloud, DEFAULT_PREEMPTIONS)
         make_offers(result, found.values(), conf, matching=lambda t, r: _matching(spec, cloud, t, r), known=known,
                     reclaim=reclaim, day=day, origin=origin, interconnect=interconnect)
@@ -351,7 +353,8 @@ def _add_reserved(results: list[CloudResult], spec: Overlay, bad: list[BadRow]) 
 def _merge(into: Path, results: list[CloudResult], old_dcs: list[dict[str, str]], old_offers: list[dict[str, str]],
            gpu_rows: dict, *, force: bool) -> SkyPilotImport:
     clouds = {r.cloud for r in results}
-    ours = {d["datacenter"] for d in old_dcs if any(d.get("datacenter") == dc_id(c, d.get("region", "")) for c in clouds)}
+    ours = {d["datacenter"] for d in old_dcs
+            if any(d.get("datacenter") == dc_id(c, d.get("region", "")) for c in clouds)}
     keep_dcs = [d for d in old_dcs if d.get("datacenter") not in ours]
     keep_offers = [o for o in old_offers if o.get("vendor") not in clouds]
     for r in results:

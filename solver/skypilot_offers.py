@@ -118,9 +118,9 @@ def make_offers(result, instances, conf, *, matching: Callable, known: dict, rec
             extra = dict(preemptions_per_day=reclaim) if mode == "spot" else {}
             reclaims = f"; reclaims {reclaim:g}/day assumed" if mode == "spot" else ""
             check = "".join(f"; CHECK: {c}" for c in checks.get(mode, []))
-            result.offers.append(Offer(offer=f"{dc_id(cloud, inst.region)}-{_slug(inst.instance_type)}-{mode}", mode=mode,
-                                       price=value, source=f"{where}: {label}{spread}{reclaims}; {stock}{link_note}"
-                                                           f"{check}", **base, **extra))
+            offer_id = f"{dc_id(cloud, inst.region)}-{_slug(inst.instance_type)}-{mode}"
+            source = f"{where}: {label}{spread}{reclaims}; {stock}{link_note}{check}"
+            result.offers.append(Offer(offer=offer_id, mode=mode, price=value, source=source, **base, **extra))
             result.warnings += [f"{inst.instance_type} in {inst.region}, {mode}: {c}" for c in checks.get(mode, [])]
         if inst.price is None and inst.spot is not None:
             result.notes.append(f"{inst.instance_type} in {inst.region} ({span(inst.rows)}): no on-demand Price, "
