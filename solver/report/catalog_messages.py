@@ -63,7 +63,8 @@ def render_skypilot_imported(result, catalog, *, notes: int = 8) -> None:
                   highlight=False)
         for reason, rows in cloud.skipped.items():
             shown = ", ".join(map(str, rows[:8])) + (", ..." if len(rows) > 8 else "")
-            err.print(f"  {cloud.cloud}: left out {_n(len(rows), 'row')}: {reason} (rows {shown})", highlight=False)
+            err.print(f"  {cloud.cloud}: left out {_n(len(rows), 'row')}: {reason} "
+                      f"({'row' if len(rows) == 1 else 'rows'} {shown})", highlight=False)
         for warning in cloud.warnings[:notes]:
             err.print(f"  {cloud.cloud}: warning: {warning} (its offer's source says CHECK)", highlight=False)
         if len(cloud.warnings) > notes:
