@@ -242,7 +242,7 @@ def test_cli_imports_a_cloud_and_says_when_nothing_changed(target):
 
 @pytest.mark.parametrize("width", [60, 80, 100, 140])
 def test_catalog_show_fits_the_width_and_breaks_ids_only_between_pieces(target, width):
-    import os
+    import io
     import re
 
     from rich.console import Console
@@ -251,7 +251,7 @@ def test_catalog_show_fits_the_width_and_breaks_ids_only_between_pieces(target, 
 
     import_skypilot(CLOUDS, target, clouds=["cudo", "runpod"], skip_unknown=True)
     cat = load_catalog(target)
-    console = Console(width=width, record=True, color_system=None, file=open(os.devnull, "w"))
+    console = Console(width=width, record=True, color_system=None, file=io.StringIO())
     render_table(cat, console, "offers")
     text = console.export_text()
     assert max(len(line) for line in text.splitlines()) <= width
