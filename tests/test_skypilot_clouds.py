@@ -215,7 +215,7 @@ def test_a_pcie_card_plan_pays_its_pcie_efficiency(target):
                        jobs=[Job(name="j", model=ONE_B, flops=flops, deadline_days=30)],
                        restrict=Restrict(gpus=gpus))
     rates = {o.config.split(":")[0]: o.rate_flops for o in build_instance(prob(1e18, []), cat).options}
-    assert rates[pcie] / rates[sxm] == pytest.approx(756 / 989.4)
+    assert rates[pcie] / rates[sxm] <= 756 / 989.4 + 1e-9    # its own peak (and any PCIe derating on top)
     work = 10 * rates[sxm] * 86_400 * (1 - 1e-9)          # just under 10 GPU-days on the SXM card
     used = {}
     for gpu in ("H100-PCIe-80G", "H100-80G"):
