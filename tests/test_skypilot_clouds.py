@@ -274,3 +274,17 @@ def test_a_box_takes_the_overlay_entry_of_any_of_its_sizes(tmp_path, target):
     box = _offer(cat, "nebius-eu-north1-gpu-l40s-a_1gpu-8vcpu-32gb-hourly")     # the cheapest of five sizes
     assert box.max_nodes == 9 and "stock from the overlay for this GPU box in 5 vCPU/RAM sizes" in box.source
     assert not [o for o in cat.offers if "gpu-l40s-a_1gpu-32vcpu" in o]
+
+
+@pytest.mark.parametrize("region, tags", [
+    ("us-east-1", ("us",)), ("europe-west4", ("eu",)), ("northamerica-northeast2", ("ca",)), ("me-west1", ("me",)),
+    ("eu-amsterdam-1", ("eu",)), ("ap-mumbai-1", ("apac",)), ("sa-saopaulo-1", ("latam",)), ("africa-south1", ("af",)),
+    ("no-kristiansand-1", ("eu", "no")), ("au-melbourne-1", ("apac", "au")), ("za-centurion-1", ("af", "za")),
+    ("SE", ("eu", "se")), ("US", ("us",)), ("Jiangsu, CN, AS", ("cn",)), (", US, NA", ("us",)),
+    ("St.-Petersburg, RU, EU", ("ru",)), ("eastus2", ("us",)), ("southcentralus", ("us",)),
+    ("germanywestcentral", ("eu",)), ("australiaeast", ("apac",)), ("uaenorth", ("me",)), ("moon-base-1", ()),
+])
+def test_residency_from_every_region_spelling(region, tags):
+    from solver.skypilot_regions import residency_tags
+
+    assert residency_tags(region) == tags
