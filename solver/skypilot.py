@@ -44,7 +44,7 @@ from solver.load import TABLES, _from_validation, _read_table, read_yaml
 from solver.model.catalog import LEGACY_COLUMNS, Catalog, Datacenter, Offer, inconsistencies
 from solver.quotes import COLUMNS as OFFER_COLUMNS, _text as cell_text, offer_cells, write_tables_together
 from solver.skypilot_gpus import ACCELERATORS, identify
-from solver.skypilot_offers import Instance, dc_id, interconnect, make_offers
+from solver.skypilot_offers import Instance, dc_id, make_offers
 from solver.skypilot_rows import HOST_VM, BadRow, Row, one_region_per_zone, parse, priced_apart
 
 __all__ = ["ACCELERATORS", "DEFAULT_DIR", "SkyPilotError", "SkyPilotImport", "import_skypilot"]
@@ -301,7 +301,7 @@ def _read_cloud(cloud: str, path: Path, spec: Overlay, *, regions, gpus, known, 
             " (dated by the file's modification time: give --as-of for the catalog's own date)")
         reclaim = preemptions or conf.preemptions_per_day or PREEMPTIONS_PER_DAY.get(cloud, DEFAULT_PREEMPTIONS)
         make_offers(result, found.values(), conf, matching=lambda t, r: _matching(spec, cloud, t, r), known=known,
-                    reclaim=reclaim, day=day, origin=origin, interconnect=interconnect)
+                    reclaim=reclaim, day=day, origin=origin)
     return result
 
 

@@ -84,8 +84,7 @@ def boxes(instances) -> list[tuple[Instance, list[Instance]]]:
     return sorted(out, key=lambda pair: (pair[0].region, pair[0].instance_type))
 
 
-def make_offers(result, instances, conf, *, matching: Callable, known: dict, reclaim: float, day, origin: str,
-                interconnect: Callable) -> None:
+def make_offers(result, instances, conf, *, matching: Callable, known: dict, reclaim: float, day, origin: str) -> None:
     """result.offers and result.datacenters for a cloud's instances (module docstring)."""
     cloud = result.cloud
     regions: dict[str, Datacenter] = {}
