@@ -131,8 +131,19 @@ def _text_steps(path: Path, lines: list[str]) -> list[tuple[int | None, float]]:
     return out
 
 
+def _csv_rows(path: Path, text: io.StringIO, **options) -> list[list[str]]:
+    """The rows of a measured CSV; a cell past the csv module's 131,072-character limit (a
+    30-MB line crashed calibrate) or a broken quote is a ProblemError naming the line."""
+    reader = csv.reader(text, **options)
+    try:
+        return list(reader)
+    except csv.Error as exc:
+        raise ProblemError(f"not a readable CSV log ({exc})", file=str(path), key=f"line {reader.line_num}",
+                           fix="give the file as the tool wrote it (one sample per line)") from None
+
+
 def _csv_steps(path: Path, lines: list[str]) -> list[tuple[int | None, float]]:
-    rows = list(csv.reader(io.StringIO("\n".join(ln for ln in lines if ln.strip()))))
+    rows = _csv_rows(path, io.StringIO("\n".join(ln for ln in lines if ln.strip())))
     header = [c.strip().lower() for c in rows[0]]
     time_cols = [c for c in header if c in _CSV_TIME_COLUMNS]
     if not time_cols:
@@ -179,8 +190,8 @@ def read_nvidia_smi(path: str | Path, tdp_w: float | None = None) -> SmiSummary:
     path = Path(path)
     if not path.is_file():
         raise ProblemError("nvidia-smi log not found", file=str(path), fix="check the path")
-    rows = [r for r in csv.reader(io.StringIO(path.read_text(encoding="utf-8", errors="replace")),
-                                  skipinitialspace=True) if r and any(c.strip() for c in r)]
+    rows = [r for r in _csv_rows(path, io.StringIO(path.read_text(encoding="utf-8", errors="replace")),
+                                 skipinitialspace=True) if r and any(c.strip() for c in r)]
     if not rows:
         raise ProblemError("empty nvidia-smi log", file=str(path), fix="log with --format=csv (header included)")
     header = [re.sub(r"\s*\[.*?\]\s*$", "", c.strip()).lower() for c in rows[0]]

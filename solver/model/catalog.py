@@ -11,9 +11,10 @@ from typing import Literal
 
 from collections.abc import Mapping
 
-from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
+from pydantic import BaseModel, ConfigDict, Field, ValidationInfo, field_validator, model_validator
 
 from solver.errors import ProblemError
+from solver.model.magnitudes import check_magnitude
 from solver.model.modes import MODES, UNIT_DAYS, Mode
 from solver.model.text import refuse_control
 
@@ -44,8 +45,9 @@ class _Row(BaseModel):
 
     @field_validator("*", mode="before")
     @classmethod
-    def _printable(cls, value: object) -> object:
-        return refuse_control(value)   # solver.model.text: no ESC in a name
+    def _printable_and_sane(cls, value: object, info: ValidationInfo) -> object:
+        """No ESC in a name (solver.model.text); no number beyond its key's cap (solver.model.magnitudes)."""
+        return check_magnitude(info.field_name, refuse_control(value))
 
 
 class Gpu(_Row):
