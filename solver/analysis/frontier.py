@@ -39,6 +39,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from solver.api import DEFAULT_BACKEND
+from solver.choices import AXES
 from solver.clock import OutOfTime
 from solver.errors import Infeasible, ProblemError
 from solver.files import replace_together, write_error
@@ -48,7 +49,6 @@ from solver.model.catalog import Catalog
 from solver.model.plan import Plan
 from solver.model.problem import Problem
 
-AXES = ("deadline", "budget", "spot_share", "vendors")
 LABELS = {  # axis → (x label, y label, ε label); {currency}: the problem's
     "deadline": ("finishing day", "cost ({currency})", "finish by day"),
     "budget": ("cost ({currency})", "finishing day", "budget ({currency})"),

@@ -15,10 +15,10 @@ import typer
 from rich.console import Console
 from rich.markup import escape
 
-from solver.api import PROGRESS
 from solver.errors import Infeasible, PlanRejected, ProblemError
 from solver.files import write_error
 from solver.report import guard
+from solver.i18n import _, activate, choose, current, language
 
 
 def sample_catalog() -> Path:
@@ -36,8 +36,19 @@ SAMPLE_CATALOG = sample_catalog()
 """The default --catalog of estimate, calibrate and catalog show/template: defined here only."""
 
 
+def speak(flag: str | None, problem=None) -> None:
+    """Set the command's language: `--lang`, else the problem's `lang:`, else GPUPLAN_LANG (solver.i18n.choose).
+    It holds until run_action returns, for the output and the infeasible explanation alike."""
+    activate(choose(flag, getattr(problem, "lang", None)))
+
+
 def run_action(action) -> None:
     """Map library errors to exit codes with one message and no traceback."""
+    with language(current()):  # a language the action chose (speak) ends with it
+        _run(action)
+
+
+def _run(action) -> None:
     err = Console(stderr=True, soft_wrap=True, **colour())  # never fold a file path across lines
     try:
         action()
@@ -45,13 +56,14 @@ def run_action(action) -> None:
         err.print(f"[red]error:[/] {escape(exc.render())}", highlight=False)
         raise typer.Exit(2) from None
     except Infeasible as exc:
-        word = "infeasible" if exc.proven else "no plan"  # out of time: nothing was ruled out
+        word = _("infeasible") if exc.proven else _("no plan")  # out of time: nothing was ruled out
         err.print(f"[red]{word}:[/] {escape(str(exc))}", highlight=False)
         for reason in exc.reasons:
             err.print(f"  - {escape(reason)}", highlight=False)
         lines = (exc.explanation or {}).get("lines", [])
         if lines:
-            err.print("[bold]smallest relaxations[/] (each re-solved to check it):", highlight=False)
+            err.print("[bold]" + _("smallest relaxations") + "[/] " + _("(each re-solved to check it):"),
+                      highlight=False)
             for line in lines:
                 err.print(f"  * {escape(line)}", highlight=False)
         raise typer.Exit(1) from None
@@ -123,6 +135,8 @@ def working(message: str) -> Iterator[None]:
         if incumbent and bound is not None:
             parts.append(f"gap {max(0.0, incumbent - bound) / abs(incumbent):.1%}")
         latest["text"] = " — " + ", ".join(parts)
+
+    from solver.api import PROGRESS  # the solver stack: loaded by the command that solves, not by --help
 
     with err.status(message) as status:
         stop = threading.Event()
