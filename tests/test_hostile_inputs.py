@@ -96,3 +96,23 @@ def test_calibrate_with_a_thirty_megabyte_line_is_exit_2(tmp_path):
     path.write_text("\n".join(lines[:3] + ["x" * 30_000_000] + lines[3:]) + "\n", encoding="utf-8")
     with pytest.raises(ProblemError, match="line 4"):
         read_nvidia_smi(path)
+
+
+def test_a_skypilot_accelerator_count_of_1e12_is_a_bad_cell(tmp_path):
+    """It reached the Offer model unchecked: a pydantic traceback."""
+    import shutil
+
+    from solver.skypilot import import_skypilot
+
+    into = tmp_path / "cat"
+    shutil.copytree(ROOT / "catalogs" / "beijing-sample", into)
+    shutil.copy(ROOT / "catalogs" / "public-clouds-sample" / "gpus.csv", into)
+    before = {p.name: p.read_bytes() for p in into.iterdir()}
+    (tmp_path / "v7" / "lambda").mkdir(parents=True)
+    (tmp_path / "v7" / "lambda" / "vms.csv").write_text(
+        "InstanceType,AcceleratorName,AcceleratorCount,vCPUs,MemoryGiB,Price,Region,GpuInfo,SpotPrice\n"
+        "gpu_8x_a100,A100,1e12,30,200,10.32,us-east-1,,\n", encoding="utf-8")
+    with pytest.raises(ProblemError) as caught:
+        import_skypilot(tmp_path / "v7", into, clouds=["lambda"])
+    assert "AcceleratorCount" in str(caught.value) + " ".join(map(str, getattr(caught.value, "bad", [])))
+    assert {p.name: p.read_bytes() for p in into.iterdir()} == before

@@ -42,6 +42,10 @@ optional `wan_gbps` cell is blank. Inside one link group (dedicated lines) movin
 dataset is taken as immediate; between groups the slower end's wan_gbps applies."""
 
 
+MAX_GPUS_PER_NODE = 64
+"""The most GPUs one node of an offer holds; a SkyPilot AcceleratorCount above it is a bad cell."""
+
+
 class _Row(BaseModel):
     model_config = ConfigDict(extra="forbid", frozen=True, populate_by_name=True, allow_inf_nan=False)
 
@@ -110,7 +114,7 @@ class Offer(_Row):
     price_unit: PriceUnit
     currency: str = Field(default=DEFAULT_CURRENCY, pattern=CURRENCY_PATTERN,
                           description="ISO 4217 code of price, interconnect_price, storage and egress prices")
-    gpus_per_node: int = Field(gt=0, le=64)
+    gpus_per_node: int = Field(gt=0, le=MAX_GPUS_PER_NODE)
     max_nodes: int = Field(gt=0)
     min_term_days: int = Field(default=0, ge=0)
     lead_time_days: int = Field(default=0, ge=0)
