@@ -160,7 +160,8 @@ def _csv_steps(path: Path, lines: list[str]) -> list[tuple[int | None, float]]:
             raise ProblemError(f"not a number in column {time_cols[0]!r} or 'step'", file=str(path),
                                key=f"line {number}", fix="one step per row: step,seconds") from None
         if not seconds > 0:
-            raise ProblemError("step time must be > 0", file=str(path), key=f"line {number}, column {time_cols[0]}")
+            raise ProblemError("step time must be > 0", file=str(path), key=f"line {number}, column {time_cols[0]}",
+                               fix="remove the line, or give the step's time in seconds")
         out.append((step, seconds))
     return out
 
@@ -315,7 +316,7 @@ def calibrate(gpu: Gpu, *, params: float, active_params: float | None = None, ki
     try:
         factor = flops_factor(kind, recompute)
     except ValueError as exc:
-        raise ProblemError(str(exc), key="--kind") from None
+        raise ProblemError(str(exc), key="--kind", fix="use one of the kinds in `gpuplan calibrate --help`") from None
     try:
         peak = peak_tflops(gpu.bf16_tflops, gpu.fp8_tflops, precision)
     except ValueError as exc:
@@ -380,7 +381,7 @@ def calibrate(gpu: Gpu, *, params: float, active_params: float | None = None, ki
 
 def _positive(key: str, value: float) -> None:
     if not (value > 0 and np.isfinite(value)):
-        raise ProblemError(f"must be a positive number, got {value!r}", key=key)
+        raise ProblemError(f"must be a positive number, got {value!r}", key=key, fix="give a finite number above 0")
 
 
 # ---- writers ---------------------------------------------------------------------------------
@@ -530,7 +531,8 @@ def write_catalog_mfu(catalog: str | Path, out: str | Path, gpu: str, mfu: float
     try:
         new, old_line, new_line = set_gpu_mfu(src.read_text(encoding="utf-8"), gpu, mfu, note)
     except ValueError as exc:
-        raise ProblemError(str(exc), file=str(src), key="--gpu") from None
+        raise ProblemError(str(exc), file=str(src), key="--gpu",
+                           fix="name a GPU of that gpus.csv (gpuplan catalog show)") from None
     if (out / "gpus.csv").exists() and not force:
         raise ProblemError("catalog exists, not overwritten", file=str(out / "gpus.csv"), key="--catalog-out",
                            fix="choose a new folder or pass --force")
