@@ -18,6 +18,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from solver.errors import ProblemError
+from solver.model.catalog import MAX_GPUS_PER_NODE
+from solver.model.magnitudes import MAX
 from solver.skypilot_gpus import ATTACHABLE, NOT_GPUS, gcp_family, names_gpu
 from solver.skypilot_offers import span
 from solver.skypilot_regions import zone_owner
@@ -202,6 +204,10 @@ def _numbers(row: dict[str, str], name: str, number: int, bad: list[BadRow], zer
             return None
         if not math.isfinite(value) or value < 0:
             bad.append(BadRow(name, number, column, f"must be a finite number >= 0 (got {text!r})"))
+            return None
+        most = MAX_GPUS_PER_NODE if column == "AcceleratorCount" else MAX["price"]   # AcceleratorCount 1e12 crashed
+        if value > most:
+            bad.append(BadRow(name, number, column, f"must be at most {most:g} (got {text!r})"))
             return None
         if value == 0 and column != "AcceleratorCount":
             zeros[column].append(number)
