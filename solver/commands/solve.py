@@ -1,5 +1,5 @@
 """`gpuplan solve PROBLEM`: the cheapest (or earliest) verified plan, with its optional extras
-(--why, --baselines, --html/--xlsx/--csv, --export-mps) and, when infeasible, the smallest
+(--why, --baselines, --robust, --html/--xlsx/--csv, --export-mps) and, when infeasible, the smallest
 relaxations."""
 
 from __future__ import annotations
@@ -9,6 +9,7 @@ from typing import Annotated, Literal, Optional
 
 import typer
 
+from solver.analysis.margin import mfu_margins, robust_factor, robust_plan
 from solver.api import DEFAULT_BACKEND, solve_problem
 from solver.clock import RunClock
 from solver.commands.common import plan_console, run_action, working
@@ -59,6 +60,9 @@ def solve(problem: ProblemFile,
           why: bool = typer.Option(False, "--why", help="also: each job's best runners-up, the reason each lost, "
                                                         "and what one more unit of each binding limit is worth"),
           why_k: int = typer.Option(3, "--why-k", min=1, help="runners-up per job with --why"),
+          robust: bool = typer.Option(False, "--robust",
+                                      help="also: the cheapest plan meeting every deadline with every MFU × the "
+                                           "problem's robust.mfu_factor (default 0.8), and its premium"),
           explain: bool = typer.Option(True, "--explain/--no-explain",
                                        help="when infeasible, find the smallest relaxation of each limit"),
           max_seconds: Annotated[Optional[float], max_seconds_option(
@@ -94,6 +98,13 @@ def solve(problem: ProblemFile,
             if as_json:  # the object on stdout for programs; the words still go to stderr (run_action)
                 print_json(infeasible_json(exc, prob.currency))
             raise
+        with working("margin: how much slower each job may run on these rentals"):
+            plan = mfu_margins(prob, cat, plan, clock=run, **options)
+        factor = robust_factor(prob, robust)
+        if factor is not None:
+            with working(f"robust: every MFU × {factor:g}"):
+                plan = plan.model_copy(update={"robust_plan": robust_plan(prob, cat, plan, factor,
+                                                                          max_seconds=run.left(), **options)})
         explained = _why(prob, cat, plan, why_k, run, options) if why else None
         written = files.write(plan, prob, cat, why=explained.to_dict() if explained else None)
         compared = _baselines(prob, cat, run, options) if baselines else None
