@@ -15,8 +15,10 @@ import typer
 from rich.console import Console
 from rich.markup import escape
 
-from solver.api import PROGRESS
 from solver.errors import Infeasible, PlanRejected, ProblemError
+from solver.files import write_error
+from solver.report import guard
+from solver.i18n import _, activate, choose, current, language
 
 
 def sample_catalog() -> Path:
@@ -28,12 +30,25 @@ def sample_catalog() -> Path:
     return next((c for c in candidates if (c / "gpus.csv").is_file()), candidates[0])
 
 
+guard.install()   # no escape sequence from data reaches the terminal (solver.report.guard)
+
 SAMPLE_CATALOG = sample_catalog()
 """The default --catalog of estimate, calibrate and catalog show/template: defined here only."""
 
 
+def speak(flag: str | None, problem=None) -> None:
+    """Set the command's language: `--lang`, else the problem's `lang:`, else GPUPLAN_LANG (solver.i18n.choose).
+    It holds until run_action returns, for the output and the infeasible explanation alike."""
+    activate(choose(flag, getattr(problem, "lang", None)))
+
+
 def run_action(action) -> None:
     """Map library errors to exit codes with one message and no traceback."""
+    with language(current()):  # a language the action chose (speak) ends with it
+        _run(action)
+
+
+def _run(action) -> None:
     err = Console(stderr=True, soft_wrap=True, **colour())  # never fold a file path across lines
     try:
         action()
@@ -41,19 +56,23 @@ def run_action(action) -> None:
         err.print(f"[red]error:[/] {escape(exc.render())}", highlight=False)
         raise typer.Exit(2) from None
     except Infeasible as exc:
-        word = "infeasible" if exc.proven else "no plan"  # out of time: nothing was ruled out
+        word = _("infeasible") if exc.proven else _("no plan")  # out of time: nothing was ruled out
         err.print(f"[red]{word}:[/] {escape(str(exc))}", highlight=False)
         for reason in exc.reasons:
             err.print(f"  - {escape(reason)}", highlight=False)
         lines = (exc.explanation or {}).get("lines", [])
         if lines:
-            err.print("[bold]smallest relaxations[/] (each re-solved to check it):", highlight=False)
+            err.print("[bold]" + _("smallest relaxations") + "[/] " + _("(each re-solved to check it):"),
+                      highlight=False)
             for line in lines:
                 err.print(f"  * {escape(line)}", highlight=False)
         raise typer.Exit(1) from None
     except PlanRejected as exc:
         err.print(f"[red]internal error, plan withheld:[/] {escape(str(exc))}", highlight=False)
         raise typer.Exit(3) from None
+    except OSError as exc:   # a write the checks before it could not foresee: bad input, not "infeasible"
+        err.print(f"[red]error:[/] {escape(write_error(exc, exc.filename or '?', action='read or write').render())}", highlight=False)
+        raise typer.Exit(2) from None
 
 
 @dataclass
@@ -116,6 +135,8 @@ def working(message: str) -> Iterator[None]:
         if incumbent and bound is not None:
             parts.append(f"gap {max(0.0, incumbent - bound) / abs(incumbent):.1%}")
         latest["text"] = " — " + ", ".join(parts)
+
+    from solver.api import PROGRESS  # the solver stack: loaded by the command that solves, not by --help
 
     with err.status(message) as status:
         stop = threading.Event()

@@ -9,13 +9,13 @@ from typing import Annotated, Literal, Optional
 
 import typer
 
-from solver.analysis.margin import mfu_margins, robust_factor, robust_plan
-from solver.api import DEFAULT_BACKEND, solve_problem
+from solver.choices import DEFAULT_BACKEND, DETAILS
 from solver.clock import RunClock
-from solver.commands.common import plan_console, run_action, working
+from solver.commands.common import plan_console, run_action, speak, working
 from solver.commands.options import (
     AsJson,
     BackendChoice,
+    Lang,
     ProblemFile,
     choices,
     gap_option,
@@ -25,10 +25,6 @@ from solver.commands.options import (
 )
 from solver.errors import Infeasible, ProblemError
 from solver.files import check_new_file
-from solver.load import load_problem
-from solver.report.tables import DETAILS
-from solver.report.terminal import infeasible_json, print_json, render_baselines, render_plan, render_written, \
-    solve_json
 
 Objective = literal_choices("Objective", Literal["min_cost", "min_time"])
 SheetDetail = choices("SheetDetail", DETAILS)
@@ -63,6 +59,7 @@ def solve(problem: ProblemFile,
           robust: bool = typer.Option(False, "--robust",
                                       help="also: the cheapest plan meeting every deadline with every MFU × the "
                                            "problem's robust.mfu_factor (default 0.8), and its premium"),
+          lang: Lang = None,
           explain: bool = typer.Option(True, "--explain/--no-explain",
                                        help="when infeasible, find the smallest relaxation of each limit"),
           max_seconds: Annotated[Optional[float], max_seconds_option(
@@ -75,10 +72,14 @@ def solve(problem: ProblemFile,
     and the cheapest combination, each re-solved to check it (solver.analysis.explain);
     with --json one object {"status": "infeasible", "message", "reasons", "explanation"}.
     """
-    from solver.report.outputs import PlanFiles
-
     def action() -> None:
+        from solver.analysis.margin import mfu_margins, robust_factor, robust_plan
+        from solver.load import load_problem
+        from solver.report.outputs import PlanFiles
+        from solver.report.terminal import infeasible_json, print_json, solve_json
+
         prob, cat = load_problem(problem)
+        speak(lang, prob)
         files = PlanFiles(html, xlsx, csv, force, sheet_detail.value)
         files.check()
         if export_mps is not None:  # before solving: a long solve never ends in a refusal to write
@@ -117,6 +118,8 @@ def solve(problem: ProblemFile,
 
 def _plan(prob, cat, objective: str, export_mps: Path | None, run: RunClock, options: dict):
     """The min_cost plan (api.solve_problem), or the earliest-finishing one within the budget."""
+    from solver.api import solve_problem
+
     if objective == "min_time":
         from solver.analysis.min_time import min_time_plan
         return min_time_plan(prob, cat, max_seconds=run.left(), **options)
@@ -143,7 +146,9 @@ def _baselines(prob, cat, run: RunClock, options: dict) -> list:
 
 
 def _render(plan, compared: list | None, explained, written: list[Path]) -> None:
+    from solver.report.terminal import render_baselines, render_plan, render_written
     from solver.report.why import render_why
+
     console = plan_console()
     render_plan(plan, console)
     if compared is not None:

@@ -15,6 +15,7 @@ from pydantic import BaseModel, ConfigDict, Field, field_validator, model_valida
 
 from solver.errors import ProblemError
 from solver.model.modes import MODES, UNIT_DAYS, Mode
+from solver.model.text import refuse_control
 
 Interconnect = Literal["ib_ndr", "ib_hdr", "roce", "ethernet"]
 PriceUnit = Literal["per_gpu_hour", "per_node_hour", "per_gpu_month", "per_node_month", "per_node_year",
@@ -42,6 +43,11 @@ dataset is taken as immediate; between groups the slower end's wan_gbps applies.
 
 class _Row(BaseModel):
     model_config = ConfigDict(extra="forbid", frozen=True, populate_by_name=True, allow_inf_nan=False)
+
+    @field_validator("*", mode="before")
+    @classmethod
+    def _printable(cls, value: object) -> object:
+        return refuse_control(value)   # solver.model.text: no ESC in a name
 
 
 class Gpu(_Row):

@@ -29,6 +29,7 @@ import math
 from collections import defaultdict
 from datetime import date, timedelta
 
+from solver.i18n import N_
 from solver.model.catalog import Catalog
 from solver.model.modes import MODES
 from solver.model.plan import Allocation, Assignment, JobRental, Payment, RentalUse
@@ -38,12 +39,12 @@ BLOCK_DAYS = 30
 """Length of a cash-flow block when the problem has no start_date (a month is 30 days, as prices say)."""
 
 BILLING = {
-    "as used": "hourly and spot nodes: paid for the days held, in the month they are held",
-    "per month of term": ("committed terms (monthly, yearly, hosted) by default: each month pays the term's "
-                          "days in it (cost × days ÷ term days)"),
-    "up front": "committed terms whose offer says billing = upfront: the whole term on its first day",
-    "on finish": "a job's egress: when the job finishes (its last day)",
-    "on start": "moving a job's dataset to another site: on the job's start day, listed under the data site",
+    N_("as used"): N_("hourly and spot nodes: paid for the days held, in the month they are held"),
+    N_("per month of term"): N_("committed terms (monthly, yearly, hosted) by default: each month pays the term's "
+                                "days in it (cost × days ÷ term days)"),
+    N_("up front"): N_("committed terms whose offer says billing = upfront: the whole term on its first day"),
+    N_("on finish"): N_("a job's egress: when the job finishes (its last day)"),
+    N_("on start"): N_("moving a job's dataset to another site: on the job's start day, listed under the data site"),
 }
 """The billing assumption behind each cash-flow row's `billing`, in words (the reports print them)."""
 

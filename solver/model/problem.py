@@ -7,13 +7,13 @@ import re
 from datetime import date
 from typing import Literal
 
-from pydantic import BaseModel, ConfigDict, Field, model_validator
+from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
 
+from solver.choices import Kind, Precision
 from solver.model.catalog import CURRENCY_PATTERN, DEFAULT_CURRENCY, DEFAULT_WAN_GBPS, Interconnect, Stack
 from solver.model.modes import Mode
+from solver.model.text import refuse_control
 
-Kind = Literal["pretrain", "full_finetune", "lora", "qlora", "sweep", "preprocess", "inference"]
-Precision = Literal["bf16", "fp16", "fp8"]
 
 
 class _Strict(BaseModel):
@@ -23,6 +23,11 @@ class _Strict(BaseModel):
     and `trials: true` as 1; YAML's `true`/`yes` for a number is a typo, not a value."""
 
     model_config = ConfigDict(extra="forbid", frozen=True, allow_inf_nan=False)
+
+    @field_validator("*", mode="before")
+    @classmethod
+    def _printable(cls, value: object) -> object:
+        return refuse_control(value)   # solver.model.text: no ESC in a name
 
     @model_validator(mode="before")
     @classmethod
@@ -276,6 +281,9 @@ class Problem(_Strict):
     prefer: list[Prefer] = Field(default=[], description="soft preferences over every job (or the one named)")
     robust: Robust | None = Field(default=None, description="also solve the cheapest plan meeting every deadline "
                                   "at every MFU × mfu_factor (as --robust)")
+    lang: Literal["en", "zh-CN"] | None = Field(
+        default=None, description="language of the reports and terminal output (en, zh-CN); --lang and "
+                                  "GPUPLAN_LANG too; --json never changes")
     stacks: list[Stack] | None = Field(
         default=None, min_length=1, description="software stacks every job's code runs on (cuda, cann, rocm; "
         "a job's own stacks replace it); default any, and a plan off the catalog's usual stack says so")

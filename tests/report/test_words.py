@@ -34,7 +34,7 @@ def test_html_and_workbook_words(tmp_path):
     plan = solve(prob, cat)
     page = render_html(plan, prob, cat)
     assert "ib_ndr|roce" not in page and "9000|3000" not in page
-    assert "InfiniBand NDR 9,000, RoCE 3,000 CNY per node-month extra" in page
+    assert "InfiniBand NDR / RoCE at 9,000 / 3,000 CNY/node-month extra" in page
     assert LAYOUT_GLOSS.split(";")[0] in page
     (j,) = plan.jobs
     assert j.layout["dp"] == j.layout["replicas"] * j.layout["zero_shards"] and f"(DP{j.layout['dp']})" in j.layout_text
