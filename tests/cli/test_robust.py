@@ -9,40 +9,25 @@ Numbers: one job of 36 GPU-days on hourly 8-GPU nodes (768 CNY a node-day): 5 no
 from __future__ import annotations
 
 import json
-import os
-import subprocess
-import sys
 
-import yaml
-
-from tests.builders import HANG_SECONDS, ROOT, catalog, hourly, job, problem, write_catalog
+from tests.builders import catalog, hourly, job, problem, run_cli, write_problem
 
 
 def _files(tmp_path, **extra):
-    write_catalog(catalog(hourly("h", 4)), tmp_path / "cat")
-    prob = problem(job("j", days=36, deadline_days=10), horizon_days=10)
-    data = prob.model_dump(mode="json", exclude_none=True, exclude_defaults=True)
-    data.update(catalog="cat", horizon_days=10, redundancy=0.0, **extra)
-    path = tmp_path / "p.yaml"
-    path.write_text(yaml.safe_dump(data), encoding="utf-8")
-    return path
-
-
-def _run(*args: str) -> subprocess.CompletedProcess:
-    return subprocess.run([sys.executable, "-m", "solver.cli", *args], capture_output=True, text=True, cwd=ROOT,
-                          timeout=HANG_SECONDS, env={**os.environ, "COLUMNS": "200"})
+    return write_problem(tmp_path, problem(job("j", days=36, deadline_days=10), horizon_days=10),
+                         catalog(hourly("h", 4)), **extra)
 
 
 def test_margin_always_and_robust_plan_when_asked(tmp_path):
     path = _files(tmp_path)
-    plain = json.loads(_run("solve", str(path), "--json").stdout)
+    plain = json.loads(run_cli("solve", str(path), "--json").stdout)
     assert 0.9 <= plain["jobs"][0]["mfu_margin"] <= 0.901 and "robust_plan" not in plain
-    asked = json.loads(_run("solve", str(path), "--json", "--robust").stdout)
+    asked = json.loads(run_cli("solve", str(path), "--json", "--robust").stdout)
     robust = asked["robust_plan"]
     assert (robust["mfu_factor"], robust["total_cost"], robust["premium"], robust["premium_pct"]) == \
         (0.8, 4_608, 768, 20.0)
     html, xlsx = tmp_path / "r.html", tmp_path / "r.xlsx"
-    text = _run("solve", str(path), "--robust", "--html", str(html), "--xlsx", str(xlsx))
+    text = run_cli("solve", str(path), "--robust", "--html", str(html), "--xlsx", str(xlsx))
     assert text.returncode == 0, text.stderr[-2000:]
     assert "robust plan (every MFU × 0.8): at 80% of the assumed MFU every deadline is met for 4,608 CNY" in \
         " ".join(text.stdout.split())
@@ -55,5 +40,5 @@ def test_margin_always_and_robust_plan_when_asked(tmp_path):
 
 
 def test_the_problems_robust_key_asks_for_it(tmp_path):
-    out = json.loads(_run("solve", str(_files(tmp_path, robust={"mfu_factor": 0.9})), "--json").stdout)
+    out = json.loads(run_cli("solve", str(_files(tmp_path, robust={"mfu_factor": 0.9})), "--json").stdout)
     assert out["robust_plan"]["mfu_factor"] == 0.9 and out["robust_plan"]["total_cost"] == 3_840
