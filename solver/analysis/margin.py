@@ -120,3 +120,17 @@ def robust_plan(problem: Problem, catalog: Catalog, optimum: Plan, factor: float
                       jobs=plan.jobs,
                       text=f"at {factor:.0%} of the assumed MFU every deadline is met for "
                            f"{plan.total_cost:,.0f} {plan.currency}, {premium:,.0f}{share} over the optimum")
+
+
+def with_margins(problem: Problem, catalog: Catalog, plan: Plan, *, robust: bool = False,
+                 backend: str = DEFAULT_BACKEND, time_limit: float | None = None, gap: float | None = None,
+                 clock: RunClock | None = None) -> Plan:
+    """The plan with each job's margin, and the robust plan when asked (`robust`, the problem's
+    `robust`): what `solve` and `report` show beside the optimum."""
+    plan = mfu_margins(problem, catalog, plan, backend=backend, time_limit=time_limit, gap=gap, clock=clock)
+    factor = robust_factor(problem, robust)
+    if factor is None:
+        return plan
+    left = None if clock is None else clock.left()
+    return plan.model_copy(update={"robust_plan": robust_plan(problem, catalog, plan, factor, backend=backend,
+                                                              time_limit=time_limit, gap=gap, max_seconds=left)})

@@ -73,7 +73,7 @@ def solve(problem: ProblemFile,
     with --json one object {"status": "infeasible", "message", "reasons", "explanation"}.
     """
     def action() -> None:
-        from solver.analysis.margin import mfu_margins, robust_factor, robust_plan
+        from solver.analysis.margin import with_margins
         from solver.load import load_problem
         from solver.report.outputs import PlanFiles
         from solver.report.terminal import infeasible_json, print_json, solve_json
@@ -99,13 +99,8 @@ def solve(problem: ProblemFile,
             if as_json:  # the object on stdout for programs; the words still go to stderr (run_action)
                 print_json(infeasible_json(exc, prob.currency))
             raise
-        with working("margin: how much slower each job may run on these rentals"):
-            plan = mfu_margins(prob, cat, plan, clock=run, **options)
-        factor = robust_factor(prob, robust)
-        if factor is not None:
-            with working(f"robust: every MFU × {factor:g}"):
-                plan = plan.model_copy(update={"robust_plan": robust_plan(prob, cat, plan, factor,
-                                                                          max_seconds=run.left(), **options)})
+        with working("margin, and the robust plan if asked: how much slower each job may run"):
+            plan = with_margins(prob, cat, plan, robust=robust, clock=run, **options)
         explained = _why(prob, cat, plan, why_k, run, options) if why else None
         written = files.write(plan, prob, cat, why=explained.to_dict() if explained else None)
         compared = _baselines(prob, cat, run, options) if baselines else None
