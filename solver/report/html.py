@@ -153,6 +153,8 @@ def render_html(plan: Plan, problem: Problem, catalog: Catalog, *, frontier=None
         f'<p class="summary" id="summary">{summary_sentence(plan, problem)}</p>',
         (f'<p class="summary" id="stack-switch"><strong>Software stack:</strong> {esc(plan.stack_switch.text)}</p>'
          if plan.stack_switch is not None else ""),
+        (f'<p class="summary" id="robust-plan"><strong>Robust plan</strong> (every MFU × '
+         f'{plan.robust_plan.mfu_factor:g}): {esc(plan.robust_plan.text)}</p>' if plan.robust_plan is not None else ""),
         _status_line(plan),
         _illustrative_banner(used),
         "<h2>" + _("Rentals over time") + "</h2>",
@@ -433,6 +435,31 @@ def _horizon_text(plan: Plan, problem: Problem) -> str:
     return _("last day {date}").format(date=day_text(plan.start_date, problem.horizon_days - 1))
 
 
+LAYOUT_GLOSS = ("Layout: TP×PP is the GPUs one copy of the model is split over (TP: each layer across GPUs, "
+                "PP: layers in stages); replicas are copies trained side by side, and DP, the data-parallel "
+                "degree, counts them (× any ZeRO sharding).")
+"""One line for readers who do not train models, wherever a layout is shown to them."""
+
+FABRIC_NAMES = {"ib_ndr": "InfiniBand NDR", "ib_hdr": "InfiniBand HDR", "roce": "RoCE", "ethernet": "Ethernet"}
+"""The catalog's interconnect codes in words (never `ib_ndr|roce` in a report)."""
+
+
+def cost_shares(breakdown: dict[str, float]) -> dict[str, float]:
+    """Each positive cost part's share of their sum (the cost before discounts), rounded to
+    0.1 % by largest remainder so the shares add up to exactly 100 % and none exceeds it;
+    discounts (negative parts) get none: they are shown apart. Why: shares of the total after
+    a discount read "GPU rent 104.6 %"."""
+    positive = {k: v for k, v in breakdown.items() if v > 0}
+    gross = sum(positive.values())
+    if gross <= 0:
+        return {}
+    tenths = {k: v / gross * 1000 for k, v in positive.items()}
+    out = {k: int(t) for k, t in tenths.items()}
+    for k in sorted(tenths, key=lambda k: tenths[k] - out[k], reverse=True)[:1000 - sum(out.values())]:
+        out[k] += 1
+    return {k: n / 1000 for k, n in out.items()}
+
+
 def cost_svg(plan: Plan) -> str:
     """Horizontal bars per cost part from a zero line; a discount goes left of it."""
     parts = [(k, v) for k, v in plan.cost_breakdown.items() if abs(v) >= 0.5]
@@ -450,7 +477,7 @@ def cost_svg(plan: Plan) -> str:
     out = [(f'<svg id="costs" class="chart" viewBox="0 0 {WIDTH} {height}" role="img" '
            'aria-label="' + esc(_("Cost breakdown")) + '">')]
     y = top
-    total = plan.total_cost or 1.0
+    shares = cost_shares(plan.cost_breakdown)
     for key, value in parts:
         name = part_name(key)
         x0, x1 = sorted((x(0), x(value)))
@@ -463,8 +490,9 @@ def cost_svg(plan: Plan) -> str:
         tx, anchor = (x1 + 6, "start") if not negative else (x0 - 6, "end")
         if negative and x0 - 6 < left:
             tx, anchor = x(0) + 6, "start"
+        share = "discount" if negative else f"{shares[key]:.1%} of the cost before discounts"
         out.append(f'<text x="{_num(tx)}" y="{y + 18}" text-anchor="{anchor}">{money(value)} '
-                   f'<tspan class="muted">({value / total:.1%})</tspan></text>')
+                   f'<tspan class="muted">({share})</tspan></text>')
         y += row_h
     out.append(f'<line class="axis" x1="{_num(x(0))}" y1="{top}" x2="{_num(x(0))}" y2="{y}"/>')
     out.append(f'<text x="{left - 8}" y="{y + 20}" text-anchor="end" font-weight="600">' + _("total") + '</text>'
@@ -645,13 +673,15 @@ def _jobs_table(plan: Plan, problem: Problem, catalog: Catalog) -> str:
                      "—" if "recompute" not in lay else (_("yes") if lay["recompute"] else _("no")),
                      "—" if "multi_node" not in lay else (_("yes") if lay["multi_node"] else _("no")),
                      mem, _finish_text(plan, j.finish_day, deadlines.get(j.name)),
-                     f"{j.done_eflop:,.0f} / {j.required_eflop:,.0f}"])
+                     f"{j.done_eflop:,.0f} / {j.required_eflop:,.0f}",
+                     "—" if j.mfu_margin is None else f"{j.mfu_margin:.1%}"])
     return _table([_("job"), _("peak GPUs"), _("on"), _("GPUs per replica"), _("layout"), "ZeRO", _("recompute"),
                    _("spans nodes"), _("memory per GPU (GB)"),
                    _("last day / deadline") if plan.start_date else _("finish day / deadline"),
-                   _("work done / needed (EFLOP)")], rows, numeric=(1, 3, 8, 10), cls="jobs") + \
-        "<p>" + esc(_("Layout of the configuration that carries most of each job's GPU-periods; work includes "
-                      "redundancy.")) + "</p>"
+                   _("work done / needed (EFLOP)"), "MFU margin"], rows, numeric=(1, 3, 8, 10, 11), cls="jobs") + \
+        "<p>" + esc(LAYOUT_GLOSS) + " " + esc(_("Layout of the configuration that carries most of each job's "
+                                               "GPU-periods; work includes redundancy.")) + \
+        " MFU margin: the lowest MFU, as a share of the one planned with, at which the job still ends in time.</p>"
 
 
 def _finish_text(plan: Plan, finish: int, deadline: int | None) -> str:
@@ -824,7 +854,8 @@ def _answers(offers: list, plan: Plan, storage_tb: dict, egress_tb: float) -> di
         storage_parts.append(_("{site}: storage {price}").format(site=site, price=price))
         egress_parts.append(f"{site}: " + (_("free (0)") if eg == 0 else f"{eg:,.0f} {money_unit(cur)}/TB"))
     fabric = [_("{offer}: {fabrics} at {prices} {unit}/node-{per} extra").format(
-        offer=o.offer, fabrics="|".join(o.interconnect), prices="|".join(f"{p:g}" for p in o.interconnect_price),
+        offer=o.offer, fabrics=" / ".join(FABRIC_NAMES.get(ic, ic) for ic in o.interconnect),
+        prices=" / ".join(f"{p:,.0f}" for p in o.interconnect_price),
         unit=money_unit(o.currency), per=_(TIME_UNITS[MODES[o.mode].unit])) for o in offers if any(o.interconnect_price)]
     semi = _("; ")
     storage = known(_("catalog: {what}").format(what=semi.join(storage_parts)) +

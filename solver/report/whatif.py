@@ -45,8 +45,11 @@ def render_whatif(result: WhatIf, console: Console) -> None:
         console.print(f"now binds: {escape(text)}")
     for text in gone:
         console.print(f"no longer binds: {escape(text)}")
-    if not new and not gone and result.scenario.plan:
+    if not new and not gone and result.scenario.plan and result.baseline.plan:
         console.print("binding limits unchanged: "
+                      + escape("; ".join(b.text for b in result.scenario.plan.binding) or "none"))
+    elif result.scenario.plan and not result.baseline.plan:  # nothing to be "unchanged" against
+        console.print("binding limits (the baseline has no plan): "
                       + escape("; ".join(b.text for b in result.scenario.plan.binding) or "none"))
 
 
