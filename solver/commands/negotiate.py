@@ -12,8 +12,8 @@ from solver.analysis.negotiate import export_vendor as write_sheet
 from solver.analysis.negotiate import negotiate as analyse
 from solver.api import DEFAULT_BACKEND
 from solver.clock import left_of
-from solver.commands.common import plan_console, run_action, working
-from solver.commands.options import AsJson, BackendChoice, ProblemFile, TimeLimit, bounded, gap_option, \
+from solver.commands.common import plan_console, run_action, speak, working
+from solver.commands.options import AsJson, Lang, BackendChoice, ProblemFile, TimeLimit, bounded, gap_option, \
     max_seconds_option
 from solver.files import check_new_file
 from solver.load import load_problem
@@ -43,6 +43,7 @@ def negotiate(problem: ProblemFile,
                                                                   "its own offers, target prices, volumes only"),
               force: bool = typer.Option(False, "--force", help="overwrite the export file"),
               as_json: AsJson = False,
+              lang: Lang = None,
               backend: BackendChoice = DEFAULT_BACKEND,
               time_limit: TimeLimit = None,
               gap: Annotated[float, gap_option("relative gap of each solve (prices are as exact as costs)")] = 1e-7,
@@ -58,6 +59,7 @@ def negotiate(problem: ProblemFile,
         if sheet_path is not None:
             check_new_file(sheet_path, "--export-vendor", force=force, example="sheet.csv")
         prob, cat = load_problem(problem)
+        speak(lang, prob)
         if sheet_vendor is not None:
             check_vendor(cat, sheet_vendor, "--export-vendor")
         vendors = list(vendor or [])

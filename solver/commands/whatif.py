@@ -6,8 +6,8 @@ import typer
 
 from solver.analysis.whatif import what_if
 from solver.api import DEFAULT_BACKEND
-from solver.commands.common import plan_console, run_action, working
-from solver.commands.options import AsJson, BackendChoice, Gap, ProblemFile, TimeLimit
+from solver.commands.common import plan_console, run_action, speak, working
+from solver.commands.options import AsJson, Lang, BackendChoice, Gap, ProblemFile, TimeLimit
 from solver.load import load_problem
 from solver.report.terminal import print_json
 from solver.report.whatif import render_whatif
@@ -22,6 +22,7 @@ def whatif(problem: ProblemFile,
                                            help="PATH=VALUE, PATH*=FACTOR or PATH+=AMOUNT; repeat for more, "
                                                 "e.g. --set 'offers\\[vendor=sinnet].price*=0.9'"),
            as_json: AsJson = False,
+           lang: Lang = None,
            backend: BackendChoice = DEFAULT_BACKEND,
            time_limit: TimeLimit = None,
            gap: Gap = None,
@@ -35,6 +36,7 @@ def whatif(problem: ProblemFile,
     """
     def action() -> None:
         prob, cat = load_problem(problem)
+        speak(lang, prob)
         with working("what-if: baseline and scenario"):
             result = what_if(prob, cat, edits, explain=explain, backend=backend.value, time_limit=time_limit,
                              gap=gap)

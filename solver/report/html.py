@@ -24,7 +24,7 @@ from pathlib import Path
 
 from solver.analysis.frontier import is_money
 from solver.files import check_new_file
-from solver.i18n import N_, _, current, headline, is_zh, money_unit, ngettext
+from solver.i18n import N_, _, current, headline, is_zh, money_unit, ngettext, text_width
 from solver.model.catalog import Catalog
 from solver.model.ledger import BILLING, blocks
 from solver.model.modes import MODES, legend_order
@@ -74,11 +74,6 @@ def _short_money(value: float) -> str:
     if abs(value) >= 1e4:
         return f"{value / 1e3:,.0f}k"
     return f"{value:,.0f}"
-
-
-def text_width(text: str) -> int:
-    """Width of `text` in Latin characters: a CJK character (or a full-width sign) takes two."""
-    return sum(2 if ord(c) >= 0x2E80 else 1 for c in text)
 
 
 def _num(value: float) -> str:

@@ -50,7 +50,7 @@ import pandas as pd
 
 from solver.errors import ProblemError
 from solver.files import as_if_opened, require_openpyxl
-from solver.i18n import N_, _, current, money_unit
+from solver.i18n import N_, _, current, money_unit, text_width
 from solver.model.catalog import Catalog
 from solver.model.ledger import BILLING, blocks
 from solver.model.modes import UNIT_DAYS
@@ -493,11 +493,6 @@ def write_csv_dir(tables: Mapping[str, pd.DataFrame], folder: str | Path, *, for
 def _sheet_name(name: str) -> str:
     cleaned = "".join("_" if c in "[]:*?/\\" else c for c in name)
     return cleaned[:31] or "sheet"
-
-
-def text_width(text: str) -> int:
-    """Columns a cell's text takes: a CJK character two."""
-    return sum(2 if ord(c) >= 0x2E80 else 1 for c in text)
 
 
 def _text(value: Any) -> str:

@@ -20,7 +20,7 @@ from solver.model.plan import Plan
 from solver.model.problem import Problem
 from solver.report.days import day_text, span_note, span_text
 from solver.report.cash import cash_flow_grid
-from solver.report.html import limit_name, mode_name, part_name, plain_summary
+from solver.report.html import mode_name, plain_summary
 from solver.i18n import N_, _, amount, headline, is_zh, money_unit
 
 
@@ -29,6 +29,9 @@ def _money(value: float) -> str:
 
 
 STATUS = {"optimal": N_("optimal"), "feasible": N_("feasible")}
+TERMINAL_PARTS = {"gpu_rent": N_("gpu rent"), "interconnect": N_("interconnect"), "platform_fee": N_("platform fee"),
+                  "storage": N_("storage"), "egress": N_("egress"), "volume_discount": N_("volume discount")}
+"""The cost parts as the terminal names them."""
 """A plan's status in words."""
 
 
@@ -183,7 +186,7 @@ def _cost_table(plan: Plan) -> Table:
     table.add_column(_("cost"), justify="right")
     for part, value in plan.cost_breakdown.items():
         if abs(value) >= 0.005:
-            table.add_row(part_name(part), _money(value))
+            table.add_row(_(TERMINAL_PARTS.get(part, part.replace("_", " "))), _money(value))
     table.add_row("[bold]" + _("total") + "[/]", f"[bold]{_money(plan.total_cost)}[/]")
     return table
 
