@@ -556,7 +556,7 @@ def _allocation_table(plan: Plan) -> str:
              str(a.nodes), str(a.gpus), esc(span_text(plan.start_date, a.start_day, a.end_day)), money(a.cost)]
             for n, a in numbered]
     when = _("dates (first – last day held)") if plan.start_date else _("days")
-    return _table(["#", _("site"), _("vendor"), _("mode"), _("offer"), "GPU", _("fabric"), _("nodes"), "GPUs", when,
+    return _table(["#", _("site"), _("vendor"), _("mode"), _("offer"), "GPU", _("fabric"), _("nodes"), _("GPUs"), when,
                    _("cost ({unit})").format(unit=unit(plan.currency))], rows, numeric=(0, 7, 8, 10),
                   cls="allocations")
 
