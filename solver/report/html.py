@@ -627,7 +627,7 @@ def _jobs_table(plan: Plan, problem: Problem, catalog: Catalog) -> str:
         zero = lay.get("zero")
         rows.append([esc(j.name), f"{j.gpus:,}", esc(", ".join(j.gpu_types)) + " @ " + esc(", ".join(j.sites)),
                      str(lay.get("gpus", "—")),
-                     esc(j.layout_text) if lay else "—",
+                     esc(layout_words(j)) if lay else "—",
                      "—" if zero is None else (_("off") if zero == 0 else _("stage {n}").format(n=zero)),
                      "—" if "recompute" not in lay else (_("yes") if lay["recompute"] else _("no")),
                      "—" if "multi_node" not in lay else (_("yes") if lay["multi_node"] else _("no")),
@@ -687,11 +687,44 @@ def _why_section(why: dict, currency: str) -> str:
 def _binding_table(plan: Plan) -> str:
     if not plan.binding:
         return "<p>" + esc(_("None: no budget, power, stock or deadline limit is reached.")) + "</p>"
-    rows = [[esc(limit_name(b.kind)), esc(span_text(plan.start_date, b.start_day, b.end_day)), esc(b.text)]
+    rows = [[esc(limit_name(b.kind)), esc(span_text(plan.start_date, b.start_day, b.end_day)), esc(binding_text(b))]
             for b in plan.binding]
     return _table([_("limit"), _("dates (first – last day)") if plan.start_date else _("days"), _("what")], rows,
                   cls="binding") + \
         "<p>" + esc(_("More of a limit reached could make the plan cheaper, or feasible sooner.")) + "</p>"
+
+
+def layout_words(job) -> str:
+    """A job's layout (JobResult.layout_text, "55 replicas of TP4×PP2 (DP55), recompute"), in Chinese
+    written from its layout's numbers; the plan's own text in English."""
+    lay = job.layout or {}
+    if not is_zh() or not {"tp", "pp", "dp", "replicas"} <= set(lay):
+        return job.layout_text
+    group = f"TP{lay['tp']}×PP{lay['pp']}" + (_(" sharded over {n}").format(n=lay["dp"]) if lay["dp"] > 1 else "")
+    parts = [_("{n} replicas of {group} (DP{dp})").format(n=lay["replicas"], group=group,
+                                                          dp=lay["replicas"] * lay["dp"])]
+    if lay.get("zero"):
+        parts.append(f"ZeRO-{lay['zero']}")
+    if lay.get("recompute"):
+        parts.append(_("recompute"))
+    return _(", ").join(parts)
+
+
+def binding_text(b) -> str:
+    """What a binding limit is (Binding.text), in Chinese written from its numbers; the plan's own text in English."""
+    if not is_zh():
+        return b.text
+    span = f"{b.start_day}–{b.end_day}"
+    words = {"budget": _("budget: {used} of {limit} {unit} used"),
+             "power": _("power at {name}, days {span}: {used} of {limit} kW"),
+             "availability": _("availability of {name}, days {span}: all {limit} nodes"),
+             "deadline": _("deadline of {name}: runs until day {limit}")}
+    if b.kind not in words:
+        return b.text
+    money = b.kind == "budget"
+    return words[b.kind].format(name=b.name, span=span, unit=money_unit(b.unit) if money else b.unit,
+                                used=f"{b.used:,.0f}" if money else f"{b.used:,.1f}",
+                                limit=f"{b.limit:,.0f}" if b.kind != "power" else f"{b.limit:,.1f}")
 
 
 LIMIT_NAMES = {"budget": N_("budget"), "power": N_("power"), "availability": N_("availability"),

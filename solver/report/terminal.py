@@ -20,7 +20,7 @@ from solver.model.plan import Plan
 from solver.model.problem import Problem
 from solver.report.days import day_text, span_note, span_text
 from solver.report.cash import cash_flow_grid
-from solver.report.html import mode_name, plain_summary
+from solver.report.html import layout_words, mode_name, plain_summary
 from solver.i18n import N_, _, amount, headline, is_zh, money_unit
 
 
@@ -173,7 +173,7 @@ def _jobs_table(plan: Plan) -> Table:
         table.add_column(_(col), overflow="fold", no_wrap=col == "job" and longest <= 28)
     for j in plan.jobs:
         table.add_row(escape(j.name), str(j.gpus), escape(", ".join(j.gpu_types) + " @ " + ", ".join(j.sites)),
-                      escape(j.layout_text), f"{j.memory_per_gpu_gb:.1f}",
+                      escape(layout_words(j)), f"{j.memory_per_gpu_gb:.1f}",
                       day_text(plan.start_date, j.finish_day - 1) if plan.start_date and j.finish_day else
                       str(j.finish_day),
                       f"{j.done_eflop:,.0f} / {j.required_eflop:,.0f}")
