@@ -24,8 +24,7 @@ from contextvars import ContextVar
 from functools import lru_cache
 from pathlib import Path
 
-from babel.numbers import format_decimal
-from babel.support import NullTranslations, Translations
+import gettext
 
 from solver.errors import ProblemError
 
@@ -84,10 +83,13 @@ def is_zh() -> bool:
 
 
 @lru_cache(maxsize=None)
-def translations(code: str) -> NullTranslations:
-    """The compiled catalog of `code` (English: the source text itself)."""
+def translations(code: str) -> gettext.NullTranslations:
+    """The compiled catalog of `code` (English: the source text itself). Babel is imported here, not at
+    start-up: `gpuplan --help` and completion must stay light (tests/cli/test_startup.py)."""
     if code == "en":
-        return NullTranslations()
+        return gettext.NullTranslations()
+    from babel.support import Translations
+
     found = Translations.load(str(LOCALE_DIR), [_LOCALES[code]], DOMAIN)
     if not isinstance(found, Translations):  # Babel falls back to NullTranslations silently
         raise FileNotFoundError(f"no compiled catalog {DOMAIN}.mo for {code} under {LOCALE_DIR}")
@@ -117,6 +119,8 @@ def text_width(text: str) -> int:
 # ----- numbers and money ---------------------------------------------------------------------------------
 def number(value: float, decimals: int = 0) -> str:
     """`1,234,567` (thousands separators, as both languages write them)."""
+    from babel.numbers import format_decimal
+
     return format_decimal(round(value, decimals), format=f"#,##0{'.' + '0' * decimals if decimals else ''}",
                           locale=_LOCALES[_ACTIVE.get()])
 

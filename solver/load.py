@@ -7,14 +7,15 @@ CSV) and what is allowed, so the CLI can print it without a traceback.
 from __future__ import annotations
 
 import codecs
+import csv
 from pathlib import Path
 from typing import Any
 
-import pandas as pd
 import yaml
 from pydantic import BaseModel, ValidationError
 
 from solver.errors import ProblemError
+from solver.files import finish_interrupted
 from solver.model.catalog import LEGACY_COLUMNS, Catalog, Datacenter, Gpu, Offer, inconsistencies, priced_in
 from solver.model.problem import Problem
 
@@ -31,6 +32,7 @@ def load_catalog(folder: str | Path) -> Catalog:
     if not folder.is_dir():
         raise ProblemError("catalog folder not found", file=str(folder),
                            fix="point `catalog:` at a folder holding gpus.csv, datacenters.csv, offers.csv")
+    finish_interrupted(folder)   # an import a kill cut short between its tables is completed first
     tables = {name: _read_table(folder / name, model, key) for name, (model, key) in TABLES.items()}
     found = inconsistencies(Catalog.model_construct(gpus=tables["gpus.csv"], datacenters=tables["datacenters.csv"],
                                                     offers=tables["offers.csv"]))
@@ -45,13 +47,13 @@ def _read_table(path: Path, model: type[BaseModel], key: str) -> dict[str, Any]:
     if not path.is_file():
         raise ProblemError("file not found", file=str(path), fix=f"every catalog needs {path.name}")
     try:
-        frame = pd.read_csv(path, dtype=str, keep_default_na=False, skipinitialspace=True)
-    except (pd.errors.ParserError, pd.errors.EmptyDataError, UnicodeDecodeError) as exc:
+        columns, records = _csv_records(path)
+    except (ValueError, csv.Error, UnicodeDecodeError) as exc:
         raise ProblemError(f"not a readable CSV table ({str(exc).strip()})", file=str(path),
                            fix="save it as comma-separated UTF-8 text with a header row") from None
-    _check_columns(path, frame, model)
+    _check_columns(path, columns, model)
     rows: dict[str, Any] = {}
-    for index, record in enumerate(frame.to_dict("records")):
+    for index, record in enumerate(records):
         cells = {col: (val.strip() or None) for col, val in record.items()}
         label = f"row {index + 2}" + (f" ({cells.get(key)})" if cells.get(key) else "")
         try:
@@ -68,21 +70,42 @@ def _read_table(path: Path, model: type[BaseModel], key: str) -> dict[str, Any]:
     return rows
 
 
-def _check_columns(path: Path, frame: pd.DataFrame, model: type[BaseModel]) -> None:
+def _csv_records(path: Path) -> tuple[list[str], list[dict[str, str]]]:
+    """The header and the non-blank rows of a CSV file, every cell as text (a missing trailing
+    cell as ""); ValueError for an empty file, a repeated column or a row longer than the header.
+
+    Why the csv module and not pandas: `gpuplan estimate` reads a catalog, and pandas alone took
+    longer to import than the whole command may take (issue 34)."""
+    with open(path, encoding="utf-8-sig", newline="") as fh:
+        lines = [(reader.line_num, row) for reader in [csv.reader(fh, skipinitialspace=True)] for row in reader
+                 if any(cell.strip() for cell in row)]
+    if not lines:
+        raise ValueError("no columns to parse from file")
+    (_, columns), body = lines[0], lines[1:]
+    repeated = sorted({c for c in columns if columns.count(c) > 1})
+    if repeated:
+        raise ValueError(f"column {repeated[0]!r} appears twice in the header")
+    for line, row in body:
+        if len(row) > len(columns):
+            raise ValueError(f"expected {len(columns)} fields in line {line}, saw {len(row)}")
+    return columns, [dict(zip(columns, row + [""] * (len(columns) - len(row)))) for _, row in body]
+
+
+def _check_columns(path: Path, columns: list[str], model: type[BaseModel]) -> None:
     allowed = {f.alias or name for name, f in model.model_fields.items()}
     if model is Offer:
         allowed |= set(LEGACY_COLUMNS)
-        both = [old for old, new in LEGACY_COLUMNS.items() if old in frame.columns and new in frame.columns]
+        both = [old for old, new in LEGACY_COLUMNS.items() if old in columns and new in columns]
         if both:
             raise ProblemError(f"columns {both[0]!r} and {LEGACY_COLUMNS[both[0]]!r} are the same column "
                                "(its older and newer name)", file=str(path), key=both[0],
                                fix=f"keep {LEGACY_COLUMNS[both[0]]!r} only")
-    unknown = [c for c in frame.columns if c not in allowed]
+    unknown = [c for c in columns if c not in allowed]
     if unknown:
         raise ProblemError(f"unknown column {unknown[0]!r}", file=str(path), key=unknown[0],
                            fix=f"allowed columns: {', '.join(sorted(allowed))}")
     required = {f.alias or name for name, f in model.model_fields.items() if f.is_required()}
-    missing = sorted(required - set(frame.columns))
+    missing = sorted(required - set(columns))
     if missing:
         raise ProblemError(f"missing column {missing[0]!r}", file=str(path), key=missing[0],
                            fix=f"required columns: {', '.join(sorted(required))}")
@@ -275,6 +298,8 @@ def _fix_for(err: dict) -> str | None:
         return f"give at least {least} item{'s' if least != 1 else ''}"
     if err["type"] in ("literal_error", "enum"):
         return "use one of the values listed"
+    if "control character" in err.get("msg", ""):
+        return "delete it: names and text must be printable (no escape sequences)"
     return None
 
 

@@ -51,12 +51,12 @@ import yaml
 from pydantic import ValidationError
 
 from solver.analysis.edits import apply_edits, parse_edit
+from solver.choices import EXECUTORS
 from solver.errors import Infeasible, ProblemError
 from solver.load import read_yaml
 from solver.model.catalog import Catalog
 from solver.model.problem import Problem
 
-EXECUTORS = ("process", "ray")
 OPERATORS = ("*=", "+=", "=")
 
 

@@ -9,8 +9,6 @@ import typer
 
 from solver.commands.common import SAMPLE_CATALOG, run_action
 from solver.commands.options import AsJson
-from solver.report.calibrate import render_calibration
-from solver.report.terminal import print_json
 
 
 def register(app: typer.Typer) -> None:
@@ -66,6 +64,8 @@ def calibrate(
     def action() -> None:
         from solver.errors import ProblemError
         from solver.load import load_catalog, load_problem
+        from solver.report.calibrate import render_calibration
+        from solver.report.terminal import print_json
 
         nonlocal catalog
         spec_kind, spec_precision, assumed, assumed_from, job_tokens = kind, precision, None, None, None

@@ -9,11 +9,6 @@ import typer
 
 from solver.commands.common import SAMPLE_CATALOG, plan_console, run_action
 from solver.commands.options import catalog_option, choices
-from solver.load import load_catalog
-from solver.quotes import import_quotes, write_template
-from solver.report.catalog_messages import (render_imported, render_skypilot_imported, render_template_written,
-                                            render_validated)
-from solver.skypilot import import_skypilot
 from solver.errors import ProblemError
 from solver.report.catalog_table import TABLES, OfferFilter, render_table
 
@@ -43,6 +38,8 @@ def catalog_show(folder: Path = typer.Argument(SAMPLE_CATALOG, help="catalog fol
         return tuple(part.strip() for v in values for part in v.split(",") if part.strip())
 
     def action() -> None:
+        from solver.load import load_catalog
+
         cat = load_catalog(folder)
         how = OfferFilter(gpus=listed(gpu), modes=listed(mode), regions=listed(region), vendors=listed(vendor),
                           top=top, currency=currency, rates=_rates(rate))
@@ -75,7 +72,12 @@ def _rates(values: list[str]) -> tuple[tuple[str, float], ...]:
 @catalog_app.command("validate")
 def catalog_validate(folder: Path = typer.Argument(...)) -> None:
     """Check every row and cross-reference of a catalog; exit 2 naming the first bad cell."""
-    run_action(lambda: render_validated(folder, load_catalog(folder)))
+    def action() -> None:
+        from solver.load import load_catalog
+        from solver.report.catalog_messages import render_validated
+
+        render_validated(folder, load_catalog(folder))
+    run_action(action)
 
 
 @catalog_app.command("template")
@@ -87,6 +89,10 @@ def catalog_template(file: Path = typer.Argument(..., help="the quote sheet to w
                      force: bool = typer.Option(False, "--force", help="replace FILE if it exists")) -> None:
     """Write a quote sheet: the offers.csv columns, their units and allowed values, and one example row."""
     def action() -> None:
+        from solver.load import load_catalog
+        from solver.quotes import write_template
+        from solver.report.catalog_messages import render_template_written
+
         cat = load_catalog(catalog)
         render_template_written(write_template(file, cat, prefill=prefill, force=force), cat, catalog, prefill)
     run_action(action)
@@ -106,6 +112,10 @@ def catalog_import(file: Path = typer.Argument(..., help="filled quote sheet, *.
     Every bad cell is reported with its sheet, row, column and a fix; nothing is written unless every row is good (or --skip-bad). An existing offers.csv is never replaced without --force, and then it is kept as offers.csv.bak.
     """
     def action() -> None:
+        from solver.load import load_catalog
+        from solver.quotes import import_quotes
+        from solver.report.catalog_messages import render_imported
+
         result = import_quotes(file, into, skip_bad=skip_bad, force=force, sheet=sheet)
         render_imported(result, load_catalog(into))  # what was written loads as a catalog
     run_action(action)
@@ -138,6 +148,10 @@ def catalog_import_skypilot(
         return [part.strip() for part in text.split(",") if part.strip()] if text else None
 
     def action() -> None:
+        from solver.load import load_catalog
+        from solver.report.catalog_messages import render_skypilot_imported
+        from solver.skypilot import import_skypilot
+
         result = import_skypilot(folder, into, clouds=split(clouds), regions=split(regions), gpus=split(gpus),
                                  overlay=overlay, preemptions_per_day=preemptions, skip_unknown=skip_unknown,
                                  force=force)

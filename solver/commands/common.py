@@ -15,8 +15,9 @@ import typer
 from rich.console import Console
 from rich.markup import escape
 
-from solver.api import PROGRESS
 from solver.errors import Infeasible, PlanRejected, ProblemError
+from solver.files import write_error
+from solver.report import guard
 from solver.i18n import _, activate, choose, current, language
 
 
@@ -28,6 +29,8 @@ def sample_catalog() -> Path:
     candidates = [package.parent / "catalogs" / "beijing-sample", package / "catalogs" / "beijing-sample"]
     return next((c for c in candidates if (c / "gpus.csv").is_file()), candidates[0])
 
+
+guard.install()   # no escape sequence from data reaches the terminal (solver.report.guard)
 
 SAMPLE_CATALOG = sample_catalog()
 """The default --catalog of estimate, calibrate and catalog show/template: defined here only."""
@@ -67,6 +70,9 @@ def _run(action) -> None:
     except PlanRejected as exc:
         err.print(f"[red]internal error, plan withheld:[/] {escape(str(exc))}", highlight=False)
         raise typer.Exit(3) from None
+    except OSError as exc:   # a write the checks before it could not foresee: bad input, not "infeasible"
+        err.print(f"[red]error:[/] {escape(write_error(exc, exc.filename or '?', action='read or write').render())}", highlight=False)
+        raise typer.Exit(2) from None
 
 
 @dataclass
@@ -129,6 +135,8 @@ def working(message: str) -> Iterator[None]:
         if incumbent and bound is not None:
             parts.append(f"gap {max(0.0, incumbent - bound) / abs(incumbent):.1%}")
         latest["text"] = " — " + ", ".join(parts)
+
+    from solver.api import PROGRESS  # the solver stack: loaded by the command that solves, not by --help
 
     with err.status(message) as status:
         stop = threading.Event()

@@ -8,18 +8,12 @@ from pathlib import Path
 from typing import Annotated, Optional
 
 import typer
-from pydantic import ValidationError
 
 from solver.commands.common import SAMPLE_CATALOG, plan_console, run_action
 from solver.commands.options import bounded, catalog_option, literal_choices
 from solver.errors import ProblemError
-from solver.estimate.shape import infer_shape
-from solver.estimate.summary import estimate_job
-from solver.load import load_catalog
-from solver.model.problem import Kind as JobKind
-from solver.model.problem import ModelSpec
-from solver.model.problem import Precision as JobPrecision
-from solver.report.terminal import print_json, render_estimate
+from solver.choices import Kind as JobKind
+from solver.choices import Precision as JobPrecision
 
 Kind = literal_choices("Kind", JobKind)
 Precision = literal_choices("Precision", JobPrecision)
@@ -52,6 +46,11 @@ def estimate(params: float = typer.Option(..., help="parameters, e.g. 7e9 (total
     Exit 1 when no layout holds the model on that GPU (the output says so; no GPU count).
     """
     def action() -> None:
+        from solver.estimate.shape import infer_shape
+        from solver.estimate.summary import estimate_job
+        from solver.load import load_catalog
+        from solver.report.terminal import print_json, render_estimate
+
         cat = load_catalog(catalog)
         if gpu not in cat.gpus:
             raise ProblemError(f"unknown gpu {gpu!r}", key="--gpu", file=str(catalog / "gpus.csv"),
@@ -91,6 +90,9 @@ def _model_spec(params, active_params, layers, hidden, heads, seq_len, tokens):
     for option, value, example in (("--params", params, "7e9"), ("--active-params", active_params, "1.3e10")):
         if value is not None and not math.isfinite(value):
             raise ProblemError(f"not a finite number (got {value:g})", key=option, fix=f"e.g. {option} {example}")
+    from pydantic import ValidationError
+
+    from solver.model.problem import ModelSpec
     try:
         return ModelSpec(params=params, active_params=active_params, layers=layers, hidden=hidden,
                          heads=heads, seq_len=seq_len)

@@ -7,15 +7,11 @@ from typing import Annotated, Optional
 
 import typer
 
-from solver.analysis.frontier import AXES, existing_plan_files, frontier, write_plans
-from solver.api import DEFAULT_BACKEND
+from solver.choices import AXES, DEFAULT_BACKEND
 from solver.clock import left_of
 from solver.commands.common import plan_console, run_action, working
 from solver.commands.options import AsJson, BackendChoice, Gap, ProblemFile, TimeLimit, choices, max_seconds_option
 from solver.errors import ProblemError
-from solver.load import load_problem
-from solver.report.frontier import render_frontier
-from solver.report.terminal import print_json
 
 Axis = choices("Axis", AXES)
 
@@ -44,6 +40,12 @@ def frontier_command(
     """Trade-off of PROBLEM along one axis: ε-constraint solves on one model, non-dominated plans only,
     each verified. Exit 1 when the problem itself has no plan."""
     def action() -> None:
+        from solver.analysis.frontier import existing_plan_files, frontier, write_plans
+        from solver.files import check_writable_folder
+        from solver.load import load_problem
+        from solver.report.frontier import render_frontier
+        from solver.report.terminal import print_json
+
         if plot is not None:  # fail before solving, not after
             from solver.report.frontier_plot import check_plot_paths, require_matplotlib
             check_plot_paths(plot, force=force)
@@ -54,6 +56,8 @@ def frontier_command(
             if existing_plan_files(plans) and not force:
                 raise ProblemError("plan files already there", key="--plans", file=str(plans),
                                    fix="choose another folder, or pass --force to overwrite")
+            if plans.is_dir() or plans.parent.is_dir():
+                check_writable_folder(plans if plans.is_dir() else plans.parent, "--plans")
         if xlsx is not None:
             from solver.report.tables import check_xlsx_target
             check_xlsx_target(xlsx, force=force)

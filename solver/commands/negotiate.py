@@ -7,18 +7,12 @@ from typing import Annotated, Optional
 
 import typer
 
-from solver.analysis.negotiate import check_vendor
-from solver.analysis.negotiate import export_vendor as write_sheet
-from solver.analysis.negotiate import negotiate as analyse
-from solver.api import DEFAULT_BACKEND
+from solver.choices import DEFAULT_BACKEND
 from solver.clock import left_of
 from solver.commands.common import plan_console, run_action, speak, working
 from solver.commands.options import AsJson, Lang, BackendChoice, ProblemFile, TimeLimit, bounded, gap_option, \
     max_seconds_option
 from solver.files import check_new_file
-from solver.load import load_problem
-from solver.report.negotiate import render_negotiation
-from solver.report.terminal import print_json
 
 
 def register(app: typer.Typer) -> None:
@@ -55,6 +49,13 @@ def negotiate(problem: ProblemFile,
     platform fee and discount stay as they are.
     """
     def action() -> None:
+        from solver.analysis.negotiate import check_vendor
+        from solver.analysis.negotiate import export_vendor as write_sheet
+        from solver.analysis.negotiate import negotiate as analyse
+        from solver.load import load_problem
+        from solver.report.negotiate import render_negotiation
+        from solver.report.terminal import print_json
+
         sheet_vendor, sheet_path = export_vendor or (None, None)
         if sheet_path is not None:
             check_new_file(sheet_path, "--export-vendor", force=force, example="sheet.csv")

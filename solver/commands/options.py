@@ -17,7 +17,7 @@ from typing import Annotated, Iterable, Optional, get_args
 
 import typer
 
-from solver.api import BACKENDS
+from solver.choices import BACKENDS
 
 
 def choices(name: str, values: Iterable[str]) -> type[Enum]:

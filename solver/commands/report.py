@@ -6,12 +6,9 @@ from pathlib import Path
 
 import typer
 
-from solver.api import DEFAULT_BACKEND, solve_problem
+from solver.choices import DEFAULT_BACKEND
 from solver.commands.common import run_action, speak, working
 from solver.commands.options import BackendChoice, Gap, Lang, ProblemFile, TimeLimit
-from solver.load import load_problem
-from solver.report.html import check_html_path, write_html
-from solver.report.terminal import render_report_written
 
 
 def register(app: typer.Typer) -> None:
@@ -33,6 +30,11 @@ def report_command(
     cost breakdown, job layouts, assumptions and a contract checklist per vendor.
     Never overwrites a file without --force (exit 2). Exit 1 when infeasible (no file written)."""
     def action() -> None:
+        from solver.api import solve_problem
+        from solver.load import load_problem
+        from solver.report.html import check_html_path, write_html
+        from solver.report.terminal import render_report_written
+
         check_html_path(output, force=force, option="--output")  # fail before solving, not after
         prob, cat = load_problem(problem)
         speak(lang, prob)

@@ -14,7 +14,6 @@ from __future__ import annotations
 import typer
 
 from solver.commands.options import choices
-from solver.report.terminal import print_json
 
 SCHEMA_DIALECT = "https://json-schema.org/draft/2020-12/schema"
 
@@ -66,4 +65,5 @@ def schema(which: Which = typer.Argument(..., help="problem | catalog")) -> None
     Save it and point the YAML language server at it, e.g. `gpuplan schema problem > problem.schema.json`
     and `# yaml-language-server: $schema=./problem.schema.json` on a problem file's first line.
     """
+    from solver.report.terminal import print_json
     print_json(SCHEMAS[which.value]())

@@ -9,7 +9,7 @@ from typing import Annotated, Literal, Optional
 
 import typer
 
-from solver.api import DEFAULT_BACKEND, solve_problem
+from solver.choices import DEFAULT_BACKEND, DETAILS
 from solver.clock import RunClock
 from solver.commands.common import plan_console, run_action, speak, working
 from solver.commands.options import (
@@ -25,10 +25,6 @@ from solver.commands.options import (
 )
 from solver.errors import Infeasible, ProblemError
 from solver.files import check_new_file
-from solver.load import load_problem
-from solver.report.tables import DETAILS
-from solver.report.terminal import infeasible_json, print_json, render_baselines, render_plan, render_written, \
-    solve_json
 
 Objective = literal_choices("Objective", Literal["min_cost", "min_time"])
 SheetDetail = choices("SheetDetail", DETAILS)
@@ -73,9 +69,11 @@ def solve(problem: ProblemFile,
     and the cheapest combination, each re-solved to check it (solver.analysis.explain);
     with --json one object {"status": "infeasible", "message", "reasons", "explanation"}.
     """
-    from solver.report.outputs import PlanFiles
-
     def action() -> None:
+        from solver.load import load_problem
+        from solver.report.outputs import PlanFiles
+        from solver.report.terminal import infeasible_json, print_json, solve_json
+
         prob, cat = load_problem(problem)
         speak(lang, prob)
         files = PlanFiles(html, xlsx, csv, force, sheet_detail.value)
@@ -109,6 +107,8 @@ def solve(problem: ProblemFile,
 
 def _plan(prob, cat, objective: str, export_mps: Path | None, run: RunClock, options: dict):
     """The min_cost plan (api.solve_problem), or the earliest-finishing one within the budget."""
+    from solver.api import solve_problem
+
     if objective == "min_time":
         from solver.analysis.min_time import min_time_plan
         return min_time_plan(prob, cat, max_seconds=run.left(), **options)
@@ -135,7 +135,9 @@ def _baselines(prob, cat, run: RunClock, options: dict) -> list:
 
 
 def _render(plan, compared: list | None, explained, written: list[Path]) -> None:
+    from solver.report.terminal import render_baselines, render_plan, render_written
     from solver.report.why import render_why
+
     console = plan_console()
     render_plan(plan, console)
     if compared is not None:

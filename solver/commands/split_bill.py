@@ -8,13 +8,9 @@ from typing import Optional
 
 import typer
 
-from solver.billing import read_sacct, write_csv
-from solver.billing import split_bill as split
 from solver.commands.common import run_action
 from solver.commands.options import AsJson
 from solver.files import check_new_file
-from solver.report.split_bill import render_bill
-from solver.report.terminal import print_json
 
 
 def register(app: typer.Typer) -> None:
@@ -42,6 +38,11 @@ def split_bill(
     `sacct -a -X -P -T -S 2026-11-01 -E 2026-12-01 --format=JobID,JobName,User,Account,Partition,AllocTRES,Elapsed,Start,End,State`.
     """
     def action() -> None:
+        from solver.billing import read_sacct, write_csv
+        from solver.billing import split_bill as split
+        from solver.report.split_bill import render_bill
+        from solver.report.terminal import print_json
+
         if csv_out is not None:
             check_new_file(csv_out, "--csv", force=force, example="bill.csv")
         usage = read_sacct(sacct, by.lower(), since=since, until=until)

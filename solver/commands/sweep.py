@@ -13,13 +13,10 @@ from typing import Annotated, Optional
 
 import typer
 
-from solver.analysis.sweep import EXECUTORS, check_edits, load_grid, run_sweep
-from solver.api import DEFAULT_BACKEND
+from solver.choices import DEFAULT_BACKEND, EXECUTORS
 from solver.commands.common import live_stderr, plan_console, run_action
 from solver.commands.options import Backend, Gap, ProblemFile, choices, time_limit_option
 from solver.errors import ProblemError
-from solver.load import load_problem
-from solver.report.terminal import print_json
 
 Executor = choices("Executor", EXECUTORS)
 
@@ -49,6 +46,10 @@ def sweep(problem: ProblemFile,
     from solver.report.sweep import check_output, json_rows, render_sweep, write_table  # pandas: only when run
 
     def action() -> None:
+        from solver.analysis.sweep import check_edits, load_grid, run_sweep
+        from solver.load import load_problem
+        from solver.report.terminal import print_json
+
         if address and executor.value != "ray":
             raise ProblemError("--address is the address of a Ray cluster", key="--address",
                                fix="add --executor ray, or leave --address out")

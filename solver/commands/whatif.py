@@ -4,13 +4,9 @@ from __future__ import annotations
 
 import typer
 
-from solver.analysis.whatif import what_if
-from solver.api import DEFAULT_BACKEND
+from solver.choices import DEFAULT_BACKEND
 from solver.commands.common import plan_console, run_action, speak, working
-from solver.commands.options import AsJson, Lang, BackendChoice, Gap, ProblemFile, TimeLimit
-from solver.load import load_problem
-from solver.report.terminal import print_json
-from solver.report.whatif import render_whatif
+from solver.commands.options import AsJson, BackendChoice, Gap, Lang, ProblemFile, TimeLimit
 
 
 def register(app: typer.Typer) -> None:
@@ -35,6 +31,11 @@ def whatif(problem: ProblemFile,
     --no-explain, the smallest relaxation of each limit that makes the edited problem feasible).
     """
     def action() -> None:
+        from solver.analysis.whatif import what_if
+        from solver.load import load_problem
+        from solver.report.terminal import print_json
+        from solver.report.whatif import render_whatif
+
         prob, cat = load_problem(problem)
         speak(lang, prob)
         with working("what-if: baseline and scenario"):

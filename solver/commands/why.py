@@ -7,14 +7,10 @@ from typing import Annotated
 
 import typer
 
-from solver.analysis.why import why
-from solver.api import DEFAULT_BACKEND
+from solver.choices import DEFAULT_BACKEND
 from solver.clock import left_of
 from solver.commands.common import plan_console, run_action, speak, working
-from solver.commands.options import AsJson, Lang, BackendChoice, Gap, ProblemFile, TimeLimit, max_seconds_option
-from solver.load import load_problem
-from solver.report.terminal import print_json
-from solver.report.why import render_why
+from solver.commands.options import AsJson, BackendChoice, Gap, Lang, ProblemFile, TimeLimit, max_seconds_option
 
 
 def register(app: typer.Typer) -> None:
@@ -37,6 +33,11 @@ def why_command(problem: ProblemFile,
     plan when forced and those left out before solving; then what one more unit of each binding
     limit is worth, by re-solving. Exit 1 when the problem itself is infeasible."""
     def action() -> None:
+        from solver.analysis.why import why
+        from solver.load import load_problem
+        from solver.report.terminal import print_json
+        from solver.report.why import render_why
+
         prob, cat = load_problem(problem)
         speak(lang, prob)
         with working("why: optimum, runners-up and binding limits"):

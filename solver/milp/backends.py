@@ -21,11 +21,7 @@ from solver.milp.highs_options import HIGHS_PRESOLVE_RULES_OFF, HIGHS_PSCOST_MIN
 from solver.milp.progress import Listener, report_progress
 from solver.milp.solution import OPTIMALITY_GAP
 
-BACKENDS = {"scip": "scip", "highs": "highs", "cp_sat": "sat"}
-"""The backends a solve may use (--backend), by OR-Tools' name for each."""
-DEFAULT_BACKEND = "highs"
-"""Chosen by measurement (tests/bench/bench_milp.py; README "Performance", tests/bench/HISTORY.md):
-HiGHS proved the bundled problems optimal fastest overall; CP-SAT wins some instances, SCIP is slowest."""
+from solver.choices import BACKENDS, DEFAULT_BACKEND  # re-exported: written without OR-Tools, for the CLI
 
 
 @dataclass

@@ -175,22 +175,26 @@ def cash_flow(allocations: list[Allocation], assignments: list[Assignment], prob
 
 def _data_payments(assignments: list[Assignment], problem: Problem, catalog: Catalog, width: int,
                    horizon: int) -> list[tuple[str, str, str, int, int, float]]:
-    """Storage (per day from the job's start to its finish) and egress (once) at each vendor and
-    site a job uses, priced as solver.milp.data prices them."""
+    """Storage (per day from the job's first GPU day at the site, less its dataset's transfer
+    there, to its finish) and egress (once) at each vendor and site a job uses, priced as
+    solver.milp.data prices them."""
     jobs = {j.name: j for j in problem.jobs}
     finish: dict[str, int] = defaultdict(int)
-    sites: set[tuple[str, str, str]] = set()
+    first: dict[tuple[str, str, str], int] = {}
     for a in assignments:
         offer = catalog.offers.get(a.offer)
         if offer is None or a.job not in jobs:
             continue
-        finish[a.job] = max(finish[a.job], period_days(a.period, width, horizon)[1])
-        sites.add((a.job, offer.vendor, offer.datacenter))
+        lo, hi = period_days(a.period, width, horizon)
+        finish[a.job] = max(finish[a.job], hi)
+        key = a.job, offer.vendor, offer.datacenter
+        first[key] = min(first.get(key, lo), lo)
     out = []
-    for job_name, vendor, dc in sorted(sites):
+    for (job_name, vendor, dc), lo in sorted(first.items()):
         job = jobs[job_name]
         offer = next(o for o in catalog.offers.values() if o.vendor == vendor and o.datacenter == dc)
-        start, end = job.start_day, finish[job_name]
+        wait = 0 if job.data is None else job.data.transfer_days(dc, catalog)
+        start, end = lo - wait, finish[job_name]
         storage = job.storage_tb * offer.storage_per_tb_month * (end - start) / 30
         out.append((vendor, "storage", "as used", start, end, storage))
         out.append((vendor, "egress", "on finish", end - 1, end, job.egress_tb * offer.egress_per_tb))

@@ -22,8 +22,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
 
-from solver.analysis.frontier import is_money
-from solver.files import check_new_file
+from solver.files import check_new_file, write_text
 from solver.i18n import N_, _, current, headline, is_zh, money_unit, ngettext, text_width
 from solver.model.catalog import Catalog
 from solver.model.ledger import BILLING, blocks
@@ -44,6 +43,13 @@ LABEL_CHAR_PX, LABEL_HEIGHT_PX = 7.5, 14
 """A frontier point label's size in SVG units for placing it: 12-px text runs under 7.5 units a
 character in the report's fonts (digits, "knee", "◀ this plan"), one line 14 high."""
 
+
+
+def is_money(label: str) -> bool:
+    """Whether a frontier axis label is money (solver.analysis.frontier's list), imported when a frontier
+    is drawn: the terminal report imports this module's words, and `estimate` must not load the solver."""
+    from solver.analysis.frontier import is_money as money_axis
+    return money_axis(label)
 
 def esc(value: object) -> str:
     return html.escape(str(value), quote=True)
@@ -140,6 +146,8 @@ def render_html(plan: Plan, problem: Problem, catalog: Catalog, *, frontier=None
     sections = [
         "<h1>" + esc(_("GPU rental plan: {name}").format(name=plan.problem)) + "</h1>",
         f'<p class="summary" id="summary">{summary_sentence(plan, problem)}</p>',
+        ('<p class="summary" id="stack-switch"><strong>' + esc(_("Software stack:")) + f'</strong> {esc(plan.stack_switch.text)}</p>'
+         if plan.stack_switch is not None else ""),
         _status_line(plan),
         _illustrative_banner(used),
         "<h2>" + _("Rentals over time") + "</h2>",
@@ -190,7 +198,7 @@ def write_html(path: str | Path, plan: Plan, problem: Problem, catalog: Catalog,
                why: dict | None = None, force: bool = False, option: str = "--output") -> Path:
     """Write the report; ProblemError (naming `option`) when the file exists and not force."""
     path = check_html_path(path, force=force, option=option)
-    path.write_text(render_html(plan, problem, catalog, frontier=frontier, why=why), encoding="utf-8")
+    write_text(path, render_html(plan, problem, catalog, frontier=frontier, why=why))  # atomic
     return path
 
 

@@ -41,15 +41,16 @@ from __future__ import annotations
 
 import math
 import os
-import tempfile
 from collections.abc import Iterable, Mapping
 from pathlib import Path
 from typing import Any
 
 import pandas as pd
 
+from solver.choices import DETAILS
 from solver.errors import ProblemError
-from solver.files import as_if_opened, require_openpyxl
+from solver.files import (check_writable_folder, csv_frame, replace_together, require_openpyxl, save_atomic,
+                          text_cells, write_error)
 from solver.i18n import N_, _, current, money_unit, text_width
 from solver.model.catalog import Catalog
 from solver.model.ledger import BILLING, blocks
@@ -61,9 +62,6 @@ from solver.report.days import on
 
 PLAN_SHEETS = ("allocations", "rentals", "jobs", "cost_breakdown", "cash_by_month", "cash_flow", "idle", "job_rentals",
                "binding", "assumptions")
-DETAILS = ("month", "day", "period")
-"""Rows of the allocations sheet: per rental per month (a calendar month with a start_date, else a
-30-day block; the default), per day, or per planning period."""
 ALLOCATION_COLUMNS = ["start_day", "end_day", "days", "datacenter", "vendor", "offer", "mode", "gpu",
                       "interconnect", "nodes", "gpus", "gpu_days", "cost_cny", "in_horizon", "rental"]
 BINDING_COLUMNS = ["kind", "name", "start_day", "end_day", "used", "limit", "unit", "text"]
@@ -260,6 +258,8 @@ def _assumptions(plan: Plan, problem: Problem, catalog: Catalog) -> pd.DataFrame
     add("plan", "gap", plan.gap, "fraction", source="(total_cost - lower_bound) / total_cost")
     add("plan", "backend", plan.backend)
     add("plan", "solve_seconds", plan.solve_seconds, "s")
+    if plan.stack_switch is not None:
+        add("plan", "stack_switch", plan.stack_switch.saving, plan.currency, source=plan.stack_switch.text)
     add("problem", "start_date", problem.start_date, "date",
         source="day 0 of the plan" if problem.start_date else "none: days count from the plan's start")
     add("problem", "horizon_days", problem.horizon_days, "days")
@@ -316,11 +316,15 @@ def check_xlsx_target(path: str | Path, *, force: bool = False) -> Path:
     path = Path(path)
     if path.suffix.lower() != ".xlsx":
         raise ProblemError("not an .xlsx file name", file=str(path), key="--xlsx", fix="name the file *.xlsx")
+    if path.is_symlink() and not force:
+        raise ProblemError("is a symbolic link; it is not written through", file=str(path), key="--xlsx",
+                           fix="give the real file's path, or pass --force to replace the link itself")
     if path.exists() and not force:
         raise ProblemError("file exists; not overwritten", file=str(path), key="--xlsx",
                            fix="pass --force to replace it, or choose another name")
     if not path.parent.is_dir():
         raise ProblemError("folder not found", file=str(path), key="--xlsx", fix="create the folder first")
+    check_writable_folder(path.parent, "--xlsx")
     require_openpyxl()
     return path
 
@@ -332,10 +336,11 @@ def check_csv_target(folder: str | Path, names: Iterable[str] = PLAN_SHEETS, *, 
         raise ProblemError("not a folder", file=str(folder), key="--csv", fix="give a folder (new or existing)")
     if not folder.exists() and not folder.parent.is_dir():
         raise ProblemError("parent folder not found", file=str(folder), key="--csv", fix="create the parent first")
-    existing = [f"{n}.csv" for n in names if (folder / f"{n}.csv").exists()]
+    existing = [f"{n}.csv" for n in names if os.path.lexists(folder / f"{n}.csv")]
     if existing and not force:
         raise ProblemError(f"{', '.join(existing)} already there; nothing written", file=str(folder), key="--csv",
                            fix="pass --force to replace them, or choose another folder")
+    check_writable_folder(folder if folder.is_dir() else folder.parent, "--csv")
     return folder
 
 
@@ -347,20 +352,15 @@ def write_xlsx(tables: Mapping[str, pd.DataFrame], path: str | Path, *, currency
     where a column adds up, and formulas for each rental's cost and idle cost."""
     path = check_xlsx_target(path, force=force)
     require_openpyxl()
-    fd, tmp = tempfile.mkstemp(suffix=".xlsx", dir=path.parent, prefix=f".{path.stem}.")
-    os.close(fd)
-    try:
+
+    def save(tmp: Path) -> None:
         with pd.ExcelWriter(tmp, engine="openpyxl") as writer:
             for name, frame in tables.items():
                 sheet = sheet_title(name)
                 frame.to_excel(writer, sheet_name=sheet, index=False)
+                text_cells(writer.sheets[sheet])   # names from catalogs stay text; our formulas come next
                 _dress(writer.sheets[sheet], name, frame, currency)
-        as_if_opened(tmp)
-        os.replace(tmp, path)
-    finally:
-        if os.path.exists(tmp):
-            os.unlink(tmp)
-    return path
+    return save_atomic(path, save)
 
 
 HEADERS = {
@@ -480,14 +480,19 @@ def write_csv_dir(tables: Mapping[str, pd.DataFrame], folder: str | Path, *, for
     """<name>.csv per table in the folder (made if new); UTF-8, comma-separated, header row, blank = none.
     The header row is the column names in English, the headers of the workbook in another language."""
     folder = check_csv_target(folder, tables.keys(), force=force)
-    folder.mkdir(exist_ok=True)
-    written = []
-    for name, frame in tables.items():
-        target = folder / f"{name}.csv"
-        shown = frame if current() == "en" else frame.rename(columns={c: header(str(c)) for c in frame.columns})
-        shown.to_csv(target, index=False, lineterminator="\n")
-        written.append(target)
-    return written
+    try:
+        folder.mkdir(exist_ok=True)
+    except OSError as exc:
+        raise write_error(exc, folder, "--csv") from None
+
+    def shown(frame: pd.DataFrame) -> pd.DataFrame:
+        return frame if current() == "en" else frame.rename(columns={c: header(str(c)) for c in frame.columns})
+
+    files = [(folder / f"{name}.csv", lambda tmp, frame=frame: csv_frame(shown(frame)).to_csv(
+                 tmp, index=False, lineterminator="\n"))
+             for name, frame in tables.items()]
+    replace_together(files, folder)   # every table new, or every one as it was
+    return [target for target, __ in files]
 
 
 def _sheet_name(name: str) -> str:

@@ -20,7 +20,7 @@ from solver.model.plan import Plan
 from solver.model.problem import Problem
 from solver.report.days import day_text, span_note, span_text
 from solver.report.cash import cash_flow_grid
-from solver.report.html import layout_words, mode_name, plain_summary
+from solver.report.html import layout_words, mode_name
 from solver.i18n import N_, _, amount, headline, is_zh, money_unit
 
 
@@ -45,6 +45,8 @@ def render_plan(plan: Plan, console: Console) -> None:
         bound=_money(plan.lower_bound), gap=f"{plan.gap:.2%}", seconds=f"{plan.solve_seconds:.2f}",
         backend=plan.backend)
     console.print(line)
+    if plan.stack_switch is not None:  # a switch the problem never asked for: in the headline, not the warnings
+        console.print(f"[bold yellow]software stack:[/] {escape(plan.stack_switch.text)}", highlight=False)
     console.print(_allocation_table(plan))
     console.print(_jobs_table(plan))
     console.print(_cost_table(plan))
@@ -259,6 +261,7 @@ def render_written(paths: list[Path], console: Console) -> None:
 def render_report_written(plan: Plan, problem: Problem, path: Path) -> None:
     """`gpuplan report`: the report's summary sentence as plain text, and the file written."""
     console = Console(soft_wrap=True)
+    from solver.report.html import plain_summary  # with the frontier's labels: not loaded for `estimate`
     console.print(plain_summary(plan, problem), highlight=False, markup=False)
     render_written([path], console)
 

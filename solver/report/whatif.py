@@ -19,6 +19,12 @@ def render_whatif(result: WhatIf, console: Console) -> None:
     console.print(edits)
     console.print(_("baseline: {line}").format(line=_line(result.baseline)))
     console.print(_("scenario: {line}").format(line=_line(result.scenario)))
+    for side, outcome in ((N_("baseline's software stack:"), result.baseline),
+                          (N_("scenario's software stack:"), result.scenario)):
+        if outcome.plan is not None and outcome.plan.stack_switch is not None:
+            console.print("[bold yellow]" + _(side) + f"[/] {escape(outcome.plan.stack_switch.text)}")
+    for text in _stack_warnings(result):
+        console.print("[yellow]" + _("warning:") + f"[/] {escape(text)}")
     if not result.changed:
         console.print("[bold]" + _("no change") + "[/]" +
                       _(": the baseline plan still holds under the edits and nothing is cheaper"))
@@ -48,6 +54,12 @@ def render_whatif(result: WhatIf, console: Console) -> None:
     if not new and not gone and result.scenario.plan:
         console.print(_("binding limits unchanged: ")
                       + escape("; ".join(b.text for b in result.scenario.plan.binding) or _("none")))
+
+
+def _stack_warnings(result: WhatIf) -> list[str]:
+    """The scenario's warnings about software stacks (solve prints them for the same edited problem)."""
+    plan = result.scenario.plan
+    return [w for w in plan.warnings if "software stack" in w] if plan is not None else []
 
 
 def _line(o: Outcome) -> str:
