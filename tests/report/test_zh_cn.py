@@ -18,6 +18,7 @@ import sys
 from datetime import date
 
 import pytest
+from rich.cells import cell_len
 
 from solver.api import solve_problem
 from solver.i18n import language
@@ -153,6 +154,7 @@ def test_cli_writes_the_chinese_report_and_tables(tmp_path):
     assert done.returncode == 0, done.stderr
     assert "<h2>费用构成</h2>" in (tmp_path / "p.html").read_text(encoding="utf-8")
     assert "已写入" in done.stdout and "费用构成" in done.stdout and "Cost breakdown" not in done.stdout
+    assert max(cell_len(line) for line in done.stdout.splitlines()) <= 100   # CJK is two columns wide
 
 
 # ----- in a real browser -----------------------------------------------------------------------------------
