@@ -799,17 +799,19 @@ def _assumptions(plan: Plan, problem: Problem, catalog: Catalog, used: dict) -> 
 # ----- contract checklist (seed 002: 合同签署前必须确认的条款) -----------------------------------------
 QUESTIONS = (
     ("storage", N_("Are storage and bandwidth included in the price?"), "含存储和带宽吗？"),
-    ("stopped", N_("Is there a fee for stopped-but-kept machines (often 20–50% of the list price)? "
+    ("stopped", N_("Is there a fee for stopped-but-kept machines (often {share} of the list price)? "
                    "Put the stop policy in a contract annex."), "停机保留费？停机策略写进合同附件"),
     ("faults", N_("Fault compensation: for an outage (power, network, hardware), is the machine-time fee refunded "
                   "in full, or only the rent of the outage itself?"), "故障赔偿条款"),
-    ("performance", N_("Performance: at least 95% of the GPU's rated compute, for the GPU model named in the "
+    ("performance", N_("Performance: at least {share} of the GPU's rated compute, for the GPU model named in the "
                        "contract?"), "性能达标：不低于官方标准算力的95%"),
     ("export", N_("Is export of model weights, logs and data free when training ends?"),
      "数据迁移：模型权重、日志、数据集是否免费导出？"),
 )
 """The questions (English, translated by the catalog) and the rental guides' own Chinese clause,
-shown beside the English question in an English report."""
+shown beside the English question in an English report. Percentages are `{share}` (QUESTION_SHARES):
+gettext tools read "50% of" as a printf placeholder."""
+QUESTION_SHARES = {"stopped": "20–50%", "performance": "95%"}
 
 
 def checklist(plan: Plan, problem: Problem, catalog: Catalog, used: dict) -> str:
@@ -828,7 +830,8 @@ def checklist(plan: Plan, problem: Problem, catalog: Catalog, used: dict) -> str
     out = [f"<p>{intro} {legend}</p>"]
     for vendor, offers in sorted(by_vendor.items()):
         answers = _answers(offers, plan, storage_tb, egress_tb)
-        rows = [[str(i), esc(_(q)) + ("" if is_zh() else f' <span class="zh" lang="zh-CN">{esc(zh)}</span>'),
+        rows = [[str(i), esc(_(q).format(share=QUESTION_SHARES.get(key, ""))) +
+                 ("" if is_zh() else f' <span class="zh" lang="zh-CN">{esc(zh)}</span>'),
                  answers[key]] for i, (key, q, zh) in enumerate(QUESTIONS, 1)]
         names = ", ".join(sorted(f"{o.offer}" for o in offers))
         offers_line = esc(_("offers: {names}").format(names=names))

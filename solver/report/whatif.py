@@ -8,6 +8,7 @@ from rich.table import Table
 
 from solver.analysis.whatif import Outcome, WhatIf
 from solver.i18n import N_, _, money_unit
+from solver.report.html import binding_text
 
 
 def render_whatif(result: WhatIf, console: Console) -> None:
@@ -47,13 +48,14 @@ def render_whatif(result: WhatIf, console: Console) -> None:
             table.add_row(escape(line), f"{before:,.0f}", f"{after:,.0f}")
         console.print(table)
     new, gone = result.binding_changes()
+    words = {b.text: binding_text(b) for o in (result.baseline, result.scenario) if o.plan for b in o.plan.binding}
     for text in new:
-        console.print(_("now binds: {text}").format(text=escape(text)))
+        console.print(_("now binds: {text}").format(text=escape(words.get(text, text))))
     for text in gone:
-        console.print(_("no longer binds: {text}").format(text=escape(text)))
+        console.print(_("no longer binds: {text}").format(text=escape(words.get(text, text))))
     if not new and not gone and result.scenario.plan:
         console.print(_("binding limits unchanged: ")
-                      + escape("; ".join(b.text for b in result.scenario.plan.binding) or _("none")))
+                      + escape(_("; ").join(binding_text(b) for b in result.scenario.plan.binding) or _("none")))
 
 
 def _stack_warnings(result: WhatIf) -> list[str]:
