@@ -75,6 +75,10 @@ def money(value: float) -> str:
 
 
 def _short_money(value: float) -> str:
+    if is_zh():  # Chinese counts in 万 (1e4) and 亿 (1e8)
+        if abs(value) >= 1e8:
+            return f"{value / 1e8:,.2f}亿"
+        return f"{value / 1e4:,.0f}万" if abs(value) >= 1e4 else f"{value:,.0f}"
     if abs(value) >= 1e6:
         return f"{value / 1e6:,.2f}M"
     if abs(value) >= 1e4:
