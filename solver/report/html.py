@@ -674,7 +674,7 @@ def _why_section(why: dict, currency: str) -> str:
     parts = []
     for job in why.get("jobs", []):
         rows = [[esc(a["label"]), money(a["cost"]) if a.get("cost") is not None else _("no plan"),
-                 money(a["delta"]) if a.get("delta") is not None else "—", esc(a["code"]), esc(a["text"])]
+                 money(a["delta"]) if a.get("delta") is not None else "—", esc(reason_name(a["code"])), esc(a["text"])]
                 for a in job.get("alternatives", [])]
         used = esc(_("{job}: uses {what}").format(job=job["job"], what=_(", ").join(job.get("used", []))))
         parts.append(f"<h3>{used}</h3>")
@@ -682,7 +682,7 @@ def _why_section(why: dict, currency: str) -> str:
                              _("vs this plan"), _("reason"), _("why")], rows, numeric=(1, 2), cls="why")
                      if rows else "<p>" + _("No other alternative has a plan.") + "</p>")
         for key, title in (("infeasible", N_("No plan when forced onto it")), ("excluded", N_("Left out before solving"))):
-            apart = [[esc(a["label"]), esc(a["code"]), esc(a["text"])] for a in job.get(key, [])]
+            apart = [[esc(a["label"]), esc(reason_name(a["code"])), esc(a["text"])] for a in job.get(key, [])]
             if apart:
                 parts.append(f"<p>{_(title)}:</p>" + _table([_("option"), _("reason"), _("why")], apart,
                                                             cls="why-apart"))
@@ -737,6 +737,19 @@ def binding_text(b) -> str:
     return words[b.kind].format(name=b.name, span=span, unit=money_unit(b.unit) if money else b.unit,
                                 used=f"{b.used:,.0f}" if money else f"{b.used:,.1f}",
                                 limit=f"{b.limit:,.0f}" if b.kind != "power" else f"{b.limit:,.1f}")
+
+
+REASONS = {"price": N_("price"), "memory": N_("memory"), "power": N_("power"), "lead_time": N_("lead time"),
+           "availability": N_("availability"), "residency": N_("residency"), "deadline": N_("deadline"),
+           "fabric": N_("fabric"), "restrict": N_("restricted"), "stack": N_("software stack"), "spot": N_("spot"),
+           "precision": N_("precision"), "window": N_("window"), "capacity": N_("capacity"),
+           "dominated": N_("dominated")}
+"""Why an option lost or was left out (solver.analysis.why.CODES, solver.milp.exclusion.CODES) in words,
+in Chinese; an English report keeps the code, as `--json` does."""
+
+
+def reason_name(code: str) -> str:
+    return _(REASONS[code]) if is_zh() and code in REASONS else code
 
 
 LIMIT_NAMES = {"budget": N_("budget"), "power": N_("power"), "availability": N_("availability"),

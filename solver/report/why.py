@@ -9,6 +9,7 @@ from rich.table import Table
 
 from solver.analysis.why import Why
 from solver.i18n import _, money_unit
+from solver.report.html import reason_name
 
 
 def render_why(result: Why, console: Console) -> None:
@@ -31,7 +32,7 @@ def render_why(result: Why, console: Console) -> None:
         for alt in jw.alternatives:
             cost = f"{alt.cost:,.0f}" if alt.cost is not None else _("not determined")
             delta = f"{alt.delta:+,.0f}" if alt.delta is not None else ""
-            table.add_row(escape(alt.label), cost, delta, alt.code, escape(alt.text))
+            table.add_row(escape(alt.label), cost, delta, reason_name(alt.code), escape(alt.text))
         if not jw.alternatives:
             table.add_row(_("none"), "", "", "", _("no other GPU type × mode × site × vendor has a plan for this job"))
         console.print(table)
@@ -66,5 +67,5 @@ def _apart(console: Console, title: str, alternatives: list) -> None:
     table.add_column(_("reason"), no_wrap=True)
     table.add_column(_("why"), overflow="fold")
     for alt in alternatives:
-        table.add_row(escape(alt.label), alt.code, escape(alt.text))
+        table.add_row(escape(alt.label), reason_name(alt.code), escape(alt.text))
     console.print(table)

@@ -221,3 +221,11 @@ def test_vendor_sheet_in_chinese(tmp_path):
     assert en[0].startswith("offer,gpu,mode") and zh[0].startswith("报价,GPU,租用方式")
     assert "在我方方案中" in zh[1] and "节点·天" in zh[1]
     assert zh[1].split(",")[:10] == en[1].split(",")[:10]       # offer, prices and volumes unchanged
+
+
+def test_why_in_chinese():
+    done = _gpuplan("why", "problems/seed-7b-200b-30d.yaml", "--lang", "zh-CN")
+    assert done.returncode == 0, done.stderr
+    assert "落选原因" in done.stdout and "价格" in done.stdout and "已触及的限制" in done.stdout
+    assert "最优 307,180 元" in done.stdout
+    assert max(cell_len(line) for line in done.stdout.splitlines()) <= 100
