@@ -111,6 +111,11 @@ def N_(message: str) -> str:
     return message
 
 
+def text_width(text: str) -> int:
+    """Columns `text` takes in a table or chart label: a CJK character (or a full-width sign) two."""
+    return sum(2 if ord(c) >= 0x2E80 else 1 for c in text)
+
+
 # ----- numbers and money ---------------------------------------------------------------------------------
 def number(value: float, decimals: int = 0) -> str:
     """`1,234,567` (thousands separators, as both languages write them)."""

@@ -56,8 +56,8 @@ def _run(action) -> None:
         err.print(f"[red]error:[/] {escape(exc.render())}", highlight=False)
         raise typer.Exit(2) from None
     except Infeasible as exc:
-        word = _("infeasible") if exc.proven else _("no plan")  # out of time: nothing was ruled out
-        err.print(f"[red]{word}:[/] {escape(str(exc))}", highlight=False)
+        word = _("infeasible:") if exc.proven else _("no plan:")  # out of time: nothing was ruled out
+        err.print(f"[red]{word}[/] {escape(str(exc))}", highlight=False)
         for reason in exc.reasons:
             err.print(f"  - {escape(reason)}", highlight=False)
         lines = (exc.explanation or {}).get("lines", [])

@@ -9,8 +9,8 @@ import typer
 
 from solver.choices import DEFAULT_BACKEND
 from solver.clock import left_of
-from solver.commands.common import plan_console, run_action, working
-from solver.commands.options import AsJson, BackendChoice, ProblemFile, TimeLimit, bounded, gap_option, \
+from solver.commands.common import plan_console, run_action, speak, working
+from solver.commands.options import AsJson, Lang, BackendChoice, ProblemFile, TimeLimit, bounded, gap_option, \
     max_seconds_option
 from solver.files import check_new_file
 
@@ -37,6 +37,7 @@ def negotiate(problem: ProblemFile,
                                                                   "its own offers, target prices, volumes only"),
               force: bool = typer.Option(False, "--force", help="overwrite the export file"),
               as_json: AsJson = False,
+              lang: Lang = None,
               backend: BackendChoice = DEFAULT_BACKEND,
               time_limit: TimeLimit = None,
               gap: Annotated[float, gap_option("relative gap of each solve (prices are as exact as costs)")] = 1e-7,
@@ -59,6 +60,7 @@ def negotiate(problem: ProblemFile,
         if sheet_path is not None:
             check_new_file(sheet_path, "--export-vendor", force=force, example="sheet.csv")
         prob, cat = load_problem(problem)
+        speak(lang, prob)
         if sheet_vendor is not None:
             check_vendor(cat, sheet_vendor, "--export-vendor")
         vendors = list(vendor or [])

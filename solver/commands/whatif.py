@@ -5,8 +5,8 @@ from __future__ import annotations
 import typer
 
 from solver.choices import DEFAULT_BACKEND
-from solver.commands.common import plan_console, run_action, working
-from solver.commands.options import AsJson, BackendChoice, Gap, ProblemFile, TimeLimit
+from solver.commands.common import plan_console, run_action, speak, working
+from solver.commands.options import AsJson, BackendChoice, Gap, Lang, ProblemFile, TimeLimit
 
 
 def register(app: typer.Typer) -> None:
@@ -18,6 +18,7 @@ def whatif(problem: ProblemFile,
                                            help="PATH=VALUE, PATH*=FACTOR or PATH+=AMOUNT; repeat for more, "
                                                 "e.g. --set 'offers\\[vendor=sinnet].price*=0.9'"),
            as_json: AsJson = False,
+           lang: Lang = None,
            backend: BackendChoice = DEFAULT_BACKEND,
            time_limit: TimeLimit = None,
            gap: Gap = None,
@@ -36,6 +37,7 @@ def whatif(problem: ProblemFile,
         from solver.report.whatif import render_whatif
 
         prob, cat = load_problem(problem)
+        speak(lang, prob)
         with working("what-if: baseline and scenario"):
             result = what_if(prob, cat, edits, explain=explain, backend=backend.value, time_limit=time_limit,
                              gap=gap)

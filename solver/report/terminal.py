@@ -20,7 +20,7 @@ from solver.model.plan import Plan
 from solver.model.problem import Problem
 from solver.report.days import day_text, span_note, span_text
 from solver.report.cash import cash_flow_grid
-from solver.report.html import LAYOUT_GLOSS, limit_name, mode_name, part_name
+from solver.report.html import LAYOUT_GLOSS, layout_words, limit_name, mode_name, part_name
 from solver.i18n import N_, _, amount, headline, is_zh, money_unit
 
 
@@ -29,6 +29,9 @@ def _money(value: float) -> str:
 
 
 STATUS = {"optimal": N_("optimal"), "feasible": N_("feasible")}
+TERMINAL_PARTS = {"gpu_rent": N_("gpu rent"), "interconnect": N_("interconnect"), "platform_fee": N_("platform fee"),
+                  "storage": N_("storage"), "egress": N_("egress"), "volume_discount": N_("volume discount")}
+"""The cost parts as the terminal names them."""
 """A plan's status in words."""
 
 
@@ -175,7 +178,7 @@ def _jobs_table(plan: Plan) -> Table:
         table.add_column(_(col), overflow="fold", no_wrap=col == "job" and longest <= 28)
     for j in plan.jobs:
         table.add_row(escape(j.name), str(j.gpus), escape(", ".join(j.gpu_types) + " @ " + ", ".join(j.sites)),
-                      escape(j.layout_text), f"{j.memory_per_gpu_gb:.1f}",
+                      escape(layout_words(j)), f"{j.memory_per_gpu_gb:.1f}",
                       day_text(plan.start_date, j.finish_day - 1) if plan.start_date and j.finish_day else
                       str(j.finish_day),
                       f"{j.done_eflop:,.0f} / {j.required_eflop:,.0f}", margin_text(j.mfu_margin))
@@ -197,7 +200,7 @@ def _cost_table(plan: Plan) -> Table:
     table.add_column(_("cost"), justify="right")
     for part, value in plan.cost_breakdown.items():
         if abs(value) >= 0.005:
-            table.add_row(part_name(part), _money(value))
+            table.add_row(_(TERMINAL_PARTS.get(part, part.replace("_", " "))), _money(value))
     table.add_row("[bold]" + _("total") + "[/]", f"[bold]{_money(plan.total_cost)}[/]")
     return table
 
