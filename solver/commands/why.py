@@ -8,8 +8,8 @@ from typing import Annotated
 import typer
 
 from solver.choices import DEFAULT_BACKEND
-from solver.clock import left_of
-from solver.commands.common import plan_console, run_action, working
+from solver.clock import budget_command, left_of
+from solver.commands.common import DEFAULT_MAX_SECONDS, plan_console, run_action, working
 from solver.commands.options import AsJson, BackendChoice, Gap, ProblemFile, TimeLimit, max_seconds_option
 
 
@@ -32,6 +32,7 @@ def why_command(problem: ProblemFile,
     plan when forced and those left out before solving; then what one more unit of each binding
     limit is worth, by re-solving. Exit 1 when the problem itself is infeasible."""
     def action() -> None:
+        budget_command(DEFAULT_MAX_SECONDS if max_seconds is None else max_seconds)
         from solver.analysis.why import why
         from solver.load import load_problem
         from solver.report.terminal import print_json
@@ -45,4 +46,4 @@ def why_command(problem: ProblemFile,
             print_json(result.to_dict())
         else:
             render_why(result, plan_console())
-    run_action(action)
+    run_action(action, stoppable=True)

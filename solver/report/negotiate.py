@@ -91,6 +91,8 @@ def render_negotiation(result, console: Console, written: dict | None = None) ->
             per = "—" if lv.per_unit is None else f"{lv.per_unit:,.0f}/{lv.unit.rstrip('s')}"
             table.add_row(what, escape(lv.name), "infeasible" if lv.saving is None else _money(lv.saving), per)
         console.print(table)
+        if result.levers_note:
+            console.print(escape(f"note: {result.levers_note}"), highlight=False)
     elif result.levers_note:
         console.print(escape(f"What other concessions are worth: {result.levers_note}"), highlight=False)
     unusable = [t for t in result.offers if t.status == "unusable"]
