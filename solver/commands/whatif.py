@@ -2,11 +2,14 @@
 
 from __future__ import annotations
 
+from typing import Annotated, Optional
+
 import typer
 
 from solver.choices import DEFAULT_BACKEND
-from solver.commands.common import plan_console, run_action, speak, working
-from solver.commands.options import AsJson, BackendChoice, Gap, Lang, ProblemFile, TimeLimit
+from solver.commands.common import DEFAULT_MAX_SECONDS, plan_console, run_action, speak, working
+from solver.commands.options import AsJson, BackendChoice, Gap, Lang, max_seconds_option, ProblemFile, TimeLimit
+from solver.clock import budget_command
 
 
 def register(app: typer.Typer) -> None:
@@ -24,13 +27,17 @@ def whatif(problem: ProblemFile,
            gap: Gap = None,
            explain: bool = typer.Option(True, "--explain/--no-explain",
                                         help="when the edits make it infeasible, find the smallest relaxation "
-                                             "of each limit")) -> None:
+                                             "of each limit"),
+           max_seconds: Annotated[Optional[float], max_seconds_option(
+               "the whole run's budget: the baseline, the scenario and its explanation; no solve starts "
+               "after it, none runs past it", example="--max-seconds 120")] = None) -> None:
     """Solve PROBLEM as written and with the edits; print cost delta, mix changes and what binds.
 
     Exit 1 when the edited problem is infeasible (the baseline is still shown, and, unless
     --no-explain, the smallest relaxation of each limit that makes the edited problem feasible).
     """
     def action() -> None:
+        budget_command(DEFAULT_MAX_SECONDS if max_seconds is None else max_seconds)
         from solver.analysis.whatif import what_if
         from solver.load import load_problem
         from solver.report.terminal import print_json
@@ -47,4 +54,4 @@ def whatif(problem: ProblemFile,
             render_whatif(result, plan_console())
         if result.scenario.plan is None:
             raise typer.Exit(1)
-    run_action(action)
+    run_action(action, stoppable=True)

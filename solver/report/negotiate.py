@@ -100,6 +100,8 @@ def render_negotiation(result, console: Console, written: dict | None = None) ->
             per = "—" if lv.per_unit is None else f"{lv.per_unit:,.0f}/{lv.unit.rstrip('s')}"
             table.add_row(what, escape(lv.name), _("infeasible") if lv.saving is None else _money(lv.saving), per)
         console.print(table)
+        if result.levers_note:
+            console.print(escape(f"note: {result.levers_note}"), highlight=False)
     elif result.levers_note:
         console.print(escape(_("What other concessions are worth: {note}").format(note=result.levers_note)),
                       highlight=False)
