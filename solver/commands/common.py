@@ -88,6 +88,8 @@ def _run(action, stoppable: bool) -> None:
     except PlanRejected as exc:
         err.print(f"[red]internal error, plan withheld:[/] {escape(str(exc))}", highlight=False)
         code = 3
+    except BrokenPipeError:  # a closed stdout: solver.cli.main's exit 141, not a write error
+        raise
     except OSError as exc:   # a write the checks before it could not foresee: bad input, not "infeasible"
         err.print(f"[red]error:[/] {escape(write_error(exc, exc.filename or '?', action='read or write').render())}",
                   highlight=False)
