@@ -173,7 +173,10 @@ def attribution(name: str, problem, catalog, time_limit: float) -> dict:
     for fam in present + ["all but replicas"]:
         keep = set(present) - {"replicas"} if fam == "all but replicas" else {fam}
         value = _relaxed_value(milp, family, keep, time_limit)
-        row[fam] = None if value is None else (value - row["lp"]) / max(1e-9, row["optimum"] - row["lp"])
+        if value is None or value < row["lp"] - 1e-6 * abs(row["lp"]):  # stopped before its root bound
+            row[fam] = None
+        else:
+            row[fam] = (value - row["lp"]) / max(1e-9, row["optimum"] - row["lp"])
     return _done(row)
 
 
@@ -229,11 +232,17 @@ def markdown(rows: list[dict], columns: list[str]) -> str:
     return "\n".join(lines)
 
 
-def _flag(path: str):
-    """`solver.milp.cover.LIFT_DISCOUNTS` → (the module, `LIFT_DISCOUNTS`)."""
+def _flag(text: str):
+    """`solver.milp.cover.LIFT_DISCOUNTS` → (the module, `LIFT_DISCOUNTS`, (False, True));
+    `…warmstart.WARM_START_VARIABLES=20000,0` → the two values given (off, on)."""
+    import ast
     import importlib
+    path, _, values = text.partition("=")
     module, _, flag = path.rpartition(".")
-    return importlib.import_module(module), flag
+    states = tuple(ast.literal_eval(v) for v in values.split(",")) if values else (False, True)
+    if len(states) != 2:
+        raise SystemExit(f"--toggle {text}: give two values, off and on (e.g. =20000,0)")
+    return importlib.import_module(module), flag, states
 
 
 def toggle_summary(rows: list[dict]) -> str:
@@ -271,7 +280,8 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--out", type=Path, default=None, help="also write the rows to this CSV")
     ap.add_argument("--toggle", default=None, metavar="MODULE.FLAG",
                     help="measure each problem with this boolean module flag off, then on (e.g. "
-                         "solver.milp.cover.LIFT_DISCOUNTS): one run, rows `name@off`, `name@on`")
+                         "solver.milp.cover.LIFT_DISCOUNTS), or with two values (MODULE.NAME=OFF,ON): "
+                         "one run, rows `name@off`, `name@on`")
     args = ap.parse_args(argv)
     print(f"# realistic suite  {time.strftime('%Y-%m-%dT%H:%M:%S')}  load "
           f"{', '.join(f'{x:.2f}' for x in os.getloadavg())}  time limit {args.time_limit:g} s", flush=True)
@@ -282,11 +292,11 @@ def main(argv: list[str] | None = None) -> int:
             if args.attribution:
                 rows.append(attribution(name, problem, catalog, args.time_limit))
             elif args.toggle:
-                module, flag = _flag(args.toggle)
-                for state in (False, True):
+                module, flag, states = _flag(args.toggle)
+                for on, state in enumerate(states):
                     setattr(module, flag, state)
                     rows.append(measure(name, catalog_name, problem, catalog, args.time_limit))
-                    rows[-1]["instance"] = f"{name}@{'on' if state else 'off'}"
+                    rows[-1]["instance"] = f"{name}@{'on' if on else 'off'}"
             else:
                 rows.append(measure(name, catalog_name, problem, catalog, args.time_limit))
     except KeyboardInterrupt:
