@@ -51,7 +51,7 @@ from solver.milp.progress import PROGRESS
 from solver.milp.registry import AVAILABILITY, FAMILIES, POWER, Family, NotApplicable, family
 from solver.milp.solution import NoSolution, Solution
 from solver.milp.solve import solve_milp
-from solver.milp.stacks import stack_warnings
+from solver.milp.stacks import off_stack, stack_switch, stack_warnings, usual_stack
 from solver.milp.vendors import add_vendor_count, vendor_nodes
 from solver.milp.work import add_work_slack, asked_work
 from solver.model.catalog import Catalog
@@ -113,7 +113,28 @@ def solve_problem(problem: Problem, catalog: Catalog, *, backend: str = DEFAULT_
                 raise Infeasible("no time left for the pinned re-solve", proven=False) from None
             return solve_built(inst, pinned_milp(inst, pins, constrain), backend=backend, time_limit=limit, gap=gap)
         plan = keep_preferred(inst, plan, pinned)
+    others = off_stack(plan, problem, catalog)
+    if others:  # a switch of software stack the problem never asked for: what it saves (solver.milp.stacks)
+        plan = _stack_switch(plan, problem, catalog, others, clock, backend, gap, constrain)
     return plan
+
+
+def _stack_switch(plan: Plan, problem: Problem, catalog: Catalog, others: list[str], clock: RunClock,
+                  backend: str, gap: float | None, constrain: Callable[[Milp], None] | None) -> Plan:
+    """The plan with its stack switch noted and priced against the best plan on the catalog's
+    usual stack; that plan itself when it costs no more (a tie is no reason to port code)."""
+    usual = problem.model_copy(update={"stacks": [usual_stack(catalog)]})
+    try:  # the problem's own best plan on the usual stack: an analysis' rows (a pinned plan) are not its
+        same = solve_problem(usual, catalog, backend=backend, time_limit=clock.next_limit(), gap=gap)
+    except OutOfTime:
+        note = stack_switch(plan, catalog, others, None, "no time was left to price a plan without it")
+    except Infeasible:
+        note = stack_switch(plan, catalog, others, None, "no plan on the usual stack alone meets the problem")
+    else:
+        if same.total_cost <= plan.total_cost + 0.005 and constrain is None:
+            return same
+        note = stack_switch(plan, catalog, others, same, "")
+    return plan.model_copy(update={"stack_switch": note})
 
 
 def solve_built(inst: Instance, milp: Milp, *, backend: str = DEFAULT_BACKEND, time_limit: float | None = None,

@@ -29,6 +29,7 @@ from decimal import Decimal, InvalidOperation
 from pathlib import Path
 
 from solver.errors import ProblemError
+from solver.files import csv_cell, save_atomic
 
 TENANT_COLUMNS = {"account": "Account", "user": "User"}
 _ELAPSED = re.compile(r"^(?:(\d+)-)?(?:(\d+):)?(\d+):(\d+)(?:\.\d+)?$")
@@ -322,7 +323,10 @@ def split_bill(usage: SacctUsage, rack_cost: str | Decimal | int | float, power_
 
 def write_csv(bill: Bill, path: str | Path) -> None:
     rows = bill.rows()
-    with open(path, "w", newline="", encoding="utf-8") as fh:
-        writer = csv.DictWriter(fh, fieldnames=list(rows[0]))
-        writer.writeheader()
-        writer.writerows(rows)
+
+    def save(tmp: Path) -> None:
+        with open(tmp, "w", newline="", encoding="utf-8") as fh:
+            writer = csv.DictWriter(fh, fieldnames=list(rows[0]))
+            writer.writeheader()
+            writer.writerows({k: csv_cell(v) for k, v in row.items()} for row in rows)  # tenant names stay text
+    save_atomic(path, save)

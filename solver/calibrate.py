@@ -32,6 +32,7 @@ from pathlib import Path
 
 import numpy as np
 
+from solver import files
 from solver.errors import ProblemError
 from solver.estimate.flops import flops_factor
 from solver.estimate.throughput import peak_tflops
@@ -472,7 +473,10 @@ def write_problem_mfu(path: str | Path, job: str, mfu: float, *, in_place: bool 
     if target.exists() and not in_place and not force:
         raise ProblemError("file exists, not overwritten", file=str(target), key="--write-problem",
                            fix="remove it, pass --force, or --in-place to edit the problem itself")
-    target.write_text(new, encoding="utf-8", newline="")  # the file's own line ends (read_text keeps CRLF)
+    if target.is_symlink() and not force:
+        raise ProblemError("is a symbolic link; it is not written through", file=str(target), key="--write-problem",
+                           fix="give the real file's path, or pass --force to replace the link itself")
+    files.write_text(target, new, newline="")  # atomic; the file's own line ends (read_text keeps CRLF)
     return target
 
 
@@ -519,11 +523,15 @@ def write_catalog_mfu(catalog: str | Path, out: str | Path, gpu: str, mfu: float
     if (out / "gpus.csv").exists() and not force:
         raise ProblemError("catalog exists, not overwritten", file=str(out / "gpus.csv"), key="--catalog-out",
                            fix="choose a new folder or pass --force")
-    out.mkdir(parents=True, exist_ok=True)
-    for other in catalog.iterdir():
-        if other.is_file() and other.name != "gpus.csv" and other.resolve() != (out / other.name).resolve():
-            shutil.copy2(other, out / other.name)
-    (out / "gpus.csv").write_text(new, encoding="utf-8")
+    try:
+        out.mkdir(parents=True, exist_ok=True)
+    except OSError as exc:
+        raise files.write_error(exc, out, "--catalog-out") from None
+    copies = [(out / other.name, lambda tmp, other=other: shutil.copyfile(other, tmp))
+              for other in sorted(catalog.iterdir())
+              if other.is_file() and other.name != "gpus.csv" and not other.name.startswith(".")
+              and other.resolve() != (out / other.name).resolve()]
+    files.replace_together([*copies, (out / "gpus.csv", lambda tmp: tmp.write_text(new, encoding="utf-8"))], out)
     return out, old_line, new_line
 
 

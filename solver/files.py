@@ -1,24 +1,48 @@
-"""Files the tool writes or reads beside its own: the checks before writing, the mode a written
-file gets, and the optional openpyxl a spreadsheet needs.
+"""Files the tool writes: the one writer every output goes through, the checks before writing,
+spreadsheet cells that stay text, and the optional openpyxl a spreadsheet needs.
 
-Why one low module: the report writers (solver.report), the quote sheets (solver.quotes)
-and the commands all need these, and quotes sits below report in the layering (model,
-estimate → milp → api → analysis → report → commands → cli); kept here, no lower layer
-imports report and report's modules need not import each other for a path check.
+Why one low module: the report writers (solver.report), the quote sheets (solver.quotes),
+calibrate, the SkyPilot import and the commands all write files, and quotes sits below report
+in the layering (model, estimate → milp → api → analysis → report → commands → cli); kept
+here, every writer shares one set of guarantees:
 
-File modes: outputs are written to a temporary file beside the target and renamed over it,
-so a crash never leaves half a file. `tempfile.mkstemp` makes that file 0600, and the rename
-kept it: an imported catalog's offers.csv or a plan's .xlsx was readable only by its
-writer, while the CSV and HTML outputs (plain open()) were 0644 under umask 022 — a
-shared catalog on a team's server that nobody else could read.
+- Nothing a user had is lost. Every file is written to a temporary file in the target's
+  folder, flushed and fsynced, then renamed over the target (`write_text`, `write_bytes`,
+  `save_atomic`): a kill, a full disk or a file-size limit leaves the old file or the new one,
+  never a mix. `calibrate --in-place` once truncated the user's problem file first (a SIGKILL
+  left it at 0 bytes). Tables that only make sense together (a catalog's datacenters.csv and
+  offers.csv) are renamed under a journal (`replace_together`): a half-done swap is finished
+  the next time the folder is read or written (`finish_interrupted`).
+- Nothing is written through a link. A symbolic link at an output path is refused unless
+  --force, and then the rename replaces the link itself (the file it pointed to is untouched).
+- A write that cannot happen is bad input, found before any solving where possible:
+  `check_new_file` probes the folder with a temporary file; a write error later is a
+  ProblemError (exit 2) with the path and the cause, never a traceback.
+
+File modes: `tempfile.mkstemp` makes a file 0600, and the rename kept it: an imported catalog's
+offers.csv was readable only by its writer, while open()'s outputs were 0644 under umask 022;
+every written file gets open()'s mode (`as_if_opened`).
 """
 
 from __future__ import annotations
 
+import errno
+import json
 import os
+import tempfile
+from collections.abc import Callable, Iterator, Sequence
+from contextlib import contextmanager
 from pathlib import Path
+from typing import Any
 
 from solver.errors import ProblemError
+
+JOURNAL = ".gpuplan-swap.json"
+"""The journal `replace_together` keeps in a folder while it renames several files into place."""
+
+FORMULA_START = ("=", "+", "-", "@", "\t", "\r")
+"""A CSV cell starting with one of these is a formula (or DDE call) to Excel and LibreOffice (OWASP,
+"CSV Injection"); `csv_cell` prefixes such text with a single quote."""
 
 
 def as_if_opened(path: str | os.PathLike) -> None:
@@ -29,18 +53,202 @@ def as_if_opened(path: str | os.PathLike) -> None:
 
 
 def check_new_file(path: str | Path, option: str, *, force: bool, example: str) -> Path:
-    """A file a command will write, checked before any work: not a folder, in a folder that exists,
-    and an existing file is replaced only with --force (nothing a user wrote is overwritten)."""
+    """A file a command will write, checked before any work: not a folder, in a folder that exists
+    and can be written, and an existing file or link is replaced only with --force (nothing a
+    user wrote is overwritten; a dangling link's target is never created)."""
     path = Path(path)
     if path.is_dir():
         raise ProblemError("is a folder", key=option, file=str(path), fix=f"give a file name, e.g. {example}")
     if not path.parent.is_dir():
         raise ProblemError("folder does not exist", key=option, file=str(path.parent),
                            fix="create it, or write the file elsewhere")
-    if path.exists() and not force:
+    if path.is_symlink() and not force:
+        raise ProblemError("is a symbolic link; it is not written through", key=option, file=str(path),
+                           fix="give the real file's path, or pass --force to replace the link itself")
+    if os.path.lexists(path) and not force:
         raise ProblemError("already exists", key=option, file=str(path),
                            fix="choose another file, or pass --force to overwrite")
+    check_writable_folder(path.parent, option)
     return path
+
+
+def check_writable_folder(folder: str | Path, option: str | None = None) -> Path:
+    """A folder a file can be created in, tried with a temporary file (permissions, a read-only
+    disk, a full one): why a probe, not os.access: access() says yes on a read-only mount."""
+    folder = Path(folder)
+    try:
+        fd, tmp = tempfile.mkstemp(dir=folder, prefix=".gpuplan-probe.")
+        os.close(fd)
+        os.unlink(tmp)
+    except OSError as exc:
+        raise write_error(exc, folder, option) from None
+    return folder
+
+
+def write_error(exc: OSError, path: str | Path, option: str | None = None, action: str = "write") -> ProblemError:
+    """An OSError while writing `path` as bad input (exit 2): the path, the cause and a fix."""
+    cause = exc.strerror or str(exc)
+    fixes = {errno.ENOSPC: "free space on that disk, or write the file elsewhere",
+             errno.EDQUOT: "free space within your quota, or write the file elsewhere",
+             errno.EFBIG: "raise the file-size limit (ulimit -f), or write the file elsewhere",
+             errno.EROFS: "write the file to a disk that is not read-only",
+             errno.EACCES: "write the file to a folder you may write to, or change its permissions",
+             errno.EPERM: "write the file to a folder you may write to, or change its permissions"}
+    return ProblemError(f"cannot {action}: {cause}", key=option, file=str(path),
+                        fix=fixes.get(exc.errno, "check the disk and the folder, or write the file elsewhere"))
+
+
+@contextmanager
+def _temporary(path: Path) -> Iterator[Path]:
+    """A temporary file beside `path`, removed unless renamed."""
+    try:
+        fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
+        os.close(fd)
+    except OSError as exc:
+        raise write_error(exc, path) from None
+    try:
+        yield Path(tmp)
+    finally:
+        if os.path.lexists(tmp):
+            os.unlink(tmp)
+
+
+def _commit(tmp: Path, path: Path) -> None:
+    """fsync `tmp`, give it open()'s mode and rename it over `path` (a link there is replaced, not
+    followed); then fsync the folder so the rename itself survives a power cut."""
+    with open(tmp, "rb+") as fh:
+        os.fsync(fh.fileno())
+    as_if_opened(tmp)
+    os.replace(tmp, path)
+    _sync_folder(path.parent)
+
+
+def _sync_folder(folder: Path) -> None:
+    try:
+        fd = os.open(folder, os.O_RDONLY)
+    except OSError:
+        return  # a folder that cannot be opened for reading (Windows): the rename stands anyway
+    try:
+        os.fsync(fd)
+    except OSError:
+        pass
+    finally:
+        os.close(fd)
+
+
+def save_atomic(path: str | Path, save: Callable[[Path], Any]) -> Path:
+    """Let `save(tmp)` write a temporary file beside `path`, then rename it into place.
+    For writers that take a path (openpyxl, pandas, OR-Tools); any OSError is a ProblemError."""
+    path = Path(path)
+    try:
+        with _temporary(path) as tmp:
+            save(tmp)
+            _commit(tmp, path)
+    except OSError as exc:
+        raise write_error(exc, path) from None
+    return path
+
+
+def write_bytes(path: str | Path, data: bytes) -> Path:
+    """`data` as the whole of `path`, atomically."""
+    return save_atomic(path, lambda tmp: tmp.write_bytes(data))
+
+
+def write_text(path: str | Path, text: str, *, encoding: str = "utf-8", newline: str | None = None) -> Path:
+    """`text` as the whole of `path`, atomically (`newline=""` keeps the text's own line ends)."""
+    def save(tmp: Path) -> None:
+        with open(tmp, "w", encoding=encoding, newline=newline) as fh:
+            fh.write(text)
+    return save_atomic(path, save)
+
+
+def replace_together(files: Sequence[tuple[Path, Callable[[Path], Any]]], folder: str | Path) -> None:
+    """Write several files of one folder as one change: each `save(tmp)` writes a temporary file,
+    then a journal naming every (temporary, target) pair is written, the files are renamed into
+    place and the journal removed. A kill before the journal leaves every old file; after it,
+    `finish_interrupted` (run by the next read or write of the folder) completes the renames.
+    Why a journal: two renames cannot be one, and a kill between them once left a catalog with
+    a new offers.csv and the old datacenters.csv, unnoticed."""
+    folder = Path(folder)
+    finish_interrupted(folder)
+    staged: list[tuple[Path, Path]] = []
+    journal = folder / JOURNAL
+    try:
+        for target, save in files:
+            fd, tmp = tempfile.mkstemp(dir=folder, prefix=f".{target.name}.", suffix=".staged")
+            os.close(fd)
+            staged.append((Path(tmp), target))
+            save(Path(tmp))
+            with open(tmp, "rb+") as fh:
+                os.fsync(fh.fileno())
+            as_if_opened(tmp)
+        write_text(journal, json.dumps([[tmp.name, target.name] for tmp, target in staged]))
+        _finish(folder, staged)
+    except OSError as exc:
+        raise write_error(exc, folder) from None
+    finally:
+        if not journal.exists():
+            for tmp, _ in staged:
+                if os.path.lexists(tmp):
+                    os.unlink(tmp)
+
+
+def _finish(folder: Path, staged: list[tuple[Path, Path]]) -> None:
+    for tmp, target in staged:
+        if tmp.exists():
+            os.replace(tmp, target)
+    _sync_folder(folder)
+    (folder / JOURNAL).unlink()
+    _sync_folder(folder)
+
+
+def finish_interrupted(folder: str | Path) -> bool:
+    """Complete a `replace_together` a kill interrupted in `folder`; True when there was one.
+    The journal is written only once every new file is whole, so finishing is always right."""
+    folder = Path(folder)
+    journal = folder / JOURNAL
+    if not journal.is_file():
+        return False
+    try:
+        pairs = json.loads(journal.read_text(encoding="utf-8"))
+        staged = [(folder / Path(tmp).name, folder / Path(target).name) for tmp, target in pairs]
+    except (ValueError, TypeError) as exc:
+        raise ProblemError(f"an interrupted import left an unreadable journal ({exc})", file=str(journal),
+                           fix="check the folder's tables by hand, then delete the journal") from None
+    try:
+        _finish(folder, staged)
+    except OSError as exc:
+        raise ProblemError(f"an interrupted import could not be completed: {exc.strerror or exc}",
+                           file=str(journal), fix="make the folder writable and run the command again") from None
+    return True
+
+
+def csv_cell(value: Any) -> Any:
+    """A CSV cell that a spreadsheet will show as text: text starting =, +, -, @, tab or CR gets a
+    leading single quote (OWASP); anything else, numbers included, is returned as it is."""
+    if isinstance(value, str) and value.startswith(FORMULA_START):
+        return "'" + value
+    return value
+
+
+def csv_frame(frame):
+    """A copy of a pandas DataFrame whose text cells went through `csv_cell` (for DataFrame.to_csv)."""
+    out = frame.copy()
+    for col in out.columns:
+        if out[col].dtype.kind not in "biufcmM":   # not a number, bool or date column: text may be in it
+            out[col] = out[col].map(csv_cell)
+    out.columns = [csv_cell(col) if isinstance(col, str) else col for col in out.columns]   # a vendor's name heads a column
+    return out
+
+
+def text_cells(sheet) -> None:
+    """Every formula openpyxl made of a string in `sheet` becomes a text cell. openpyxl turns any
+    string starting '=' into a formula: a job named =HYPERLINK(…) was a live link. Run it on a
+    sheet after its data is in and before the writer's own formulas are added."""
+    for row in sheet.iter_rows():
+        for cell in row:
+            if cell.data_type == "f" and isinstance(cell.value, str):
+                cell.data_type = "s"
 
 
 def require_openpyxl(key: str | None = "--xlsx"):

@@ -15,6 +15,7 @@ import yaml
 from pydantic import BaseModel, ValidationError
 
 from solver.errors import ProblemError
+from solver.files import finish_interrupted
 from solver.model.catalog import LEGACY_COLUMNS, Catalog, Datacenter, Gpu, Offer, inconsistencies, priced_in
 from solver.model.problem import Problem
 
@@ -31,6 +32,7 @@ def load_catalog(folder: str | Path) -> Catalog:
     if not folder.is_dir():
         raise ProblemError("catalog folder not found", file=str(folder),
                            fix="point `catalog:` at a folder holding gpus.csv, datacenters.csv, offers.csv")
+    finish_interrupted(folder)   # an import a kill cut short between its tables is completed first
     tables = {name: _read_table(folder / name, model, key) for name, (model, key) in TABLES.items()}
     found = inconsistencies(Catalog.model_construct(gpus=tables["gpus.csv"], datacenters=tables["datacenters.csv"],
                                                     offers=tables["offers.csv"]))
@@ -296,6 +298,8 @@ def _fix_for(err: dict) -> str | None:
         return f"give at least {least} item{'s' if least != 1 else ''}"
     if err["type"] in ("literal_error", "enum"):
         return "use one of the values listed"
+    if "control character" in err.get("msg", ""):
+        return "delete it: names and text must be printable (no escape sequences)"
     return None
 
 

@@ -30,7 +30,7 @@ import csv
 import difflib
 import os
 import re
-import tempfile
+import shutil
 import types
 from dataclasses import dataclass, field
 from datetime import date, datetime
@@ -41,8 +41,9 @@ from annotated_types import Ge, Gt, Le, Lt, MinLen
 from pydantic import ValidationError
 from pydantic_core import PydanticUndefined
 
+from solver import files
 from solver.errors import ProblemError
-from solver.files import as_if_opened, require_openpyxl
+from solver.files import require_openpyxl
 from solver.load import TABLES, _read_table
 from solver.model.catalog import LEGACY_COLUMNS, Catalog, Datacenter, Gpu, Offer, inconsistencies
 from solver.model.modes import MODES, UNIT_DAYS
@@ -187,16 +188,17 @@ def write_template(path: str | Path, catalog: Catalog | None = None, *, prefill:
     suffix = path.suffix.lower()
     if suffix not in (".xlsx", ".csv"):
         raise ProblemError("unknown sheet format", file=str(path), fix="name the file *.xlsx (or *.csv)")
-    if path.exists() and not force:
+    if os.path.lexists(path) and not force:
         raise ProblemError("file exists; not overwritten", file=str(path),
                            fix="pass --force to replace it, or choose another name")
     if not path.parent.is_dir():
         raise ProblemError("folder not found", file=str(path), fix="create the folder first")
+    files.check_writable_folder(path.parent)
     if prefill and catalog is None:
         raise ProblemError("prefill needs a catalog", fix="pass --catalog DIR")
     rows = [offer_cells(o) for o in catalog.offers.values()] if prefill else [example_row(catalog)]
     if suffix == ".csv":
-        _write_csv_atomic(path, rows, replace=force)
+        _write_csv_atomic(path, rows, replace=force, for_people=True)
         return path
     _write_xlsx_template(path, rows, catalog)
     return path
@@ -279,6 +281,8 @@ def _write_xlsx_template(path: Path, rows: list[dict[str, Any]], catalog: Catalo
     for letter, width in zip("ABCDEFG", (26, 9, 34, 50, 14, 12, 80)):
         doc.column_dimensions[letter].width = width
     doc.freeze_panes = "A2"
+    for sheet in (ws, lists, doc):
+        files.text_cells(sheet)     # a prefilled name like =HYPERLINK(…) stays text
     _save_atomic(path, wb.save)
 
 
@@ -652,28 +656,41 @@ def offer_cells(offer: Offer) -> dict[str, str]:
 
 
 def _write_csv_atomic(target: Path, rows: list[dict[str, Any]], *, replace: bool,
-                      columns: list[str] | None = None) -> Path | None:
-    """Write via a temporary file; an existing target (only with replace) moves to the first free .bak name.
-    `columns`: the header, offers.csv's COLUMNS unless given (solver.skypilot writes datacenters.csv too)."""
-    columns = columns or COLUMNS
-    fd, tmp = tempfile.mkstemp(suffix=".csv", dir=target.parent, prefix=f".{target.stem}.")
+                      columns: list[str] | None = None, for_people: bool = False) -> Path | None:
+    """Write atomically (solver.files); an existing target (only with replace) is first linked (or
+    copied) to the first free .bak name, so at every moment the target is the old table or the new.
+    `columns`: the header, offers.csv's COLUMNS unless given (solver.skypilot writes datacenters.csv too).
+    `for_people`: a sheet to open in a spreadsheet (the template), its text cells kept from formulas."""
     backup = None
+    if os.path.lexists(target):
+        if not replace:
+            raise ProblemError("file exists; not overwritten", file=str(target), fix="pass --force")
+        if not target.is_symlink():
+            backup = _keep_backup(target)
+    files.save_atomic(target, lambda tmp: _save_csv(tmp, rows, columns or COLUMNS, for_people))
+    return backup
+
+
+def _save_csv(tmp: Path, rows: list[dict[str, Any]], columns: list[str], for_people: bool = False) -> None:
+    cell = files.csv_cell if for_people else (lambda text: text)
+    with open(tmp, "w", newline="", encoding="utf-8") as fh:
+        writer = csv.DictWriter(fh, fieldnames=columns, lineterminator="\n")
+        writer.writeheader()
+        for row in rows:
+            writer.writerow({c: cell(_text(row.get(c))) for c in columns})
+
+
+def _keep_backup(target: Path) -> Path:
+    """The old table under the first free .bak name, as a hard link where the disk allows (the
+    target itself is never moved away, so no kill leaves it missing)."""
+    backup = _free_backup(target)
     try:
-        with os.fdopen(fd, "w", newline="", encoding="utf-8") as fh:
-            writer = csv.DictWriter(fh, fieldnames=columns, lineterminator="\n")
-            writer.writeheader()
-            for row in rows:
-                writer.writerow({c: _text(row.get(c)) for c in columns})
-        if target.exists():
-            if not replace:
-                raise ProblemError("file exists; not overwritten", file=str(target), fix="pass --force")
-            backup = _free_backup(target)
-            os.replace(target, backup)
-        as_if_opened(tmp)
-        os.replace(tmp, target)
-    finally:
-        if os.path.exists(tmp):
-            os.unlink(tmp)
+        try:
+            os.link(target, backup)
+        except OSError:
+            shutil.copy2(target, backup)
+    except OSError as exc:
+        raise files.write_error(exc, backup) from None
     return backup
 
 
@@ -681,16 +698,18 @@ write_csv_atomic = _write_csv_atomic
 """A catalog table written whole, the old file kept as .bak (the writer `catalog import` uses)."""
 
 
+def write_tables_together(into: Path, tables: list[tuple[str, list[dict[str, Any]], list[str]]]) -> list[Path]:
+    """Several tables of one catalog folder as one change (solver.files.replace_together: a kill
+    leaves all old tables or all new ones), each old table kept as .bak first; the backups made."""
+    backups = [_keep_backup(into / name) for name, _, _ in tables
+               if (into / name).exists() and not (into / name).is_symlink()]
+    files.replace_together([(into / name, lambda tmp, rows=rows, columns=columns: _save_csv(tmp, rows, columns))
+                            for name, rows, columns in tables], into)
+    return backups
+
+
 def _save_atomic(path: Path, save) -> None:
-    fd, tmp = tempfile.mkstemp(suffix=path.suffix, dir=path.parent, prefix=f".{path.stem}.")
-    os.close(fd)
-    try:
-        save(tmp)
-        as_if_opened(tmp)
-        os.replace(tmp, path)
-    finally:
-        if os.path.exists(tmp):
-            os.unlink(tmp)
+    files.save_atomic(path, lambda tmp: save(str(tmp)))
 
 
 def _free_backup(target: Path) -> Path:

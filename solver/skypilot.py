@@ -1,18 +1,19 @@
 """SkyPilot's public price lists (`~/.sky/catalogs/v7/<cloud>/vms.csv`) into a catalog folder.
 
 import_skypilot(folder, into, ...) reads one vms.csv per cloud (folder/<cloud>/vms.csv, or a single
-vms.csv given directly), in either column layout SkyPilot uses (columns are found by name):
-  - one row per instance type and region (lambda, nebius and most GPU clouds):
-    InstanceType, AcceleratorName, AcceleratorCount, vCPUs, MemoryGiB, Price, Region, GpuInfo, SpotPrice;
-  - one row per availability zone (aws, gcp): the same plus AvailabilityZone.
-and writes, for each cloud, one datacenter per (cloud, region) and per instance type and region
-an hourly offer (Price, USD per instance-hour) and a spot offer (SpotPrice) into into/datacenters.csv
-and into/offers.csv. Zones are folded into their region: the highest zone price is kept (a plan
-never counts on the luckiest zone) and the range is noted in the row's source. CPU-only rows (no
-AcceleratorName) are skipped and counted. SkyPilot's accelerator names are mapped to gpus.csv names
-through ACCELERATORS (an overlay may map one instance type differently); a name with no mapping, or
-mapped to a GPU gpus.csv lacks, is reported with its rows and nothing is written (or, with
-skip_unknown, those rows are left out and listed).
+vms.csv given directly), whatever its column order (columns are found by name): one row per instance
+type and region (lambda, nebius, cudo, azure, ...) or one per availability zone (aws, gcp, runpod, oci),
+and writes one datacenter per (cloud, region) and, per GPU box and region, an hourly offer (Price, USD
+per instance-hour) and a spot offer (SpotPrice) into into/datacenters.csv and into/offers.csv.
+
+Rows become instances (solver.skypilot_offers): zones are folded into their region (the highest zone
+price is kept: a plan never counts on the luckiest zone; the range is noted), a zone listed under two
+regions is kept under one (solver.skypilot_regions), and GCP's machine types that carry GPUs
+(a2-highgpu-8g, ...) are priced as their host row plus the accelerator rows priced apart in the same
+zone; attachable GPUs (V100, T4, ...) get a host VM (clouds.gcp.host_vm, default n1-standard-8). A row
+is CPU-only only when nothing in it names a GPU. The card is read from everything the row says
+(solver.skypilot_gpus); an unknown or ambiguous card, or one gpus.csv lacks, is reported with its file
+and rows and nothing is written (or, with skip_unknown, those rows are left out and listed).
 
 What the files do not carry comes from an overlay YAML (OVERLAY_HELP, README): per cloud its
 source, date, quota, spot reclaim rate, storage and egress prices and residency tags; per instance
@@ -20,15 +21,15 @@ type its interconnect (EFA, InfiniBand, none) with its price, stock cap and lead
 committed prices (1-year, 3-year, capacity blocks) as extra offers.
 
 Re-importing a cloud replaces that cloud's rows only (offers of vendor <cloud>, datacenters named
-<cloud>-<region>); the other rows are kept as written. A file that changes is kept as .bak (then
-.bak2, ...) first; replacing rows of a cloud already imported needs force. Nothing is written while
-any row is bad: every bad cell is reported with its file, row and column.
+<cloud>-<region>); the other rows are kept as written. Data that would write the same rows writes
+nothing (no backup). A file that changes is kept as .bak (then .bak2, ...) first; replacing rows of a
+cloud already imported needs force. Nothing is written while any row is bad: every bad cell is
+reported with its file, row and column.
 """
 
 from __future__ import annotations
 
 import csv
-import math
 import os
 from collections import defaultdict
 from dataclasses import dataclass, field
@@ -41,21 +42,15 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError
 from solver.errors import ProblemError
 from solver.load import TABLES, _from_validation, _read_table, read_yaml
 from solver.model.catalog import LEGACY_COLUMNS, Catalog, Datacenter, Offer, inconsistencies
-from solver.quotes import COLUMNS as OFFER_COLUMNS, offer_cells, write_csv_atomic
+from solver.quotes import COLUMNS as OFFER_COLUMNS, _text as cell_text, offer_cells, write_tables_together
+from solver.skypilot_gpus import ACCELERATORS, identify
+from solver.skypilot_offers import Instance, interconnect, make_offers
+from solver.skypilot_rows import HOST_VM, BadRow, Row, one_region_per_zone, parse, priced_apart
+
+__all__ = ["ACCELERATORS", "DEFAULT_DIR", "SkyPilotError", "SkyPilotImport", "import_skypilot"]
 
 DEFAULT_DIR = Path("~/.sky/catalogs/v7").expanduser()
 """Where SkyPilot keeps its downloaded catalogs: the default folder to import from."""
-
-ACCELERATORS: dict[str, str] = {
-    "A100": "A100-40G", "A100-80GB": "A100-80G", "H100": "H100-80G", "H100-MEGA": "H100-80G",
-    "H200": "H200-141G", "B200": "B200-180G", "GH200": "GH200-96G", "L40S": "L40S-48G", "L40": "L40-48G",
-    "L4": "L4-24G", "A10G": "A10G-24G", "A10": "A10-24G", "A40": "A40-48G", "A6000": "A6000-48G",
-    "RTX6000": "RTX6000-24G", "RTX4090": "RTX4090-24G", "V100": "V100-16G", "V100-32GB": "V100-32G",
-    "T4": "T4-16G", "P100": "P100-16G",
-}
-"""SkyPilot AcceleratorName → gpus.csv `gpu`. SkyPilot's A100 is the 40 GB card (its 80 GB one is
-A100-80GB); H100 is listed for SXM and PCIe instances alike (map a PCIe instance type to its own
-GPU row in the overlay). A name missing here is reported, never dropped."""
 
 PREEMPTIONS_PER_DAY: dict[str, float] = {"aws": 0.2, "gcp": 1.0, "azure": 0.5}
 """Spot reclaims per day assumed per cloud (the catalogs carry none): aws's interruption-frequency
@@ -64,18 +59,6 @@ preemptible ones, are reclaimed far more often. Other clouds: DEFAULT_PREEMPTION
 in the overlay (clouds.<cloud>.preemptions_per_day) or with --preemptions-per-day."""
 DEFAULT_PREEMPTIONS = 0.5
 
-REGION_TAGS: tuple[tuple[str, str], ...] = (
-    ("cn-", "cn"), ("us-", "us"), ("ca-", "ca"), ("northamerica-", "ca"), ("eu-", "eu"), ("europe-", "eu"),
-    ("uk-", "eu"), ("me-", "me"), ("il-", "me"), ("asia-", "apac"), ("ap-", "apac"), ("australia", "apac"),
-    ("jp-", "apac"), ("sa-", "latam"), ("southamerica-", "latam"), ("af-", "af"))
-"""Residency tag of a region, by the start of its name (coarse: continent or country block). Exact
-tags per region go in the overlay (clouds.<cloud>.residency)."""
-
-INTERCONNECT_NAMES = {"efa": "roce", "infiniband": "ib_ndr", "ib": "ib_ndr", "none": "ethernet"}
-"""Overlay spellings → the catalog's interconnect names. EFA (AWS's RDMA fabric over Ethernet) is
-planned as roce; plain InfiniBand as ib_ndr; none as ethernet (no RDMA between nodes)."""
-
-REQUIRED = ("InstanceType", "AcceleratorName", "AcceleratorCount", "Price", "Region", "SpotPrice")
 DATACENTER_COLUMNS = [f.alias or n for n, f in Datacenter.model_fields.items()]
 
 
@@ -96,6 +79,8 @@ class CloudOverlay(_Strict):
     egress_per_tb: float = Field(default=0, ge=0)
     platform_fee_pct: float = Field(default=0, ge=0, le=100)
     residency: dict[str, list[str]] = Field(default={}, description="region → residency tags (replaces the default)")
+    host_vm: str | None = Field(default=None, min_length=1,
+                                description="gcp: the VM attachable GPUs (V100, T4, ...) are priced on (default n1-standard-8)")
 
 
 class InstanceOverlay(_Strict):
@@ -134,17 +119,6 @@ class Overlay(_Strict):
     reserved: list[ReservedOverlay] = []
 
 
-@dataclass
-class BadRow:
-    file: str
-    row: int
-    column: str
-    message: str
-
-    def render(self) -> str:
-        return f"{self.file}, row {self.row}, column {self.column}: {self.message}"
-
-
 class SkyPilotError(ProblemError):
     """Bad rows or names in the SkyPilot files (exit 2): every one listed, nothing written."""
 
@@ -152,21 +126,6 @@ class SkyPilotError(ProblemError):
         self.bad = bad
         shown = bad[:30] + ([f"... and {len(bad) - 30} more"] if len(bad) > 30 else [])
         super().__init__(message + "".join(f"\n  - {b}" for b in shown) + f"\nFix: {fix}", file=file)
-
-
-@dataclass
-class Instance:
-    """One instance type in one region, its zones folded."""
-
-    cloud: str
-    instance_type: str
-    accelerator: str
-    count: int
-    region: str
-    rows: list[int] = field(default_factory=list)
-    prices: list[float] = field(default_factory=list)
-    spots: list[float] = field(default_factory=list)
-    zones: list[str] = field(default_factory=list)
 
 
 @dataclass
@@ -181,8 +140,15 @@ class CloudResult:
     offers: list[Offer] = field(default_factory=list)
     datacenters: list[Datacenter] = field(default_factory=list)
     notes: list[str] = field(default_factory=list)
+    warnings: list[str] = field(default_factory=list)
     skipped: dict[str, list[int]] = field(default_factory=dict)   # reason → rows
     replaced_offers: int = 0
+
+    @property
+    def short(self) -> str:
+        """The file as messages name it: <cloud folder>/vms.csv."""
+        path = Path(self.file)
+        return f"{path.parent.name}/{path.name}" if path.parent.name else path.name
 
 
 @dataclass
@@ -190,6 +156,7 @@ class SkyPilotImport:
     into: Path
     clouds: list[CloudResult]
     backups: list[Path]
+    unchanged: bool = False       # the catalog already held exactly these rows: nothing written
 
 
 def import_skypilot(source: str | Path | None, into: str | Path, *, clouds: list[str] | None = None,
@@ -218,10 +185,12 @@ def import_skypilot(source: str | Path | None, into: str | Path, *, clouds: list
                                 "instance type in the overlay (instances: gpu:), filter with --gpus, or pass "
                                 "--skip-unknown to import the rest and list these")
     for result in results:
-        for (name, _), rows in unknown.items():
-            mine = [r for c, r in rows if c == result.cloud]
+        for (name, gpu, why), rows in unknown.items():
+            mine = [r for c, _, r in rows if c == result.cloud]
             if mine:
-                result.skipped[f"accelerator {name} has no GPU row"] = mine
+                reason = (f"accelerator {name} has no GPU row" if gpu or why == "not in the mapping table"
+                          else f"accelerator {name}: {why}")
+                result.skipped.setdefault(reason, []).extend(mine)
     _add_reserved(results, spec, bad)
     if bad:
         raise SkyPilotError("bad reserved entries in the overlay; nothing written", [b.render() for b in bad],
@@ -284,112 +253,63 @@ def _read_overlay(path: str | Path | None) -> Overlay:
         raise _from_validation(exc, str(path)) from None
 
 
+
+
 def _read_cloud(cloud: str, path: Path, spec: Overlay, *, regions, gpus, known, bad: list[BadRow],
                 unknown, preemptions, as_of) -> CloudResult:
     result = CloudResult(cloud, str(path))
-    name = str(path)
-    try:
-        with open(path, newline="", encoding="utf-8-sig") as fh:
-            records = list(csv.reader(fh))
-    except (UnicodeDecodeError, csv.Error) as exc:
-        raise ProblemError(f"not a readable CSV file ({exc})", file=name, fix="give SkyPilot's vms.csv as it is") from None
-    if not records:
-        bad.append(BadRow(name, 1, "(header)", "the file is empty"))
+    conf = spec.clouds.get(cloud, CloudOverlay())
+    gpu_rows, hosts, apart = parse(result, path, bad)
+    if bad:
         return result
-    header = [h.strip() for h in records[0]]
-    missing = [c for c in REQUIRED if c not in header]
-    if missing:
-        bad.append(BadRow(name, 1, missing[0], f"column missing (a SkyPilot v7 vms.csv has {', '.join(REQUIRED)})"))
-        return result
-    zoned = "AvailabilityZone" in header
+    gpu_rows += priced_apart(result, gpu_rows, hosts, apart, conf.host_vm or HOST_VM)
     found: dict[tuple[str, str], Instance] = {}
-    for number, cells in enumerate(records[1:], start=2):
-        if not any(c.strip() for c in cells):
-            continue
-        result.rows += 1
-        if len(cells) != len(header):
-            bad.append(BadRow(name, number, "(row)", f"{len(cells)} cells, the header has {len(header)} "
-                              "(a comma inside a cell must be quoted)"))
-            continue
-        row = {h: c.strip() for h, c in zip(header, cells)}
-        if not row["AcceleratorName"]:
-            result.cpu_rows += 1
-            continue
-        parsed = _numbers(row, name, number, bad)
-        if parsed is None:
-            continue
-        count, price, spot = parsed
-        instance_type, region, accel = row["InstanceType"], row["Region"], row["AcceleratorName"]
-        if not region:
-            bad.append(BadRow(name, number, "Region", "empty"))
-            continue
-        if not instance_type:
-            result.skipped.setdefault("no InstanceType (an accelerator priced apart from its VM)", []).append(number)
-            continue
-        if count != int(count) or count < 1:
-            result.skipped.setdefault(f"{count:g} accelerators per instance (not a whole GPU)", []).append(number)
-            continue
-        if regions and region not in regions:
+    for row in one_region_per_zone(result, gpu_rows):
+        if regions and row.region not in regions:
             result.filtered += 1
             continue
-        gpu = _gpu_of(spec, cloud, instance_type, region, accel)
-        if gpus and accel not in gpus and (gpu or "") not in gpus:
+        gpu, why = _gpu_of(spec, cloud, row)
+        if gpus and row.accel not in gpus and (gpu or "") not in gpus:
             result.filtered += 1
             continue
         if gpu is None or gpu not in known:
-            unknown[accel, gpu].append((cloud, number))
+            unknown[row.accel, gpu, why].append((cloud, result.short, row.number))
             continue
-        key = (instance_type, region)
+        key = (row.instance_type, row.region)
         inst = found.get(key)
         if inst is None:
-            inst = found[key] = Instance(cloud, instance_type, accel, int(count), region)
-        elif inst.accelerator != accel or inst.count != int(count):
-            bad.append(BadRow(name, number, "AcceleratorName", f"{instance_type} in {region} is listed with "
-                              f"{int(count)}× {accel} here and {inst.count}× {inst.accelerator} in row {inst.rows[0]}"))
+            inst = found[key] = Instance(cloud, row.instance_type, row.accel, row.count, row.region, gpu, how=row.how)
+        elif inst.accelerator != row.accel or inst.count != row.count:
+            bad.append(BadRow(result.file, row.number, "AcceleratorName", f"{row.instance_type} in {row.region} is "
+                              f"listed with {row.count}× {row.accel} here and {inst.count}× {inst.accelerator} in "
+                              f"row {inst.rows[0]}"))
             continue
-        zone = row.get("AvailabilityZone", "") if zoned else ""
-        if zone and zone in inst.zones or (not zoned and inst.rows):
-            result.notes.append(f"row {number} repeats {instance_type} in {region}"
-                                + (f" zone {zone}" if zone else "") + f" (row {inst.rows[0]}): folded in")
-        inst.rows.append(number)
-        inst.zones.append(zone)
-        if price is not None:
-            inst.prices.append(price)
-        if spot is not None:
-            inst.spots.append(spot)
+        if row.zone and row.zone in inst.zones or (not row.zone and inst.rows):
+            result.notes.append(f"row {row.number} repeats {row.instance_type} in {row.region}"
+                                + (f" zone {row.zone}" if row.zone else "") + f" (row {inst.rows[0]}): folded in")
+        inst.rows += row.rows or [row.number]
+        inst.zones.append(row.zone)
+        if row.price is not None:
+            inst.prices.append(row.price)
+        if row.spot is not None:
+            inst.spots.append(row.spot)
     if not bad:
-        _to_offers(result, found.values(), spec, preemptions, as_of, path)
+        day = as_of or conf.as_of or date.fromtimestamp(os.path.getmtime(path))
+        origin = (conf.source or f"SkyPilot catalog {cloud}/vms.csv") + (
+            "" if as_of or conf.as_of else " (dated by the file's modification time: give --as-of for the catalog's own date)")
+        reclaim = preemptions or conf.preemptions_per_day or PREEMPTIONS_PER_DAY.get(cloud, DEFAULT_PREEMPTIONS)
+        make_offers(result, found.values(), conf, matching=lambda t, r: _matching(spec, cloud, t, r), known=known,
+                    reclaim=reclaim, day=day, origin=origin, interconnect=interconnect)
     return result
 
 
-def _numbers(row: dict[str, str], name: str, number: int, bad: list[BadRow]):
-    """AcceleratorCount, Price, SpotPrice as numbers (None: blank); a BadRow for anything else."""
-    out = []
-    for column, blank_ok in (("AcceleratorCount", False), ("Price", True), ("SpotPrice", True)):
-        text = row[column]
-        if not text:
-            if not blank_ok:
-                bad.append(BadRow(name, number, column, "empty, but AcceleratorName is given"))
-                return None
-            out.append(None)
-            continue
-        try:
-            value = float(text)
-        except ValueError:
-            bad.append(BadRow(name, number, column, f"not a number (got {text!r})"))
-            return None
-        if not math.isfinite(value) or value < 0:
-            bad.append(BadRow(name, number, column, f"must be a finite number >= 0 (got {text!r})"))
-            return None
-        out.append(value if value > 0 or column == "AcceleratorCount" else None)
-    return tuple(out)
-
-
-def _gpu_of(spec: Overlay, cloud: str, instance_type: str, region: str, accel: str) -> str | None:
-    for entry in _matching(spec, cloud, instance_type, region):
+def _gpu_of(spec: Overlay, cloud: str, row: Row) -> tuple[str | None, str]:
+    """The gpus.csv row a row rents (the overlay's mapping first) and, when none, why."""
+    for entry in _matching(spec, cloud, row.instance_type, row.region):
         if entry.gpu:
-            return entry.gpu
-    return ACCELERATORS.get(accel)
+            return entry.gpu, ""
+    found = identify(cloud, row.instance_type, row.accel, row.count, row.gpu_info)
+    return found.gpu, found.why
 
 
 def _matching(spec: Overlay, cloud: str, instance_type: str, region: str) -> list[InstanceOverlay]:
@@ -397,76 +317,6 @@ def _matching(spec: Overlay, cloud: str, instance_type: str, region: str) -> lis
     hits = [e for e in spec.instances if e.cloud == cloud and e.instance_type == instance_type
             and e.region in (None, region)]
     return sorted(hits, key=lambda e: e.region is None)
-
-
-def _to_offers(result: CloudResult, instances, spec: Overlay, preemptions, as_of, path: Path) -> None:
-    cloud = result.cloud
-    conf = spec.clouds.get(cloud, CloudOverlay())
-    day = as_of or conf.as_of or date.fromtimestamp(os.path.getmtime(path))
-    origin = conf.source or f"SkyPilot catalog {cloud}/vms.csv"
-    reclaim = preemptions or conf.preemptions_per_day or PREEMPTIONS_PER_DAY.get(cloud, DEFAULT_PREEMPTIONS)
-    regions = {}
-    for inst in sorted(instances, key=lambda i: (i.region, i.instance_type)):
-        gpu = _gpu_of(spec, cloud, inst.instance_type, inst.region, inst.accelerator)
-        dc = regions.setdefault(inst.region, _datacenter(cloud, inst.region, conf, day, origin, result))
-        entries = _matching(spec, cloud, inst.instance_type, inst.region)
-        link, link_price, link_note = _interconnect(entries)
-        max_nodes = next((e.max_nodes for e in entries if e.max_nodes), conf.max_nodes)
-        lead = next((e.lead_time_days for e in entries if e.lead_time_days is not None), conf.lead_time_days)
-        zones = f" over {len(set(inst.zones))} zones" if len(set(inst.zones)) > 1 else ""
-        base = dict(vendor=cloud, datacenter=dc.datacenter, gpu=gpu, price_unit="per_node_hour",
-                    currency=conf.currency, gpus_per_node=inst.count, max_nodes=max_nodes, lead_time_days=lead,
-                    interconnect=link, interconnect_price=link_price, platform_fee_pct=conf.platform_fee_pct,
-                    storage_per_tb_month=conf.storage_per_tb_month, egress_per_tb=conf.egress_per_tb,
-                    illustrative=False, as_of=day)
-        stock = ("stock " + ("from the overlay" if any(e.max_nodes for e in entries) else
-                             f"assumed {max_nodes} (the catalog has none)"))
-        where = f"{origin}, {inst.instance_type} ({inst.accelerator} x{inst.count}), {_span(inst.rows)}"
-        if inst.prices:
-            price = max(inst.prices)
-            spread = (f"; on-demand {min(inst.prices):g}-{price:g}{zones}, highest kept"
-                      if min(inst.prices) != price else "")
-            result.offers.append(Offer(offer=f"{cloud}-{inst.region}-{inst.instance_type}-hourly", mode="hourly",
-                                       price=price, source=f"{where}: Price{spread}; {stock}{link_note}", **base))
-        elif inst.spots:
-            result.notes.append(f"{inst.instance_type} in {inst.region} ({_span(inst.rows)}): no on-demand Price, "
-                                "a spot offer only")
-        else:
-            result.skipped.setdefault("neither Price nor SpotPrice", []).extend(inst.rows)
-        if inst.spots:
-            spot = max(inst.spots)
-            spread = (f"; spot {min(inst.spots):g}-{spot:g}{zones}, highest kept" if min(inst.spots) != spot else "")
-            result.offers.append(Offer(offer=f"{cloud}-{inst.region}-{inst.instance_type}-spot", mode="spot",
-                                       price=spot, preemptions_per_day=reclaim,
-                                       source=f"{where}: SpotPrice{spread}; reclaims {reclaim:g}/day assumed; "
-                                              f"{stock}{link_note}", **base))
-    result.datacenters = list(regions.values())
-
-
-def _datacenter(cloud: str, region: str, conf: CloudOverlay, day: date, origin: str, result: CloudResult) -> Datacenter:
-    tags = conf.residency.get(region)
-    if tags is None:
-        tags = [tag for prefix, tag in REGION_TAGS if region.startswith(prefix)][:1]
-        if not tags:
-            result.notes.append(f"region {region}: no residency tag (name not in the table); "
-                                f"set clouds.{cloud}.residency.{region} in the overlay")
-    name = f"{cloud}-{region}"
-    return Datacenter(datacenter=name, region=region, power_quota_kw=0, pue=1.0, residency=tuple(tags),
-                      link_group=name, as_of=day,
-                      source=f"{origin}; public cloud region (no power quota of ours: its offers do not count power)")
-
-
-def _interconnect(entries: list[InstanceOverlay]) -> tuple[tuple[str, ...], tuple[float, ...], str]:
-    entry = next((e for e in entries if e.interconnect is not None), None)
-    if entry is None:
-        return ("ethernet",), (0.0,), "; interconnect not in the catalog: ethernet assumed"
-    names = [entry.interconnect] if isinstance(entry.interconnect, str) else list(entry.interconnect)
-    prices = entry.interconnect_price if entry.interconnect_price is not None else [0.0] * len(names)
-    prices = [prices] if isinstance(prices, (int, float)) else list(prices)
-    mapped = tuple(INTERCONNECT_NAMES.get(n.lower(), n) for n in names)
-    said = [f"{n} as {m}" for n, m in zip(names, mapped) if n != m]
-    return mapped, tuple(float(p) for p in prices), "; interconnect from the overlay" + (
-        f" ({', '.join(said)})" if said else "")
 
 
 def _add_reserved(results: list[CloudResult], spec: Overlay, bad: list[BadRow]) -> None:
@@ -507,10 +357,6 @@ def _merge(into: Path, results: list[CloudResult], old_dcs: list[dict[str, str]]
     for r in results:
         r.replaced_offers = sum(1 for o in old_offers if o.get("vendor") == r.cloud)
     replaced = sum(r.replaced_offers for r in results)
-    if replaced and not force:
-        raise ProblemError(f"offers.csv already holds {replaced} offers of {', '.join(sorted(c for c in clouds))}; "
-                           "not replaced", file=str(into / "offers.csv"), key="--into",
-                           fix="pass --force to replace that cloud's rows (the old file is kept as offers.csv.bak)")
     new_dcs = [d for r in results for d in r.datacenters]
     new_offers = [o for r in results for o in r.offers]
     clash = {d.datacenter for d in new_dcs} & {d.get("datacenter") for d in keep_dcs}
@@ -520,13 +366,30 @@ def _merge(into: Path, results: list[CloudResult], old_dcs: list[dict[str, str]]
     dc_rows = keep_dcs + [_cells(d, DATACENTER_COLUMNS) for d in new_dcs]
     offer_rows = keep_offers + [offer_cells(o) for o in new_offers]
     _check_whole(into, gpu_rows, dc_rows, offer_rows)
-    backups = []
-    for name, rows, columns in (("datacenters.csv", dc_rows, DATACENTER_COLUMNS),
-                                ("offers.csv", offer_rows, OFFER_COLUMNS)):
-        backup = write_csv_atomic(into / name, rows, replace=True, columns=columns)
-        if backup:
-            backups.append(backup)
+    if _unchanged(into, (("datacenters.csv", dc_rows, DATACENTER_COLUMNS), ("offers.csv", offer_rows, OFFER_COLUMNS))):
+        return SkyPilotImport(into, results, [], unchanged=True)
+    if replaced and not force:
+        raise ProblemError(f"offers.csv already holds {replaced} offers of {', '.join(sorted(c for c in clouds))}; "
+                           "not replaced", file=str(into / "offers.csv"), key="--into",
+                           fix="pass --force to replace that cloud's rows (the old file is kept as offers.csv.bak)")
+    backups = write_tables_together(into, [("datacenters.csv", dc_rows, DATACENTER_COLUMNS),
+                                           ("offers.csv", offer_rows, OFFER_COLUMNS)])   # both or neither
     return SkyPilotImport(into, results, backups)
+
+
+def _unchanged(into: Path, tables) -> bool:
+    """Whether every table would be written with the cells it already holds (then nothing is written:
+    no rewrite, no backup). Compared cell by cell as the writer renders them, line endings aside."""
+    for name, rows, columns in tables:
+        path = into / name
+        if not path.is_file():
+            return False
+        with open(path, newline="", encoding="utf-8-sig") as fh:
+            held = [line for line in csv.reader(fh) if line]
+        wanted = [list(columns)] + [[cell_text(row.get(c)) for c in columns] for row in rows]
+        if held != wanted:
+            return False
+    return True
 
 
 def _cells(row: BaseModel, columns: list[str]) -> dict[str, Any]:
@@ -554,15 +417,10 @@ def _check_whole(into: Path, gpu_rows: dict, dc_rows: list[dict], offer_rows: li
         raise ProblemError(message, file=str(into / "offers.csv"), key=f"offer {offer}.{column}", fix=fix)
 
 
-def _span(rows: list[int]) -> str:
-    return f"row {rows[0]}" if len(rows) == 1 else "rows " + ( f"{rows[0]}-{rows[-1]}" if rows == list(
-        range(rows[0], rows[-1] + 1)) else ",".join(map(str, rows[:4])) + ("…" if len(rows) > 4 else ""))
-
-
-def _unknown_line(key: tuple[str, str | None], rows: list[tuple[str, int]]) -> str:
-    name, gpu = key
-    clouds = sorted({c for c, _ in rows})
-    first = rows[0][1]
-    why = f"maps to {gpu}, which gpus.csv lacks" if gpu else "not in the mapping table"
+def _unknown_line(key: tuple[str, str | None, str], rows: list[tuple[str, str, int]]) -> str:
+    name, gpu, why = key
+    clouds = sorted({c for c, _, _ in rows})
+    _, file, first = rows[0]
+    why = f"maps to {gpu}, which gpus.csv lacks" if gpu else why
     return (f"accelerator {name!r} ({why}): {len(rows)} row{'s' if len(rows) != 1 else ''} of "
-            f"{', '.join(clouds)}, first row {first}")
+            f"{', '.join(clouds)}, first row {first} of {file}")

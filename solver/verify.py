@@ -371,14 +371,22 @@ class _Verifier:
     def _data_cost(self) -> float:
         sites = {(a.job, self.cat.offers[a.offer].vendor, self.cat.offers[a.offer].datacenter)
                  for a in self.plan.schedule.assignments if a.offer in self.cat.offers and a.job in self.jobs}
-        finish: dict[str, int] = defaultdict(int)  # storage is kept from the job's start until it ends
+        finish: dict[str, int] = defaultdict(int)  # storage is kept until the job ends,
+        first: dict[tuple[str, str, str], int] = {}  # from its first GPU day at the site less the transfer
         for a in self.plan.schedule.assignments:
             finish[a.job] = max(finish[a.job], min((a.period + 1) * self.pd, self.p.horizon_days))
+            if a.offer in self.cat.offers and a.job in self.jobs:
+                key = a.job, self.cat.offers[a.offer].vendor, self.cat.offers[a.offer].datacenter
+                first[key] = min(first.get(key, a.period * self.pd), a.period * self.pd)
         total = 0.0
         for job_name, vendor, dc in sites:
             job = self.jobs[job_name]
             offer = next(o for o in self.cat.offers.values() if o.vendor == vendor and o.datacenter == dc)
-            months = (finish[job_name] - job.start_day) / 30
+            since = first[job_name, vendor, dc] - self._transfer_wait(job, dc)
+            if since < job.start_day:
+                self.fail(f"storage: job {job_name} would store its data at {dc} from day {since}, before its "
+                          f"start (day {job.start_day})")
+            months = (finish[job_name] - since) / 30
             total += (job.storage_tb * offer.storage_per_tb_month * months
                       + job.egress_tb * offer.egress_per_tb) * self.rate(offer)
             if job.data is not None and dc != job.data.site:  # the dataset moved to this vendor's storage here

@@ -42,6 +42,7 @@ from solver.api import DEFAULT_BACKEND
 from solver.choices import AXES
 from solver.clock import OutOfTime
 from solver.errors import Infeasible, ProblemError
+from solver.files import replace_together, write_error
 from solver.limits import finish_day, plan_vendors
 from solver.session import Session
 from solver.model.catalog import Catalog
@@ -395,12 +396,15 @@ def write_plans(result: Frontier, folder: str | Path, *, force: bool = False) ->
     if old and not force:
         raise ProblemError(f"{len(old)} plan file(s) already there, e.g. {old[0].name}", key="--plans",
                            file=str(folder), fix="choose another folder, or pass --force to overwrite")
-    folder.mkdir(parents=True, exist_ok=True)
-    if force:
-        for path in old:
-            path.unlink()
+    try:
+        folder.mkdir(parents=True, exist_ok=True)
+    except OSError as exc:
+        raise write_error(exc, folder, "--plans") from None
     paths = plan_paths(folder, len(result.points))
-    for point, path in zip(result.points, paths):
-        path.write_text(json.dumps(point.plan.model_dump(mode="json"), indent=2, ensure_ascii=False) + "\n",
-                        encoding="utf-8")
+    texts = [json.dumps(point.plan.model_dump(mode="json"), indent=2, ensure_ascii=False) + "\n"
+             for point in result.points]
+    replace_together([(path, lambda tmp, text=text: tmp.write_text(text, encoding="utf-8"))
+                      for path, text in zip(paths, texts)], folder)   # all new plans, or the old ones
+    for path in set(old) - set(paths):
+        path.unlink()
     return paths

@@ -65,6 +65,7 @@ from solver.analysis.edits import apply_edits, row_path
 from solver.api import AVAILABILITY, POWER, Family, Milp, build_instance, solve_problem
 from solver.clock import RunClock
 from solver.errors import Infeasible, ProblemError
+from solver.files import csv_cell, save_atomic, text_cells
 from solver.model.catalog import MODE_UNITS, UNIT_DAYS, Catalog, Offer
 from solver.model.plan import Plan
 from solver.model.problem import Problem
@@ -664,10 +665,13 @@ def export_vendor(result: Negotiation, vendor: str, path, *, force: bool = False
         sheet.append(list(EXPORT_COLUMNS))
         for row in rows:
             sheet.append([row[c] for c in EXPORT_COLUMNS])
-        book.save(path)
+        text_cells(sheet)   # a vendor's offer named =HYPERLINK(…) stays text
+        save_atomic(path, lambda tmp: book.save(tmp))
     else:
-        with open(path, "w", newline="", encoding="utf-8") as fh:
-            writer = csv.DictWriter(fh, fieldnames=EXPORT_COLUMNS)
-            writer.writeheader()
-            writer.writerows(rows)
+        def save(tmp):
+            with open(tmp, "w", newline="", encoding="utf-8") as fh:
+                writer = csv.DictWriter(fh, fieldnames=EXPORT_COLUMNS)
+                writer.writeheader()
+                writer.writerows({c: csv_cell(v) for c, v in row.items()} for row in rows)
+        save_atomic(path, save)
     return len(rows)

@@ -50,7 +50,7 @@ STOCK_RAISE = 8
 TOL = 1e-6
 _EXCLUDED_CODE = {"memory": "memory", "lead_time": "lead_time", "fabric": "fabric", "capacity": "deadline",
                   "residency": "residency", "spot": "availability", "window": "availability",
-                  "precision": "availability", "dominated": "price"}
+                  "precision": "availability", "stack": "availability", "dominated": "price"}
 """The code (of CODES) an alternative gets for each preprocessing reason (solver.milp.exclusion.CODES)."""
 _DETAIL_ONLY = frozenset({"memory", "lead_time", "fabric", "capacity"})
 _ORDER = ("residency", "memory", "lead_time", "fabric", "deadline", "availability")

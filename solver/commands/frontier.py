@@ -42,6 +42,7 @@ def frontier_command(
     def action() -> None:
         budget_command(DEFAULT_MAX_SECONDS if max_seconds is None else max_seconds)
         from solver.analysis.frontier import existing_plan_files, frontier, write_plans
+        from solver.files import check_writable_folder
         from solver.load import load_problem
         from solver.report.frontier import render_frontier
         from solver.report.terminal import print_json
@@ -56,6 +57,8 @@ def frontier_command(
             if existing_plan_files(plans) and not force:
                 raise ProblemError("plan files already there", key="--plans", file=str(plans),
                                    fix="choose another folder, or pass --force to overwrite")
+            if plans.is_dir() or plans.parent.is_dir():
+                check_writable_folder(plans if plans.is_dir() else plans.parent, "--plans")
         if xlsx is not None:
             from solver.report.tables import check_xlsx_target
             check_xlsx_target(xlsx, force=force)

@@ -89,4 +89,7 @@ AsJson = Annotated[bool, typer.Option("--json", help="print one JSON object")]
 BackendChoice = Annotated[Backend, typer.Option(help="MILP solver bundled with OR-Tools")]
 TimeLimit = Annotated[Optional[float], time_limit_option()]
 Gap = Annotated[Optional[float], gap_option()]
+Lang = Annotated[Optional[str], typer.Option(
+    "--lang", help="language of the output: en or zh-CN (default: the problem's lang:, else GPUPLAN_LANG, else en); "
+                   "--json and CSV/xlsx data never change")]
 

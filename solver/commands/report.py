@@ -8,9 +8,9 @@ from typing import Annotated, Optional
 import typer
 
 from solver.choices import DEFAULT_BACKEND
-from solver.commands.common import DEFAULT_MAX_SECONDS, run_action, working
 from solver.clock import budget_command
-from solver.commands.options import BackendChoice, Gap, ProblemFile, TimeLimit, max_seconds_option
+from solver.commands.common import DEFAULT_MAX_SECONDS, run_action, speak, working
+from solver.commands.options import BackendChoice, Gap, Lang, ProblemFile, TimeLimit, max_seconds_option
 
 
 def register(app: typer.Typer) -> None:
@@ -29,7 +29,8 @@ def report_command(
         gap: Gap = None,
         max_seconds: Annotated[Optional[float], max_seconds_option(
             "the whole run's budget: the solve and the frontier's points; no solve starts after it, "
-            "none runs past it", example="--max-seconds 300")] = None) -> None:
+            "none runs past it", example="--max-seconds 300")] = None,
+        lang: Lang = None) -> None:
     """Cheapest plan for PROBLEM as an HTML report that opens offline: summary, Gantt chart of rentals,
     cost breakdown, job layouts, assumptions and a contract checklist per vendor.
     Never overwrites a file without --force (exit 2). Exit 1 when infeasible (no file written)."""
@@ -42,6 +43,7 @@ def report_command(
 
         check_html_path(output, force=force, option="--output")  # fail before solving, not after
         prob, cat = load_problem(problem)
+        speak(lang, prob)
         options = {"backend": backend.value, "time_limit": time_limit, "gap": gap}
         with working(f"solving {problem.name}"):
             plan = solve_problem(prob, cat, **options)

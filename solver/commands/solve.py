@@ -11,10 +11,11 @@ import typer
 
 from solver.choices import DEFAULT_BACKEND, DETAILS
 from solver.clock import RunClock, budget_command
-from solver.commands.common import DEFAULT_MAX_SECONDS, announce_infeasible, plan_console, run_action, working
+from solver.commands.common import DEFAULT_MAX_SECONDS, announce_infeasible, plan_console, run_action, speak, working
 from solver.commands.options import (
     AsJson,
     BackendChoice,
+    Lang,
     ProblemFile,
     choices,
     gap_option,
@@ -55,6 +56,7 @@ def solve(problem: ProblemFile,
           why: bool = typer.Option(False, "--why", help="also: each job's best runners-up, the reason each lost, "
                                                         "and what one more unit of each binding limit is worth"),
           why_k: int = typer.Option(3, "--why-k", min=1, help="runners-up per job with --why"),
+          lang: Lang = None,
           explain: bool = typer.Option(True, "--explain/--no-explain",
                                        help="when infeasible, find the smallest relaxation of each limit"),
           max_seconds: Annotated[Optional[float], max_seconds_option(
@@ -73,6 +75,7 @@ def solve(problem: ProblemFile,
         from solver.report.terminal import infeasible_json, print_json, solve_json
 
         prob, cat = load_problem(problem)
+        speak(lang, prob)
         files = PlanFiles(html, xlsx, csv, force, sheet_detail.value)
         files.check()
         if export_mps is not None:  # before solving: a long solve never ends in a refusal to write

@@ -52,6 +52,7 @@ class Milp:
     data_members: dict[tuple[str, str, str], list[mb.Variable]] = field(default_factory=dict)
     running: dict[tuple[str, int], mb.Variable] = field(default_factory=dict)                  # (job, t)
     stored: dict[tuple[str, str, str, int], mb.Variable] = field(default_factory=dict)         # (job, vendor, dc, t)
+    started: dict[tuple[str, str, str, int], mb.Variable] = field(default_factory=dict)        # (job, vendor, dc, t)
     tails: dict[tuple[str, int], tuple[mb.Variable, list[tuple[mb.Variable, int]]]] = field(default_factory=dict)
     # (job, t) → W[j,t], the job's work units from t on, and period t's (replica, units) terms
     cover: dict[str, list[str]] = field(default_factory=dict)                                   # job → its Cover rows

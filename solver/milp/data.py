@@ -9,6 +9,7 @@ from collections import defaultdict
 from ortools.linear_solver.python import model_builder as mb
 
 from solver.milp.core import Milp
+from solver.milp.instance import transfer_days
 from solver.milp.work import replica_work, surplus_by_domain
 
 
@@ -20,10 +21,12 @@ def add_data_costs(milp: Milp) -> None:
     plan does for j in o's fabric domain (`most_work`): each replica counts as the share
     of the job it does.
     cost += u·egress_tb_j·price_egress + storage_tb_j·price_storage·(days from the job's
-    start to its finish)/30 at every site it used (data staged before, checkpoints kept
+    first GPU day at that site, less its dataset's transfer there, to its finish)/30 at
+    every site it used (the data must be in place when the GPUs start, checkpoints kept
     until the job ends; `_add_storage`). Billing the whole window instead made a later
     deadline dearer though the plan finished on the same day (a user's what-if: deadline
-    15 → 22 days raised the optimum by 2,332 CNY, all storage).
+    15 → 22 days raised the optimum by 2,332 CNY, all storage); billing from the job's
+    start charged 14 days of 20 TB at Fangshan before its H100s arrived (issue 36).
     Egress is the one-off export of weights and logs (seed 002: ask if export is free),
     plus, at a datacenter other than the job's data.site, moving its dataset there once
     (each vendor's storage at that site gets its own copy, like storage).
@@ -52,29 +55,66 @@ def add_data_costs(milp: Milp) -> None:
         lhs = mb.LinearExpr.weighted_sum([v for v, _ in terms], [w for _, w in terms])
         milp.add_row(f"Data-{job_name}-{vendor}-{dc}", lhs <= u)
         if storage > 0:
-            _add_storage(milp, job, vendor, dc, u, storage, _running(milp, job_name, by_period[job_name]))
+            here = {t: [(v, w, i) for v, w, i in members if _site(inst, i) == (vendor, dc)]
+                    for t, members in by_period[job_name].items()}
+            _add_storage(milp, job, (vendor, dc), u, storage, _running(milp, job_name, by_period[job_name]),
+                         {t: terms for t, terms in here.items() if terms})
         if egress > 0:
             milp.cost["egress"].append((u, egress))
 
 
-def _add_storage(milp: Milp, job, vendor: str, dc: str, u: mb.Variable, per_day: float,
-                 periods: list[int]) -> None:
-    """Storage at (vendor, dc) from the job's start to its finish, when the job uses the site.
+def _add_storage(milp: Milp, job, site: tuple[str, str], u: mb.Variable, per_day: float,
+                 periods: list[int], here: dict[int, list[tuple[mb.Variable, float, int]]]) -> None:
+    """Storage at site (vendor, dc) from the job's first GPU day there, less the days its
+    dataset takes to arrive (`transfer_days`), to the job's finish; never before.
 
     r[j,t] = 1 while job j is not finished at period t: non-increasing in t, and 1 where
     any of j's replicas run (row `Finish-<j>-<t>-run`, its share from t on, shared by all
-    the job's sites). s[j,v,d,t] ≥ u[j,v,d] + r[j,t] − 1 is the site's storage in period
-    t, paid by the day; the days from the job's start to its first period are paid with u.
-    Cost measured (`gpuplan solve`): seed-13b-100b 1.2–1.4 → 2.5–2.8 s, hybrid-burst 1.3–1.4 → 1.5–1.7 s.
+    the job's sites). b[j,v,d,t] = 1 once the job has run at the site: non-decreasing (row
+    `Storage-<j>-<v>-<d>-<t>-on`) and K·b ≥ the job's share done there in t (row `-start`,
+    shares in whole units as in `_running`: CP-SAT reads every variable as an integer).
+    `-now`: the share done there in t ≤ the most it can be · s[t] (a period with work at
+    the site stores), so the LP relaxation stores for as long as the work takes: without
+    it, 0.04 of the 5 days in tests/milp/test_data.py. A running sum of the share done
+    (b ≥ it) made the LP no stronger and seed-13b-100b 2–3× slower (issue 36).
+    s[j,v,d,t] ≥ b[j,v,d,t] + r[j,t] − 1 (row `Storage-<j>-<v>-<d>-<t>`) is the site's
+    storage in period t, paid by the day; the transfer's days before the first GPU day are
+    paid with u. Periods before the site's first usable one get no flag (nothing stored).
+    Cost measured (`gpuplan solve`): seed-13b-100b 1.2–1.4 → 2.5–2.8 s, hybrid-burst 1.3–1.4 → 1.5–1.7 s
+    (with r only); the b flags, same run, load 7 on 2 cores: seed-13b-100b 4.0–4.4 → 5.0–5.2 s,
+    hybrid-burst 1.8–3.4 → 4.0–4.4 s.
     """
-    first_day = milp.inst.timeline.starts[periods[0]] if periods else job.deadline_days
-    if first_day > job.start_day:
-        milp.cost["storage"].append((u, per_day * (first_day - job.start_day)))
-    for t in periods:
-        s = milp.model.new_num_var(0, 1, f"s[{job.name},{vendor},{dc},{t}]")
+    inst, model = milp.inst, milp.model
+    vendor, dc = site
+    wait = transfer_days(job, dc, inst.catalog)
+    if wait:
+        milp.cost["storage"].append((u, per_day * wait))
+    name, before, largest = f"{job.name}-{vendor}-{dc}", None, _largest_tiers(milp, job.name)
+    units = math.ceil(max((1 / share for terms in here.values() for _, share, _ in terms), default=1) - 1e-9)
+    for t in (t for t in periods if here and t >= min(here)):
+        b = model.new_bool_var(f"b[{job.name},{vendor},{dc},{t}]")
+        milp.started[job.name, vendor, dc, t] = b
+        members = here.get(t, [])
+        weights = [math.floor(share * units + 1e-9) for _, share, _ in members]
+        work = mb.LinearExpr.weighted_sum([v for v, _, _ in members], weights)
+        most = math.floor(_most_units(milp, members, weights, largest) + 1e-9) or units  # units are whole
+        if members:  # K·b, not most·b: measured 2× slower on seed-13b-100b
+            milp.add_row(f"Storage-{name}-{t}-start", units * b >= work)
+        if before is not None:
+            milp.add_row(f"Storage-{name}-{t}-on", b >= before)
+        s = model.new_num_var(0, 1, f"s[{job.name},{vendor},{dc},{t}]")
         milp.stored[job.name, vendor, dc, t] = s
-        milp.add_row(f"Storage-{job.name}-{vendor}-{dc}-{t}", s >= u + milp.running[job.name, t] - 1)
-        milp.cost["storage"].append((s, per_day * milp.inst.hours[t] / 24))
+        milp.add_row(f"Storage-{name}-{t}", s >= b + milp.running[job.name, t] - 1)
+        if members:
+            milp.add_row(f"Storage-{name}-{t}-now", work <= most * s)
+        milp.cost["storage"].append((s, per_day * inst.hours[t] / 24))
+        before = b
+
+
+def _site(inst, i: int) -> tuple[str, str]:
+    """The (vendor, datacenter) of option i's offer."""
+    offer = inst.configs[inst.options[i].config].offer
+    return offer.vendor, offer.datacenter
 
 
 def _running(milp: Milp, job: str, members: dict[int, list[tuple[mb.Variable, float, int]]]) -> list[int]:

@@ -11,10 +11,10 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-CODES = ("restrict", "spot", "residency", "precision", "memory", "fabric", "window", "lead_time", "capacity",
+CODES = ("restrict", "stack", "spot", "residency", "precision", "memory", "fabric", "window", "lead_time", "capacity",
          "dominated")
-"""Every reason preprocessing gives; the last six are written `<code>: <detail>`."""
-_WRITTEN_WITH_CODE = frozenset({"memory", "fabric", "window", "lead_time", "capacity", "dominated"})
+"""Every reason preprocessing gives; stack and the last six are written `<code>: <detail>`."""
+_WRITTEN_WITH_CODE = frozenset({"stack", "memory", "fabric", "window", "lead_time", "capacity", "dominated"})
 
 
 @dataclass(frozen=True)

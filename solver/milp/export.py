@@ -14,6 +14,8 @@ from pathlib import Path
 
 from ortools.linear_solver.python import model_builder as mb
 
+from solver.files import write_text
+
 
 def to_mathopt(model: mb.Model):
     """A MathOpt Model equal to `model`; variable k of the model builder has id k."""
@@ -84,7 +86,7 @@ def write_mps(model: mb.Model, path: str | Path) -> None:
     for k, v in enumerate(src.variable):
         lines += _bounds(names[k], v.lower_bound, v.upper_bound)
     lines.append("ENDATA")
-    Path(path).write_text("\n".join(lines) + "\n", encoding="utf-8")
+    write_text(path, "\n".join(lines) + "\n")   # atomic (solver.files)
 
 
 def _name(text: str, fallback: str) -> str:

@@ -20,7 +20,7 @@ from solver.estimate.throughput import fabric_factor, peak_tflops, scale_factor,
 from solver.milp.exclusion import Exclusion
 from solver.milp.periods import Periods, event_periods, problem_events, uniform_periods
 from solver.milp.prune import prune_dominated
-from solver.model.catalog import DEFAULT_WAN_GBPS, Catalog, Gpu, Offer, priced_in
+from solver.model.catalog import Catalog, Gpu, Offer, priced_in
 from solver.model.problem import Job, Problem, Restrict
 
 UNGUARANTEED_PERF = 0.90
@@ -213,6 +213,10 @@ def _job_option(job: Job, config: Config, inst: Instance) -> JobOption | tuple[s
         return "restrict", "excluded by the job's restrict list"
     if problem.restrict and problem.restrict.interconnects and config.interconnect not in problem.restrict.interconnects:
         return "restrict", "excluded by restrict.interconnects"
+    stacks = problem.job_stacks(job)
+    if stacks is not None and inst.catalog.gpus[offer.gpu].stack not in stacks:
+        return "stack", (f"{offer.gpu} needs {inst.catalog.gpus[offer.gpu].stack.upper()}; the job's code runs on "
+                         f"{' or '.join(x.upper() for x in stacks)} (stacks)")
     if offer.preemptible and not job.interruptible:
         return "spot", "spot capacity can be reclaimed; the job is not interruptible"
     if job.residency and job.residency not in inst.catalog.datacenters[offer.datacenter].residency:
@@ -252,20 +256,14 @@ def _why_no_period(job: Job, inst: Instance, wait: int, window: list[int]) -> tu
 
 
 def transfer_days(job: Job, datacenter: str, catalog: Catalog) -> int:
-    """Whole days the job waits at `datacenter` for its dataset, counted from its start_day.
-
-    None inside the data site's link group (dedicated lines); between link groups the
-    dataset moves at the slower end's wan_gbps (blank: DEFAULT_WAN_GBPS), TB × 8000 Gbit.
-    """
+    """Whole days the job waits at `datacenter` for its dataset, counted from its start_day
+    (`DataSpec.transfer_days`, shared with the ledger's storage payments)."""
     if job.data is None:
         return 0
-    if job.data.site not in catalog.datacenters:
-        raise ValueError(f"job {job.name}: data.site {job.data.site!r} is not a datacenter of the catalog")
-    src, dst = catalog.datacenters[job.data.site], catalog.datacenters[datacenter]
-    if src.link_group == dst.link_group:
-        return 0
-    gbps = min(src.wan_gbps or DEFAULT_WAN_GBPS, dst.wan_gbps or DEFAULT_WAN_GBPS)
-    return math.ceil(job.data.dataset_tb * 8000 / gbps / 86_400 - 1e-9)
+    try:
+        return job.data.transfer_days(datacenter, catalog)
+    except ValueError as exc:
+        raise ValueError(f"job {job.name}: {exc}") from None
 
 
 def job_layout(job: Job, gpu: Gpu, gpus_per_node: int, max_gpus: int) -> Layout | None:

@@ -81,7 +81,7 @@ def owners(milp: Milp) -> np.ndarray:
     job_no = {job.name: k + 1 for k, job in enumerate(milp.inst.problem.jobs)}
     for (i, _t), var in milp.replicas.items():
         label[var.index] = job_no[milp.inst.options[i].job]
-    for table in (milp.sites, milp.data_sites, milp.running, milp.stored):
+    for table in (milp.sites, milp.data_sites, milp.running, milp.stored, milp.started):
         for key, var in table.items():
             label[var.index] = job_no[key[0]]
     for (job, _t), (var, _terms) in milp.tails.items():

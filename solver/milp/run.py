@@ -110,7 +110,7 @@ def _run_fixed(model, milp: Milp, time_limit: float | None, gap: float | None, l
 def polish(milp: Milp, values: dict[int, float]) -> None:
     """Settle the bookkeeping variables a time- or gap-limited solve may leave slack.
 
-    Discounts (v, y), data-site flags (u) and the running and storage flags (r, s) only
+    Discounts (v, y), data-site flags (u) and the running, started and storage flags (r, b, s) only
     lower or account for cost; a stopped solver can leave a discount unclaimed, a flag set
     at an unused site or a job running past its last work. Setting them
     to what the rented capacity implies keeps the plan's stated cost equal to what its
@@ -139,5 +139,13 @@ def polish(milp: Milp, values: dict[int, float]) -> None:
     for (job, t), (tail, terms) in sorted(milp.tails.items(), key=lambda item: -item[0][1]):
         later[job] = later.get(job, 0.0) + sum(units * round(values.get(v.index, 0.0)) for v, units in terms)
         values[tail.index] = later[job]
+    first: dict[tuple[str, str, str], int] = {}  # each job's first period with replicas at a site: stored from then
+    for (i, t), var in milp.replicas.items():
+        if round(values.get(var.index, 0.0)) > 0:
+            offer = milp.inst.configs[milp.inst.options[i].config].offer
+            key = milp.inst.options[i].job, offer.vendor, offer.datacenter
+            first[key] = min(first.get(key, t), t)
+    for (job, vendor, dc, t), b in milp.started.items():
+        values[b.index] = float((job, vendor, dc) in first and t >= first[job, vendor, dc])
     for (job, vendor, dc, t), s in milp.stored.items():
-        values[s.index] = max(0.0, values[milp.data_sites[job, vendor, dc].index] + values[milp.running[job, t].index] - 1)
+        values[s.index] = max(0.0, values[milp.started[job, vendor, dc, t].index] + values[milp.running[job, t].index] - 1)

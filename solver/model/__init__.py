@@ -1,6 +1,5 @@
-"""Pydantic nouns: catalog, problem, plan. Validation only, no solving logic."""
+"""Pydantic nouns: catalog, problem, plan. Validation only, no solving logic.
 
-from solver.model.catalog import Catalog, Datacenter, Gpu, Offer
-from solver.model.problem import Job, ModelSpec, Problem, Restrict
-
-__all__ = ["Catalog", "Datacenter", "Gpu", "Offer", "Job", "ModelSpec", "Problem", "Restrict"]
+The package imports none of its modules, so that a light one (solver.model.text, which every
+console uses) does not load pydantic's models at start-up: import from the module itself
+(`from solver.model.catalog import Catalog`)."""

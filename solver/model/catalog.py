@@ -15,6 +15,7 @@ from pydantic import BaseModel, ConfigDict, Field, field_validator, model_valida
 
 from solver.errors import ProblemError
 from solver.model.modes import MODES, UNIT_DAYS, Mode
+from solver.model.text import refuse_control
 
 Interconnect = Literal["ib_ndr", "ib_hdr", "roce", "ethernet"]
 PriceUnit = Literal["per_gpu_hour", "per_node_hour", "per_gpu_month", "per_node_month", "per_node_year",
@@ -32,6 +33,8 @@ LEGACY_COLUMNS = {"storage_cny_per_tb_month": "storage_per_tb_month", "egress_cn
 
 MODE_UNITS = {name: mode.unit for name, mode in MODES.items()}
 """What a price of each mode is per (from solver.model.modes.MODES)."""
+Stack = Literal["cuda", "cann", "rocm"]
+"""Software stacks a GPU's training code is built on (gpus.csv `stack`; a problem's or job's `stacks`)."""
 DEFAULT_WAN_GBPS = 10.0
 """Bandwidth (Gbit/s) of a datacenter's line to sites outside its link group when its
 optional `wan_gbps` cell is blank. Inside one link group (dedicated lines) moving a
@@ -40,6 +43,11 @@ dataset is taken as immediate; between groups the slower end's wan_gbps applies.
 
 class _Row(BaseModel):
     model_config = ConfigDict(extra="forbid", frozen=True, populate_by_name=True, allow_inf_nan=False)
+
+    @field_validator("*", mode="before")
+    @classmethod
+    def _printable(cls, value: object) -> object:
+        return refuse_control(value)   # solver.model.text: no ESC in a name
 
 
 class Gpu(_Row):
@@ -53,7 +61,7 @@ class Gpu(_Row):
     tdp_w: float = Field(gt=0)
     form: Literal["sxm", "pcie", "oam"]
     gpu_class: Literal["datacenter", "consumer", "domestic"] = Field(alias="class")
-    stack: Literal["cuda", "cann", "rocm"] = Field(
+    stack: Stack = Field(
         default="cuda", description="software stack the training code needs on this card: cuda (NVIDIA), "
                                     "cann (Huawei Ascend), rocm (AMD); a plan mixing stacks is warned about")
     default_mfu: float = Field(gt=0, le=1)

@@ -28,6 +28,7 @@ import calendar
 from collections import defaultdict
 from datetime import date, timedelta
 
+from solver.i18n import N_
 from solver.model.catalog import Catalog
 from solver.model.modes import MODES
 from solver.model.plan import Allocation, Assignment, JobRental, Payment, RentalUse
@@ -37,12 +38,12 @@ BLOCK_DAYS = 30
 """Length of a cash-flow block when the problem has no start_date (a month is 30 days, as prices say)."""
 
 BILLING = {
-    "as used": "hourly and spot nodes: paid for the days held, in the month they are held",
-    "per month of term": ("committed terms (monthly, yearly, hosted) by default: each month pays the term's "
-                          "days in it (cost × days ÷ term days)"),
-    "up front": "committed terms whose offer says billing = upfront: the whole term on its first day",
-    "on finish": "a job's egress: when the job finishes (its last day)",
-    "on start": "moving a job's dataset to another site: on the job's start day, listed under the data site",
+    N_("as used"): N_("hourly and spot nodes: paid for the days held, in the month they are held"),
+    N_("per month of term"): N_("committed terms (monthly, yearly, hosted) by default: each month pays the term's "
+                                "days in it (cost × days ÷ term days)"),
+    N_("up front"): N_("committed terms whose offer says billing = upfront: the whole term on its first day"),
+    N_("on finish"): N_("a job's egress: when the job finishes (its last day)"),
+    N_("on start"): N_("moving a job's dataset to another site: on the job's start day, listed under the data site"),
 }
 """The billing assumption behind each cash-flow row's `billing`, in words (the reports print them)."""
 
@@ -174,22 +175,26 @@ def cash_flow(allocations: list[Allocation], assignments: list[Assignment], prob
 
 def _data_payments(assignments: list[Assignment], problem: Problem, catalog: Catalog, width: int,
                    horizon: int) -> list[tuple[str, str, str, int, int, float]]:
-    """Storage (per day from the job's start to its finish) and egress (once) at each vendor and
-    site a job uses, priced as solver.milp.data prices them."""
+    """Storage (per day from the job's first GPU day at the site, less its dataset's transfer
+    there, to its finish) and egress (once) at each vendor and site a job uses, priced as
+    solver.milp.data prices them."""
     jobs = {j.name: j for j in problem.jobs}
     finish: dict[str, int] = defaultdict(int)
-    sites: set[tuple[str, str, str]] = set()
+    first: dict[tuple[str, str, str], int] = {}
     for a in assignments:
         offer = catalog.offers.get(a.offer)
         if offer is None or a.job not in jobs:
             continue
-        finish[a.job] = max(finish[a.job], period_days(a.period, width, horizon)[1])
-        sites.add((a.job, offer.vendor, offer.datacenter))
+        lo, hi = period_days(a.period, width, horizon)
+        finish[a.job] = max(finish[a.job], hi)
+        key = a.job, offer.vendor, offer.datacenter
+        first[key] = min(first.get(key, lo), lo)
     out = []
-    for job_name, vendor, dc in sorted(sites):
+    for (job_name, vendor, dc), lo in sorted(first.items()):
         job = jobs[job_name]
         offer = next(o for o in catalog.offers.values() if o.vendor == vendor and o.datacenter == dc)
-        start, end = job.start_day, finish[job_name]
+        wait = 0 if job.data is None else job.data.transfer_days(dc, catalog)
+        start, end = lo - wait, finish[job_name]
         storage = job.storage_tb * offer.storage_per_tb_month * (end - start) / 30
         out.append((vendor, "storage", "as used", start, end, storage))
         out.append((vendor, "egress", "on finish", end - 1, end, job.egress_tb * offer.egress_per_tb))

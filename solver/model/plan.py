@@ -168,6 +168,18 @@ class PreferenceResult(_Out):
     text: str
 
 
+class StackSwitch(_Out):
+    """A plan on a software stack other than the catalog's usual one, in a problem that did not
+    say which stacks its code runs on (solver.milp.stacks): what the switch saves."""
+
+    stacks: list[str] = Field(description="the stacks the plan uses other than the usual one")
+    usual: str = Field(description="the catalog's usual stack (most of its GPU rows)")
+    same_stack_cost: float | None = Field(description="the best plan on the usual stack alone; null: none "
+                                                      "(infeasible, or no time left to solve it)")
+    saving: float | None = Field(description="same_stack_cost − this plan's cost")
+    text: str
+
+
 class Plan(_Out):
     problem: str
     status: Literal["optimal", "feasible"]
@@ -196,4 +208,6 @@ class Plan(_Out):
     cash_flow: list[Payment] = []
     preferences: list[PreferenceResult] = Field(default=[], description="each soft preference: honoured or not, "
                                                                         "and its price")
+    stack_switch: StackSwitch | None = Field(default=None, description="the plan leaves the catalog's usual "
+                                             "software stack, which the problem left open: what that saves")
     schedule: Schedule

@@ -2,15 +2,17 @@
 
 from __future__ import annotations
 
+import math
 import re
 from datetime import date
 from typing import Literal
 
-from pydantic import BaseModel, ConfigDict, Field, model_validator
+from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
 
 from solver.choices import Kind, Precision
-from solver.model.catalog import CURRENCY_PATTERN, DEFAULT_CURRENCY, Interconnect
+from solver.model.catalog import CURRENCY_PATTERN, DEFAULT_CURRENCY, DEFAULT_WAN_GBPS, Interconnect, Stack
 from solver.model.modes import Mode
+from solver.model.text import refuse_control
 
 
 
@@ -21,6 +23,11 @@ class _Strict(BaseModel):
     and `trials: true` as 1; YAML's `true`/`yes` for a number is a typo, not a value."""
 
     model_config = ConfigDict(extra="forbid", frozen=True, allow_inf_nan=False)
+
+    @field_validator("*", mode="before")
+    @classmethod
+    def _printable(cls, value: object) -> object:
+        return refuse_control(value)   # solver.model.text: no ESC in a name
 
     @model_validator(mode="before")
     @classmethod
@@ -92,6 +99,20 @@ class DataSpec(_Strict):
     egress_per_tb: float | None = Field(
         default=None, ge=0, description="price of moving it out, in the problem's currency per TB; "
         "default: the data site's vendor egress price (egress_cny_per_tb, the older name, is still read)")
+
+    def transfer_days(self, datacenter: str, catalog) -> int:
+        """Whole days the dataset takes to reach `datacenter`, counted from the job's start_day.
+
+        None inside the data site's link group (dedicated lines); between link groups the
+        dataset moves at the slower end's wan_gbps (blank: DEFAULT_WAN_GBPS), TB × 8000 Gbit.
+        """
+        if self.site not in catalog.datacenters:
+            raise ValueError(f"data.site {self.site!r} is not a datacenter of the catalog")
+        src, dst = catalog.datacenters[self.site], catalog.datacenters[datacenter]
+        if src.link_group == dst.link_group:
+            return 0
+        gbps = min(src.wan_gbps or DEFAULT_WAN_GBPS, dst.wan_gbps or DEFAULT_WAN_GBPS)
+        return math.ceil(self.dataset_tb * 8000 / gbps / 86_400 - 1e-9)
 
     @model_validator(mode="before")
     @classmethod
@@ -168,11 +189,14 @@ class Job(_Strict):
     micro_batch: int = Field(default=1, gt=0)
     checkpoint_interval_hours: float = Field(default=1.0, gt=0)
     restart_hours: float = Field(default=0.25, ge=0)
-    storage_tb: float = Field(default=0, ge=0, description="parallel FS kept at each site the job uses, from its start until it finishes")
+    storage_tb: float = Field(default=0, ge=0, description="parallel FS kept at each site the job uses, from its first GPU day there (less its dataset's transfer) until it finishes")
     egress_tb: float = Field(default=0, ge=0, description="data exported from the site once (weights, logs)")
     data: DataSpec | None = None
     prefer: Prefer | list[Prefer] | None = None
     restrict: Restrict | None = None
+    stacks: list[Stack] | None = Field(
+        default=None, min_length=1, description="software stacks the job's code runs on (cuda, cann, rocm); "
+        "default: the problem's stacks, else any (a plan off the catalog's usual stack then says so)")
 
     @property
     def preferences(self) -> list[Prefer]:
@@ -239,6 +263,16 @@ class Problem(_Strict):
     jobs: list[Job] = Field(min_length=1)
     restrict: Restrict | None = None
     prefer: list[Prefer] = Field(default=[], description="soft preferences over every job (or the one named)")
+    lang: Literal["en", "zh-CN"] | None = Field(
+        default=None, description="language of the reports and terminal output (en, zh-CN); --lang and "
+                                  "GPUPLAN_LANG too; --json never changes")
+    stacks: list[Stack] | None = Field(
+        default=None, min_length=1, description="software stacks every job's code runs on (cuda, cann, rocm; "
+        "a job's own stacks replace it); default any, and a plan off the catalog's usual stack says so")
+
+    def job_stacks(self, job: Job) -> list[str] | None:
+        """The stacks the job may run on (its own, else the problem's); None: not stated."""
+        return job.stacks if job.stacks is not None else self.stacks
 
     @property
     def preferences(self) -> list[tuple[str | None, Prefer]]:

@@ -10,6 +10,8 @@ from __future__ import annotations
 
 from datetime import date, timedelta
 
+from solver.i18n import _, is_zh
+
 
 def on(start: date | None, day: int) -> date | None:
     """The calendar date of a plan day (None without a start date)."""
@@ -29,11 +31,13 @@ def span_text(start: date | None, first: int, end: int) -> str:
         return f"{first}–{end}"
     a, b = on(start, first), on(start, max(end - 1, first))
     assert a is not None and b is not None
+    if is_zh():  # both dates whole (ISO), as Chinese readers expect them
+        return _("{first} to {last}").format(first=a.isoformat(), last=b.isoformat())
     return f"{a.isoformat()} – {b.strftime('%m-%d') if a.year == b.year else b.isoformat()}"
 
 
 def span_note(start: date | None) -> str:
     """What a range means, for a table's title."""
     if start is None:
-        return "days from the plan's start"
-    return f"first and last day held; day 0 is {start.isoformat()}"
+        return _("days from the plan's start")
+    return _("first and last day held; day 0 is {date}").format(date=start.isoformat())

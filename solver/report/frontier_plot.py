@@ -6,10 +6,12 @@ a plot is asked for; the Agg backend draws without a display.
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 
 from solver.analysis.frontier import Frontier, is_money, mix_label
 from solver.errors import ProblemError
+from solver.files import check_writable_folder, save_atomic
 from solver.report.labels import Box, place_labels
 
 SUFFIXES = (".png", ".svg")
@@ -28,10 +30,11 @@ def check_plot_paths(prefix: str | Path, *, force: bool = False) -> list[Path]:
     if not paths[0].parent.is_dir():
         raise ProblemError("folder does not exist", key="--plot", file=str(paths[0].parent),
                            fix="create it, or give another PREFIX")
-    existing = [p for p in paths if p.exists()]
+    existing = [p for p in paths if os.path.lexists(p)]
     if existing and not force:
         raise ProblemError("already exists", key="--plot", file=str(existing[0]),
                            fix="choose another PREFIX, or pass --force to overwrite")
+    check_writable_folder(paths[0].parent, "--plot")
     return paths
 
 
@@ -66,7 +69,8 @@ def plot_frontier(result: Frontier, prefix: str | Path, *, force: bool = False) 
     fig = draw_frontier(result)
     try:
         for path in paths:
-            fig.savefig(path, dpi=120 if path.suffix == ".png" else None, bbox_inches="tight")
+            save_atomic(path, lambda tmp, path=path: fig.savefig(tmp, format=path.suffix[1:], bbox_inches="tight",
+                                                                 dpi=120 if path.suffix == ".png" else None))
     finally:
         plt.close(fig)
     return paths

@@ -15,6 +15,7 @@ from rich.markup import escape
 from rich.table import Table
 
 from solver.errors import ProblemError
+from solver.files import check_writable_folder, csv_frame, save_atomic
 from solver.report.tables import sweep_tables, write_xlsx
 
 SHOWN_ROWS = 30
@@ -116,11 +117,11 @@ def write_table(df: pd.DataFrame, path: str | Path, *, force: bool = False) -> N
     path = Path(path)
     check_output(path, force=force)
     if path.suffix.lower() == ".parquet":
-        df.to_parquet(path, index=False)
+        save_atomic(path, lambda tmp: df.to_parquet(tmp, index=False))
     elif path.suffix.lower() == ".xlsx":
         write_xlsx(sweep_tables(df), path, currency=currency_of(df) or "", force=True)  # checked just above
     else:
-        df.to_csv(path, index=False)
+        save_atomic(path, lambda tmp: csv_frame(df).to_csv(tmp, index=False))
 
 
 def check_output(path: str | Path, *, force: bool = False) -> None:
@@ -130,11 +131,15 @@ def check_output(path: str | Path, *, force: bool = False) -> None:
     if suffix not in (".csv", ".parquet", ".xlsx"):
         raise ProblemError("unknown table format", file=str(path), key="-o",
                            fix="name the file *.csv, *.parquet or *.xlsx")
+    if path.is_symlink() and not force:
+        raise ProblemError("is a symbolic link; it is not written through", file=str(path), key="-o",
+                           fix="give the real file's path, or pass --force to replace the link itself")
     if path.exists() and not force:
         raise ProblemError("file exists; not overwritten", file=str(path), key="-o",
                            fix="pass --force to replace it, or choose another name")
     if not path.parent.is_dir():
         raise ProblemError("folder not found", file=str(path), key="-o", fix="create the folder first")
+    check_writable_folder(path.parent, "-o")
     if suffix == ".parquet":
         try:
             import pyarrow  # noqa: F401

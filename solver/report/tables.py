@@ -41,7 +41,6 @@ from __future__ import annotations
 
 import math
 import os
-import tempfile
 from collections.abc import Iterable, Mapping
 from pathlib import Path
 from typing import Any
@@ -50,7 +49,9 @@ import pandas as pd
 
 from solver.choices import DETAILS
 from solver.errors import ProblemError
-from solver.files import as_if_opened, require_openpyxl
+from solver.files import (check_writable_folder, csv_frame, replace_together, require_openpyxl, save_atomic,
+                          text_cells, write_error)
+from solver.i18n import N_, _, current, money_unit
 from solver.model.catalog import Catalog
 from solver.model.ledger import BILLING, blocks
 from solver.model.modes import UNIT_DAYS
@@ -126,7 +127,7 @@ def _pieces(plan: Plan, first: int, last: int, horizon: int, width: int, detail:
         out = [piece for piece in out if piece[2] > piece[1]]
         return out + ([(None, max(first, horizon), last)] if last > horizon else [])
     out = []
-    for _, label, lo, hi in blocks(plan.start_date, first, last):
+    for _block, label, lo, hi in blocks(plan.start_date, first, last):
         cuts = sorted({max(lo, first), min(hi, last)} | ({horizon} if max(lo, first) < horizon < min(hi, last) else set()))
         out += [(label, a, b) for a, b in zip(cuts, cuts[1:]) if b > a]
     return out
@@ -172,7 +173,7 @@ def _cash_by_month(plan: Plan) -> pd.DataFrame:
     grid = cash_flow_grid(plan)
     names = [f"{vendor} {mode}" for vendor, mode in grid.columns]
     rows = []
-    for (label, amounts, total), (_, first, end) in zip(grid.rows, grid.blocks):
+    for (label, amounts, total), (_block, first, end) in zip(grid.rows, grid.blocks):
         rows.append({"month": label, **_dates(plan, first, end), **dict(zip(names, amounts)), "total_cny": total})
     columns = ["month", *(["from", "to"] if plan.start_date else []), *names, "total_cny"]
     return pd.DataFrame(rows, columns=columns)
@@ -257,6 +258,8 @@ def _assumptions(plan: Plan, problem: Problem, catalog: Catalog) -> pd.DataFrame
     add("plan", "gap", plan.gap, "fraction", source="(total_cost - lower_bound) / total_cost")
     add("plan", "backend", plan.backend)
     add("plan", "solve_seconds", plan.solve_seconds, "s")
+    if plan.stack_switch is not None:
+        add("plan", "stack_switch", plan.stack_switch.saving, plan.currency, source=plan.stack_switch.text)
     add("problem", "start_date", problem.start_date, "date",
         source="day 0 of the plan" if problem.start_date else "none: days count from the plan's start")
     add("problem", "horizon_days", problem.horizon_days, "days")
@@ -313,11 +316,15 @@ def check_xlsx_target(path: str | Path, *, force: bool = False) -> Path:
     path = Path(path)
     if path.suffix.lower() != ".xlsx":
         raise ProblemError("not an .xlsx file name", file=str(path), key="--xlsx", fix="name the file *.xlsx")
+    if path.is_symlink() and not force:
+        raise ProblemError("is a symbolic link; it is not written through", file=str(path), key="--xlsx",
+                           fix="give the real file's path, or pass --force to replace the link itself")
     if path.exists() and not force:
         raise ProblemError("file exists; not overwritten", file=str(path), key="--xlsx",
                            fix="pass --force to replace it, or choose another name")
     if not path.parent.is_dir():
         raise ProblemError("folder not found", file=str(path), key="--xlsx", fix="create the folder first")
+    check_writable_folder(path.parent, "--xlsx")
     require_openpyxl()
     return path
 
@@ -329,10 +336,11 @@ def check_csv_target(folder: str | Path, names: Iterable[str] = PLAN_SHEETS, *, 
         raise ProblemError("not a folder", file=str(folder), key="--csv", fix="give a folder (new or existing)")
     if not folder.exists() and not folder.parent.is_dir():
         raise ProblemError("parent folder not found", file=str(folder), key="--csv", fix="create the parent first")
-    existing = [f"{n}.csv" for n in names if (folder / f"{n}.csv").exists()]
+    existing = [f"{n}.csv" for n in names if os.path.lexists(folder / f"{n}.csv")]
     if existing and not force:
         raise ProblemError(f"{', '.join(existing)} already there; nothing written", file=str(folder), key="--csv",
                            fix="pass --force to replace them, or choose another folder")
+    check_writable_folder(folder if folder.is_dir() else folder.parent, "--csv")
     return folder
 
 
@@ -344,43 +352,54 @@ def write_xlsx(tables: Mapping[str, pd.DataFrame], path: str | Path, *, currency
     where a column adds up, and formulas for each rental's cost and idle cost."""
     path = check_xlsx_target(path, force=force)
     require_openpyxl()
-    fd, tmp = tempfile.mkstemp(suffix=".xlsx", dir=path.parent, prefix=f".{path.stem}.")
-    os.close(fd)
-    try:
+
+    def save(tmp: Path) -> None:
         with pd.ExcelWriter(tmp, engine="openpyxl") as writer:
             for name, frame in tables.items():
-                sheet = _sheet_name(name)
+                sheet = sheet_title(name)
                 frame.to_excel(writer, sheet_name=sheet, index=False)
+                text_cells(writer.sheets[sheet])   # names from catalogs stay text; our formulas come next
                 _dress(writer.sheets[sheet], name, frame, currency)
-        as_if_opened(tmp)
-        os.replace(tmp, path)
-    finally:
-        if os.path.exists(tmp):
-            os.unlink(tmp)
-    return path
+    return save_atomic(path, save)
 
 
 HEADERS = {
-    "period": "Period", "month": "Month", "day": "Day", "from": "From", "to": "To (last day)",
-    "start_day": "Start day", "end_day": "End day (not incl.)", "days": "Days", "datacenter": "Site",
-    "vendor": "Vendor", "offer": "Offer", "mode": "Mode", "gpu": "GPU", "interconnect": "Fabric", "nodes": "Nodes",
-    "gpus": "GPUs", "gpu_days": "GPU-days", "cost_cny": "Cost", "in_horizon": "Within horizon", "rental": "Rental #",
-    "price": "Unit price", "price_unit": "Price unit", "currency": "Currency", "rate": "Exchange rate", "priced_per_node": "Priced units per node",
-    "units": "Units billed per node", "interconnect_price": "Fabric price per node per unit",
-    "discount_pct": "Volume discount %", "platform_fee_pct": "Platform fee %", "job": "Job", "kind": "Kind",
-    "deadline_days": "Deadline day", "finish_day": "Finish day", "last_day": "Last day worked",
-    "deadline_date": "Deadline (last day)", "gpu_types": "GPU types", "sites": "Sites", "layout": "Layout",
-    "tp": "TP", "pp": "PP", "dp": "DP", "zero": "ZeRO stage", "memory_per_gpu_gb": "Memory per GPU (GB)",
-    "base_mfu": "Base MFU", "required_eflop": "Work needed (EFLOP)", "done_eflop": "Work done (EFLOP)",
-    "part": "Part", "total_cny": "Total", "billing": "Billing", "amount_cny": "Amount", "gpu_days_paid": "GPU-days paid",
-    "gpu_days_used": "GPU-days used", "idle_gpu_days": "GPU-days idle", "idle_cost_cny": "Idle cost",
-    "used_until_day": "Used until day", "kind_": "Kind", "name": "Name", "used": "Used", "limit": "Limit",
-    "unit": "Unit", "text": "What", "section": "Section", "value": "Value", "illustrative": "Illustrative",
-    "as_of": "As of", "source": "Source", "point": "Point", "eps": "ε", "cost": "Cost", "spot_share": "Spot share",
-    "vendors": "Vendors", "mix": "Mix", "knee": "Knee", "status": "Status", "gap": "Gap", "outcome": "Outcome",
-    "scenario": "Scenario", "edits": "Edits", "total_cost": "Total cost", "seconds": "Seconds", "error": "Error",
+    "period": N_("Period"), "month": N_("Month"), "day": N_("Day"), "from": N_("From"), "to": N_("To (last day)"),
+    "start_day": N_("Start day"), "end_day": N_("End day (not incl.)"), "days": N_("Days"), "datacenter": N_("Site"),
+    "vendor": N_("Vendor"), "offer": N_("Offer"), "mode": N_("Mode"), "gpu": N_("GPU"), "interconnect": N_("Fabric"), "nodes": N_("Nodes"),
+    "gpus": N_("GPUs"), "gpu_days": N_("GPU-days"), "cost_cny": N_("Cost"), "in_horizon": N_("Within horizon"), "rental": N_("Rental #"),
+    "price": N_("Unit price"), "price_unit": N_("Price unit"), "currency": N_("Currency"), "rate": N_("Exchange rate"), "priced_per_node": N_("Priced units per node"),
+    "units": N_("Units billed per node"), "interconnect_price": N_("Fabric price per node per unit"),
+    "discount_pct": N_("Volume discount %"), "platform_fee_pct": N_("Platform fee %"), "job": N_("Job"), "kind": N_("Kind"),
+    "deadline_days": N_("Deadline day"), "finish_day": N_("Finish day"), "last_day": N_("Last day worked"),
+    "deadline_date": N_("Deadline (last day)"), "gpu_types": N_("GPU types"), "sites": N_("Sites"), "layout": N_("Layout"),
+    "tp": N_("TP"), "pp": N_("PP"), "dp": N_("DP"), "zero": N_("ZeRO stage"), "memory_per_gpu_gb": N_("Memory per GPU (GB)"),
+    "base_mfu": N_("Base MFU"), "required_eflop": N_("Work needed (EFLOP)"), "done_eflop": N_("Work done (EFLOP)"),
+    "part": N_("Part"), "total_cny": N_("Total"), "billing": N_("Billing"), "amount_cny": N_("Amount"), "gpu_days_paid": N_("GPU-days paid"),
+    "gpu_days_used": N_("GPU-days used"), "idle_gpu_days": N_("GPU-days idle"), "idle_cost_cny": N_("Idle cost"),
+    "used_until_day": N_("Used until day"), "kind_": N_("Kind"), "name": N_("Name"), "used": N_("Used"), "limit": N_("Limit"),
+    "unit": N_("Unit"), "text": N_("What"), "section": N_("Section"), "value": N_("Value"), "illustrative": N_("Illustrative"),
+    "as_of": N_("As of"), "source": N_("Source"), "point": N_("Point"), "eps": N_("ε"), "cost": N_("Cost"), "spot_share": N_("Spot share"),
+    "vendors": N_("Vendors"), "mix": N_("Mix"), "knee": N_("Knee"), "status": N_("Status"), "gap": N_("Gap"), "outcome": N_("Outcome"),
+    "scenario": N_("Scenario"), "edits": N_("Edits"), "total_cost": N_("Total cost"), "seconds": N_("Seconds"), "error": N_("Error"),
 }
-"""Spreadsheet headers; the CSV files keep the column names (for programs)."""
+"""Spreadsheet headers (translated where shown: `header`); the CSV files keep the column names in English
+(for programs) and take these headers in another language."""
+SHEET_TITLES = {"allocations": N_("allocations"), "rentals": N_("rentals"), "jobs": N_("jobs"),
+                "cost_breakdown": N_("cost_breakdown"), "cash_by_month": N_("cash_by_month"),
+                "cash_flow": N_("cash_flow"), "idle": N_("idle"), "job_rentals": N_("job_rentals"),
+                "binding": N_("binding"), "assumptions": N_("assumptions"), "frontier": N_("frontier"),
+                "tried": N_("tried"), "summary": N_("summary"), "sweep": N_("sweep")}
+"""Sheet names of the workbook in the active language (the CSV files keep the table names)."""
+
+
+def header(column: str) -> str:
+    """A column's header in the active language (`cost_cny` → Cost, 费用)."""
+    return _(HEADERS[column]) if column in HEADERS else column.replace("_", " ").capitalize()
+
+
+def sheet_title(name: str) -> str:
+    return _sheet_name(_(SHEET_TITLES[name]) if name in SHEET_TITLES else name)
 
 MONEY = {"cost_cny", "amount_cny", "idle_cost_cny", "total_cny", "price", "interconnect_price", "cost", "total_cost"}
 COUNTS = {"gpu_days", "gpu_days_paid", "gpu_days_used", "idle_gpu_days", "nodes", "gpus"}
@@ -396,12 +415,12 @@ def _dress(ws, name: str, frame: pd.DataFrame, currency: str) -> None:
     from openpyxl.styles import Font
     from openpyxl.utils import get_column_letter
 
-    money = f'#,##0.00 "{currency}"' if currency else "#,##0.00"   # "": rows in several currencies
+    money = f'#,##0.00 "{money_unit(currency)}"' if currency else "#,##0.00"   # "": rows in several currencies
     letter = {col: get_column_letter(i) for i, col in enumerate(frame.columns, start=1)}
     last = len(frame) + 1                                   # the last data row (row 1 is the header)
     for i, col in enumerate(frame.columns, start=1):
         cell = ws.cell(row=1, column=i)
-        cell.value = HEADERS.get(str(col), str(col).replace("_", " ").capitalize())
+        cell.value = header(str(col))
         cell.font = Font(bold=True)
         fmt = (money if col in MONEY else "#,##0" if col in COUNTS else "0.0%" if col in PERCENT
                else "yyyy-mm-dd" if col in ("from", "to", "last_day", "deadline_date") else None)
@@ -419,7 +438,7 @@ def _dress(ws, name: str, frame: pd.DataFrame, currency: str) -> None:
                     f"*(1-{c['discount_pct']}{row}/100)+{c['interconnect_price']}{row}*{c['nodes']}{row}"
                     f"*{c['units']}{row})*(1+{c['platform_fee_pct']}{row}/100)*{c['rate']}{row}")
                 for col in ("price", "interconnect_price"):  # as quoted: in the offer's own currency
-                    ws[f"{c[col]}{row}"].number_format = f'#,##0.00 "{line["currency"]}"'
+                    ws[f"{c[col]}{row}"].number_format = f'#,##0.00 "{money_unit(line["currency"])}"'
                 ws[f"{c['rate']}{row}"].number_format = "0.######"
     if name == "idle" and {"cost_cny", "idle_gpu_days", "gpu_days_paid", "idle_cost_cny"} <= set(frame.columns):
         c = letter
@@ -444,7 +463,7 @@ def _dress(ws, name: str, frame: pd.DataFrame, currency: str) -> None:
     summed = [col for col in wanted if col in letter]
     if summed and len(frame):
         total = last + 1
-        ws.cell(row=total, column=1, value="total").font = Font(bold=True)
+        ws.cell(row=total, column=1, value=_("total")).font = Font(bold=True)
         for col in summed:
             cell = ws[f"{letter[col]}{total}"]
             cell.value = f"=SUM({letter[col]}2:{letter[col]}{last})"
@@ -452,26 +471,38 @@ def _dress(ws, name: str, frame: pd.DataFrame, currency: str) -> None:
             cell.number_format = money if col in MONEY or name == "cash_by_month" else "#,##0"
     ws.freeze_panes = "A2"
     for i, col in enumerate(frame.columns, start=1):
-        shown = [HEADERS.get(str(col), str(col))] + [_text(v) for v in frame.iloc[:, i - 1]]
+        shown = [header(str(col))] + [_text(v) for v in frame.iloc[:, i - 1]]
         extra = len(currency) + 1 if col in MONEY or name == "cash_by_month" else 0
-        ws.column_dimensions[get_column_letter(i)].width = min(MAX_WIDTH, max(map(len, shown)) + 2 + extra)
+        ws.column_dimensions[get_column_letter(i)].width = min(MAX_WIDTH, max(map(text_width, shown)) + 2 + extra)
 
 
 def write_csv_dir(tables: Mapping[str, pd.DataFrame], folder: str | Path, *, force: bool = False) -> list[Path]:
-    """<name>.csv per table in the folder (made if new); UTF-8, comma-separated, header row, blank = none."""
+    """<name>.csv per table in the folder (made if new); UTF-8, comma-separated, header row, blank = none.
+    The header row is the column names in English, the headers of the workbook in another language."""
     folder = check_csv_target(folder, tables.keys(), force=force)
-    folder.mkdir(exist_ok=True)
-    written = []
-    for name, frame in tables.items():
-        target = folder / f"{name}.csv"
-        frame.to_csv(target, index=False, lineterminator="\n")
-        written.append(target)
-    return written
+    try:
+        folder.mkdir(exist_ok=True)
+    except OSError as exc:
+        raise write_error(exc, folder, "--csv") from None
+
+    def shown(frame: pd.DataFrame) -> pd.DataFrame:
+        return frame if current() == "en" else frame.rename(columns={c: header(str(c)) for c in frame.columns})
+
+    files = [(folder / f"{name}.csv", lambda tmp, frame=frame: csv_frame(shown(frame)).to_csv(
+                 tmp, index=False, lineterminator="\n"))
+             for name, frame in tables.items()]
+    replace_together(files, folder)   # every table new, or every one as it was
+    return [target for target, __ in files]
 
 
 def _sheet_name(name: str) -> str:
     cleaned = "".join("_" if c in "[]:*?/\\" else c for c in name)
     return cleaned[:31] or "sheet"
+
+
+def text_width(text: str) -> int:
+    """Columns a cell's text takes: a CJK character two."""
+    return sum(2 if ord(c) >= 0x2E80 else 1 for c in text)
 
 
 def _text(value: Any) -> str:

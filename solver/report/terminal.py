@@ -20,18 +20,30 @@ from solver.model.plan import Plan
 from solver.model.problem import Problem
 from solver.report.days import day_text, span_note, span_text
 from solver.report.cash import cash_flow_grid
+from solver.report.html import limit_name, mode_name, part_name
+from solver.i18n import N_, _, amount, headline, is_zh, money_unit
 
 
 def _money(value: float) -> str:
     return f"{value:,.0f}"
 
 
+STATUS = {"optimal": N_("optimal"), "feasible": N_("feasible")}
+"""A plan's status in words."""
+
+
 def render_plan(plan: Plan, console: Console) -> None:
     """Allocation by site/vendor/mode/GPU, jobs with layout and finish day, cost breakdown, bound."""
-    headline = (f"[bold]{escape(plan.problem)}[/]: {plan.status}, total {_money(plan.total_cost)} {plan.currency}"
-                f" (lower bound {_money(plan.lower_bound)}, gap {plan.gap:.2%}, {plan.solve_seconds:.2f} s, "
-                f"{plan.backend})")
-    console.print(headline)
+    total = amount(plan.total_cost, plan.currency)
+    if is_zh():  # the headline in 万元, the exact amount beside it
+        total = f"{headline(plan.total_cost, plan.currency)}（{total}）"
+    line = _("{problem}: {status}, total {total} (lower bound {bound}, gap {gap}, {seconds} s, {backend})").format(
+        problem=f"[bold]{escape(plan.problem)}[/]", status=_(STATUS.get(plan.status, plan.status)), total=total,
+        bound=_money(plan.lower_bound), gap=f"{plan.gap:.2%}", seconds=f"{plan.solve_seconds:.2f}",
+        backend=plan.backend)
+    console.print(line)
+    if plan.stack_switch is not None:  # a switch the problem never asked for: in the headline, not the warnings
+        console.print(f"[bold yellow]software stack:[/] {escape(plan.stack_switch.text)}", highlight=False)
     console.print(_allocation_table(plan))
     console.print(_jobs_table(plan))
     console.print(_cost_table(plan))
@@ -39,34 +51,34 @@ def render_plan(plan: Plan, console: Console) -> None:
         if any(u.idle_gpu_days >= IDLE_SHOWN for u in plan.rental_use):
             console.print(_use_table(plan))
         else:
-            console.print("Paid but idle: none; every rental line is used by jobs for all the GPU-days paid.",
+            console.print(_("Paid but idle: none; every rental line is used by jobs for all the GPU-days paid."),
                           highlight=False)
     if plan.job_rentals:
         console.print(_job_rental_table(plan))
         if len(plan.job_rentals) > SHOWN_ROWS:
-            console.print(f"… {len(plan.job_rentals) - SHOWN_ROWS} more job × rental rows in --json "
-                          "(job_rentals) and --xlsx", highlight=False)
+            console.print(_("… {n} more job × rental rows in --json (job_rentals) and --xlsx").format(
+                n=len(plan.job_rentals) - SHOWN_ROWS), highlight=False)
     if plan.cash_flow:
         console.print(_cash_table(plan))
         console.print(billing_note(plan), highlight=False, markup=False)
     for text in plan.warnings:
-        console.print(f"[yellow]warning:[/] {escape(text)}", highlight=False)
+        console.print("[yellow]" + _("warning:") + f"[/] {escape(text)}", highlight=False)
     for pref in plan.preferences:  # the others (kept, declined, ...) are warnings above, with their price
         if pref.outcome == "met":
-            console.print(f"preference: {escape(pref.text)}", highlight=False)
+            console.print(_("preference: {text}").format(text=escape(pref.text)), highlight=False)
 
 
 def _allocation_table(plan: Plan) -> Table:
     """One line per contract or run of hourly periods; with a start date its first and last day held
     (then GPU and fabric share a column, one above the other, so the dates fit in 100 columns)."""
-    table = Table(title=f"Rentals ({span_note(plan.start_date)}; cost in {plan.currency} incl. fee, after discount)",
-                  pad_edge=plan.start_date is None)
+    table = Table(title=_("Rentals ({days}; cost in {unit} incl. fee, after discount)").format(
+        days=span_note(plan.start_date), unit=money_unit(plan.currency)), pad_edge=plan.start_date is None)
     dated = plan.start_date is not None
-    when = ("from", "to") if dated else ("days",)
-    kit = ("GPU / fabric",) if dated else ("GPU", "fabric")
-    for col in ("#", "site", "vendor", "mode", *kit, "nodes", "GPUs", *when, "cost"):
-        table.add_column(col, justify="right" if col in ("#", "nodes", "GPUs", "cost") else "left", overflow="fold",
-                         no_wrap=col in (*when, "cost"))  # a date or an amount split over lines is misread
+    when = (N_("from"), N_("to")) if dated else (N_("days"),)
+    kit = (N_("GPU / fabric"),) if dated else ("GPU", N_("fabric"))
+    for col in ("#", N_("site"), N_("vendor"), N_("mode"), *kit, N_("nodes"), "GPUs", *when, N_("cost")):
+        table.add_column(_(col), justify="right" if col in ("#", "nodes", "GPUs", "cost") else "left",
+                         overflow="fold", no_wrap=col in (*when, "cost"))  # a date or an amount split over lines is misread
     for n, a in enumerate(plan.allocations, start=1):
         if dated:
             days = (day_text(plan.start_date, a.start_day), day_text(plan.start_date, a.end_day - 1))
@@ -74,7 +86,7 @@ def _allocation_table(plan: Plan) -> Table:
         else:
             days = (span_text(None, a.start_day, a.end_day),)
             kind = (escape(a.gpu), escape(a.interconnect))
-        table.add_row(str(n), *map(escape, (a.datacenter, a.vendor, a.mode)), *kind, str(a.nodes),
+        table.add_row(str(n), *map(escape, (a.datacenter, a.vendor, mode_name(a.mode))), *kind, str(a.nodes),
                       str(a.gpus), *days, _money(a.cost))
     return table
 
@@ -88,21 +100,23 @@ SHOWN_ROWS = 30
 def _use_table(plan: Plan) -> Table:
     """Rental lines (their # in the rentals table) with idle GPU-days: GPU-days paid, used by jobs, idle,
     and the idle cost; the totals row counts every line."""
-    table = Table(title=f"Paid but idle (GPU-days per rental #; idle cost in {plan.currency} = cost × idle ÷ paid)")
-    last = "last day used" if plan.start_date else "used until day"
-    for col in ("#", "mode", "paid", "used", "idle", "idle %", "idle cost", last):
-        table.add_column(col, justify="left" if col == "mode" else "right", overflow="fold")
+    table = Table(title=_("Paid but idle (GPU-days per rental #; idle cost in {unit} = cost × idle ÷ paid)").format(
+        unit=money_unit(plan.currency)))
+    last = N_("last day used") if plan.start_date else N_("used until day")
+    for col in ("#", N_("mode"), N_("paid"), N_("used"), N_("idle"), N_("idle %"), N_("idle cost"), last):
+        table.add_column(_(col), justify="left" if col == "mode" else "right", overflow="fold")
     for u in plan.rental_use:
         if u.idle_gpu_days < IDLE_SHOWN:
             continue
         share = u.idle_gpu_days / u.gpu_days_paid if u.gpu_days_paid else 0.0
-        table.add_row(str(u.rental), u.mode, f"{u.gpu_days_paid:,.0f}", f"{u.gpu_days_used:,.0f}",
+        table.add_row(str(u.rental), mode_name(u.mode), f"{u.gpu_days_paid:,.0f}", f"{u.gpu_days_used:,.0f}",
                       f"{u.idle_gpu_days:,.0f}", f"{share:.0%}", _money(u.idle_cost),
-                      "never" if u.last_used_day is None else
+                      _("never") if u.last_used_day is None else
                       day_text(plan.start_date, u.last_used_day - 1) if plan.start_date else str(u.last_used_day))
     idle = sum(u.idle_cost for u in plan.rental_use)
     full = sum(u.idle_gpu_days < IDLE_SHOWN for u in plan.rental_use)
-    label = "[bold]total[/]" + (f" ({len(plan.rental_use)} lines)" if full else "")  # fully used lines: no row
+    label = "[bold]" + _("total") + "[/]" + (" " + _("({n} lines)").format(n=len(plan.rental_use)) if full
+                                              else "")  # fully used lines: no row
     table.add_row("", label, f"{sum(u.gpu_days_paid for u in plan.rental_use):,.0f}",
                   f"{sum(u.gpu_days_used for u in plan.rental_use):,.0f}",
                   f"{sum(u.idle_gpu_days for u in plan.rental_use):,.0f}", "", f"[bold]{_money(idle)}[/]", "")
@@ -111,9 +125,10 @@ def _use_table(plan: Plan) -> Table:
 
 def _job_rental_table(plan: Plan) -> Table:
     """Which job runs on which rental line: GPU-days, and the share of the job's GPU-days."""
-    table = Table(title="Which job runs on which rental (GPU-days)")
-    for col in ("job", "#", "offer", "GPU-days", "of the job"):
-        table.add_column(col, justify="right" if col in ("#", "GPU-days", "of the job") else "left", overflow="fold")
+    table = Table(title=_("Which job runs on which rental (GPU-days)"))
+    for col in (N_("job"), "#", N_("offer"), N_("GPU-days"), N_("of the job")):
+        table.add_column(_(col), justify="right" if col in ("#", "GPU-days", "of the job") else "left",
+                         overflow="fold")
     per_job: dict[str, float] = {}
     for jr in plan.job_rentals:
         per_job[jr.job] = per_job.get(jr.job, 0.0) + jr.gpu_days
@@ -127,33 +142,34 @@ def _job_rental_table(plan: Plan) -> Table:
 def _cash_table(plan: Plan) -> Table:
     """What is paid per month (or 30-day block), one column per vendor and mode, with totals."""
     grid = cash_flow_grid(plan)
-    unit = "calendar month" if plan.start_date else "30 days from day 0"
-    table = Table(title=f"Cash flow ({plan.currency} per {unit})")
-    table.add_column("month" if plan.start_date else "days", no_wrap=True)
+    unit = _("calendar month") if plan.start_date else _("30 days from day 0")
+    table = Table(title=_("Cash flow ({currency} per {unit})").format(currency=money_unit(plan.currency), unit=unit))
+    table.add_column(_("month") if plan.start_date else _("days"), no_wrap=True)
     for vendor, mode in grid.columns:
-        table.add_column(f"{escape(vendor)} {mode}", justify="right", overflow="fold")
-    table.add_column("total", justify="right")
+        table.add_column(f"{escape(vendor)} {mode_name(mode)}", justify="right", overflow="fold")
+    table.add_column(_("total"), justify="right")
     for label, amounts, total in grid.rows:
         table.add_row(escape(label.removeprefix("days ")), *("" if v is None else _money(v) for v in amounts),
                       _money(total))
-    table.add_row("[bold]total[/]", *(_money(v) for v in grid.totals), f"[bold]{_money(sum(grid.totals))}[/]")
+    table.add_row("[bold]" + _("total") + "[/]", *(_money(v) for v in grid.totals),
+                  f"[bold]{_money(sum(grid.totals))}[/]")
     return table
 
 
 def billing_note(plan: Plan) -> str:
     """The billing assumptions behind the cash flow's rows, one clause each (solver.model.ledger.BILLING)."""
     used = dict.fromkeys(p.billing for p in plan.cash_flow)
-    return "billing: " + "; ".join(f"{b} = {BILLING[b]}" for b in used if b in BILLING)
+    return _("billing: ") + _("; ").join(f"{_(b)} = {_(BILLING[b])}" for b in used if b in BILLING)
 
 
 def _jobs_table(plan: Plan) -> Table:
-    table = Table(title="Jobs (work in EFLOP = 1e18 FLOPs, redundancy included)")
-    finish = "last day" if plan.start_date else "finish day"
+    table = Table(title=_("Jobs (work in EFLOP = 1e18 FLOPs, redundancy included)"))
+    finish = N_("last day") if plan.start_date else N_("finish day")
     longest = max((len(j.name) for j in plan.jobs), default=3)
-    for col in ("job", "GPUs", "on", "layout", "GB/GPU", finish, "work done / needed"):
+    for col in (N_("job"), "GPUs", N_("on"), N_("layout"), "GB/GPU", finish, N_("work done / needed")):
         # a long name wraps whole, never cut with …; a job's name of up to 28 characters stays on one
         # line, and the layout ("20 replicas of TP2×PP1 (DP20)") or the sites fold instead
-        table.add_column(col, overflow="fold", no_wrap=col == "job" and longest <= 28)
+        table.add_column(_(col), overflow="fold", no_wrap=col == "job" and longest <= 28)
     for j in plan.jobs:
         table.add_row(escape(j.name), str(j.gpus), escape(", ".join(j.gpu_types) + " @ " + ", ".join(j.sites)),
                       escape(j.layout_text), f"{j.memory_per_gpu_gb:.1f}",
@@ -164,13 +180,13 @@ def _jobs_table(plan: Plan) -> Table:
 
 
 def _cost_table(plan: Plan) -> Table:
-    table = Table(title=f"Cost breakdown ({plan.currency})")
-    table.add_column("part")
-    table.add_column("cost", justify="right")
+    table = Table(title=_("Cost breakdown ({unit})").format(unit=money_unit(plan.currency)))
+    table.add_column(_("part"))
+    table.add_column(_("cost"), justify="right")
     for part, value in plan.cost_breakdown.items():
         if abs(value) >= 0.005:
-            table.add_row(part.replace("_", " "), _money(value))
-    table.add_row("[bold]total[/]", f"[bold]{_money(plan.total_cost)}[/]")
+            table.add_row(part_name(part), _money(value))
+    table.add_row("[bold]" + _("total") + "[/]", f"[bold]{_money(plan.total_cost)}[/]")
     return table
 
 
@@ -215,18 +231,18 @@ def _smallest(data: dict) -> str:
 
 def render_baselines(plan: Plan, baselines: list, console: Console) -> None:
     """The optimum against the spreadsheet ways of doing it, with the saving of each."""
-    table = Table(title=f"Against simpler plans ({plan.currency})")
-    for col in ("plan", "cost", "optimum saves", "how"):
-        table.add_column(col, justify="right" if col in ("cost", "optimum saves") else "left")
+    table = Table(title=_("Against simpler plans ({unit})").format(unit=money_unit(plan.currency)))
+    for col in (N_("plan"), N_("cost"), N_("optimum saves"), N_("how")):
+        table.add_column(_(col), justify="right" if col in ("cost", "optimum saves") else "left")
     for b in baselines:
         saving = b.saving(plan.total_cost)
         upper = "≤ " if b.status == "feasible" else ""  # the baseline's own optimum may be cheaper
-        cost = {"infeasible": "infeasible", "undetermined": "not determined"}.get(b.status, _money(b.cost or 0))
+        cost = {"infeasible": _("infeasible"), "undetermined": _("not determined")}.get(b.status, _money(b.cost or 0))
         table.add_row(escape(b.name), cost, "—" if saving is None else f"{upper}{saving:.1%}", escape(b.detail))
     console.print(table)
     if any(b.status == "feasible" for b in baselines):
-        console.print("≤: that baseline was not solved to optimality in the time given, so the optimum saves "
-                      "at most this much against it", highlight=False)
+        console.print(_("≤: that baseline was not solved to optimality in the time given, so the optimum saves "
+                        "at most this much against it"), highlight=False)
 
 
 def print_json(data: dict | list) -> None:
@@ -236,7 +252,7 @@ def print_json(data: dict | list) -> None:
 def render_written(paths: list[Path], console: Console) -> None:
     """One "wrote PATH" line per file written beside the terminal output."""
     for path in paths:
-        console.print(f"wrote {path}", highlight=False, markup=False)
+        console.print(_("wrote {path}").format(path=path), highlight=False, markup=False)
 
 
 def render_report_written(plan: Plan, problem: Problem, path: Path) -> None:

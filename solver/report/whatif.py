@@ -18,6 +18,11 @@ def render_whatif(result: WhatIf, console: Console) -> None:
     console.print(edits)
     console.print(f"baseline: {_line(result.baseline)}")
     console.print(f"scenario: {_line(result.scenario)}")
+    for side, outcome in (("baseline", result.baseline), ("scenario", result.scenario)):
+        if outcome.plan is not None and outcome.plan.stack_switch is not None:
+            console.print(f"[bold yellow]{side}'s software stack:[/] {escape(outcome.plan.stack_switch.text)}")
+    for text in _stack_warnings(result):
+        console.print(f"[yellow]warning:[/] {escape(text)}")
     if not result.changed:
         console.print("[bold]no change[/]: the baseline plan still holds under the edits and nothing is cheaper")
     elif result.same_cost:
@@ -43,6 +48,12 @@ def render_whatif(result: WhatIf, console: Console) -> None:
     if not new and not gone and result.scenario.plan:
         console.print("binding limits unchanged: "
                       + escape("; ".join(b.text for b in result.scenario.plan.binding) or "none"))
+
+
+def _stack_warnings(result: WhatIf) -> list[str]:
+    """The scenario's warnings about software stacks (solve prints them for the same edited problem)."""
+    plan = result.scenario.plan
+    return [w for w in plan.warnings if "software stack" in w] if plan is not None else []
 
 
 def _line(o: Outcome) -> str:

@@ -13,6 +13,7 @@ time: it measures and prints. See tests/bench/README.md for what every column me
     python tests/bench/bench_milp.py --bundled --bench --prune-compare   # what exact pruning removes
     python tests/bench/bench_milp.py --bundled --rcfix-compare            # what reduced-cost fixing buys
     python tests/bench/bench_milp.py --sizes medium --periods 1,5,events   # one instance, three period grids
+    python tests/bench/bench_milp.py --realistic [--seeds 1-30] [--attribution]  # tests/bench/realistic.py
 
 Three suites:
 - bundled: every problems/*.yaml, solved to each backend's default gap (proven optimum
@@ -658,6 +659,11 @@ def parse_backends(text: str) -> list[str]:
 
 
 def main(argv: list[str] | None = None) -> int:
+    argv = sys.argv[1:] if argv is None else argv
+    if "--realistic" in argv:  # the realistic suite has its own columns and options (tests/bench/realistic.py)
+        sys.path.insert(0, str(Path(__file__).parent))
+        from realistic import main as realistic_main
+        return realistic_main([a for a in argv if a != "--realistic"])
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0],
                                  formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--bundled", action="store_true", help="benchmark every problems/*.yaml")

@@ -35,3 +35,48 @@ def test_a_job_on_two_stacks_is_named_and_one_stack_says_nothing():
     assert len(words) == 1 and words[0].startswith("job a runs on N80 (CANN) and G80 (CUDA)")
     one = plan.model_copy(update={"jobs": [j for j in plan.jobs if j.name == "a"]})
     assert stack_warnings(one, cat) == []
+
+
+def _cheaper_cann(**kw):
+    """One job; a CANN node a month costs 15 000, a CUDA node 20 000 (issue 36, item 2)."""
+    cards = (gpu("G80", 80), gpu("N80", 80, stack="cann"), gpu("G24", 24))
+    cat = catalog(monthly("cuda-node", 20_000), monthly("cann-node", 15_000, gpu="N80"), gpus=cards,
+                  datacenters=(datacenter("D1"),))
+    return problem(job("a", days=8, deadline_days=30, **kw.pop("job", {})), horizon_days=30, **kw), cat
+
+
+def test_stacks_cuda_never_gets_an_ascend_plan():
+    for prob, cat in (_cheaper_cann(stacks=["cuda"]), _cheaper_cann(job={"stacks": ["cuda"]})):
+        plan = solve(prob, cat)
+        assert {g for j in plan.jobs for g in j.gpu_types} == {"G80"}
+        assert plan.total_cost == 20_000 and plan.stack_switch is None
+
+
+def test_a_job_stating_cann_may_use_it_silently():
+    plan = solve(*_cheaper_cann(job={"stacks": ["cann", "cuda"]}))
+    assert plan.total_cost == 15_000 and plan.stack_switch is None
+
+
+def test_a_silent_problem_on_another_stack_names_the_switch_and_its_saving():
+    plan = solve(*_cheaper_cann())
+    assert {g for j in plan.jobs for g in j.gpu_types} == {"N80"}
+    switch = plan.stack_switch
+    assert switch is not None and switch.stacks == ["cann"] and switch.usual == "cuda"
+    assert switch.same_stack_cost == 20_000 and switch.saving == 5_000
+    assert "CANN (N80)" in switch.text and "saves 5,000 CNY (25.0%)" in switch.text
+
+
+def test_a_tie_keeps_the_usual_stack():
+    cards = (gpu("G80", 80), gpu("N80", 80, stack="cann"))
+    cat = catalog(monthly("cuda-node", 15_000), monthly("cann-node", 15_000, gpu="N80"), gpus=cards,
+                  datacenters=(datacenter("D1"),))
+    plan = solve(problem(job("a", days=8, deadline_days=30), horizon_days=30), cat)
+    assert {g for j in plan.jobs for g in j.gpu_types} == {"G80"} and plan.stack_switch is None
+
+
+def test_an_excluded_stack_is_a_reason():
+    from solver.milp.instance import build_instance
+
+    prob, cat = _cheaper_cann(stacks=["cuda"])
+    reasons = build_instance(prob, cat).excluded["a"]
+    assert any(r.code == "stack" and "N80 needs CANN" in r.text for r in reasons)

@@ -1,0 +1,271 @@
+"""The realistic suite measured: where each user-like problem's solve time goes, and why.
+
+Runs tests/bench/user_like.py's 30 seeds (and issue 33's problem file,
+tests/bench/problems/issue33-2job-45d.yaml) and prints one row per problem:
+variables, rows, the LP relaxation's seconds (`lp_s`), the plain LP's gap to the
+optimum (`lp_gap`), HiGHS' root gaps against the optimum (`root_lp_gap`: its root LP after
+presolve; `root_gap`: its bound when the root node ends, cuts included), when HiGHS' log first showed a plan (`plan_at`) and the
+optimal one (`opt_at`), the first stage's seconds (`proof_s`: the optimum proven, or the
+time limit) and the whole solve with the tie-break, as `gpuplan solve` does it
+(`total_s`). Then the suite's median and P90 of `total_s` and the median of
+`total_s ÷ lp_s` and of `root_gap`: issue 33's targets.
+
+`--attribution` prints instead, per problem, the LP value with one family of integer
+variables integral at a time (the rest relaxed), as the share of the LP's gap to the
+optimum that family closes alone: where the root gap lives.
+
+    python tests/bench/bench_milp.py --realistic [--seeds 1-30] [--time-limit 60] [--out F.csv]
+    python tests/bench/bench_milp.py --realistic --attribution --seeds 1-10
+
+Never asserts on time; pytest ignores tests/bench. The machine is shared: compare rows of
+one run, and read `load1`.
+"""
+
+from __future__ import annotations
+
+import argparse
+import csv
+import math
+import os
+import re
+import statistics
+import sys
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[2]
+if str(ROOT) not in sys.path:
+    sys.path.insert(0, str(ROOT))
+
+from solver.load import load_problem  # noqa: E402
+from solver.milp import backends  # noqa: E402
+from solver.milp.build import build_milp  # noqa: E402
+from solver.milp.instance import build_instance  # noqa: E402
+from solver.milp.progress import PROGRESS  # noqa: E402
+from solver.milp.solution import OPTIMALITY_GAP, NoSolution  # noqa: E402
+from solver.milp.solve import solve_milp  # noqa: E402
+from solver.milp.tiebreak import break_ties  # noqa: E402
+from tests.bench import user_like  # noqa: E402
+
+EXTRA = (ROOT / "tests" / "bench" / "problems" / "issue33-2job-45d.yaml",)
+COLUMNS = ["instance", "catalog", "jobs", "periods", "vars", "rows", "lp_s", "lp_value", "status", "cost",
+           "lp_gap", "root_lp_gap", "root_gap", "plan_at", "opt_at", "proof_s", "total_s", "total_x_lp", "load1"]
+FAMILIES = {  # variable name prefix → family, for --attribution
+    "n[": "nodes", "c[": "contracts", "m[": "replicas", "z[": "choice flags", "y[": "discount flags",
+    "v[": "discount nodes", "u[": "data sites", "r[": "running flags"}
+
+
+@dataclass
+class Heard:
+    """Plans and root bounds HiGHS' log showed during one solve, with the seconds since `start`.
+
+    Read from the log lines themselves (solver.milp.backends' callback, wrapped while the
+    suite runs), because the nodes-explored column tells the root node's lines from the rest:
+    `root_lp` is the first positive dual bound (the root LP after presolve), `root` the last
+    bound while no node was explored yet (after the root's cuts)."""
+
+    start: float
+    plans: list[tuple[float, float]] = field(default_factory=list)
+    root_lp: float | None = None
+    root: float | None = None
+
+    def lines(self, lines: list[str]) -> None:
+        for line in lines:
+            match = _LINE.match(line)
+            if not match:
+                continue
+            nodes, bound, plan = int(match.group(1)), _number(match.group(2)), _number(match.group(3))
+            if plan is not None:
+                self.plans.append((time.perf_counter() - self.start, plan))
+            if nodes == 0 and bound is not None and bound > 0:
+                self.root_lp = bound if self.root_lp is None else self.root_lp
+                self.root = bound
+
+    def found(self, cost: float) -> float | None:
+        return next((s for s, plan in self.plans if plan <= cost * (1 + OPTIMALITY_GAP)), None)
+
+
+_LINE = re.compile(r"^\s*[A-Za-z]?\s+(\d+)\s+\d+\s+\d+\s+[\d.]+%\s+(\S+)\s+(\S+)\s+")
+
+
+def _number(text: str) -> float | None:
+    try:
+        value = float(text)
+    except ValueError:
+        return None
+    return value if math.isfinite(value) else None
+
+
+def problems(seeds: list[int], extra: bool = True):
+    """(name, catalog name, Problem, Catalog) of the suite: the seeds, then EXTRA's files."""
+    for seed in seeds:
+        problem, catalog = user_like.generate(seed)
+        yield problem.name, Path(problem.catalog).name, problem, catalog
+    for path in EXTRA if extra else ():
+        problem, catalog = load_problem(path)
+        yield path.stem, Path(problem.catalog).name, problem, catalog
+
+
+def lp_relaxation(inst) -> tuple[float | None, float]:
+    """The plain LP relaxation's value and seconds (HiGHS through MathOpt, defaults)."""
+    relaxed = build_milp(inst, relax=True)
+    start = time.perf_counter()
+    try:
+        sol = solve_milp(relaxed, time_limit=300)
+    except NoSolution:
+        return None, time.perf_counter() - start
+    return sol.bound if math.isfinite(sol.bound) else sol.objective, time.perf_counter() - start
+
+
+def measure(name: str, catalog_name: str, problem, catalog, time_limit: float) -> dict:
+    inst = build_instance(problem, catalog)
+    milp = build_milp(inst)
+    row = dict(instance=name, catalog=catalog_name, jobs=len(problem.jobs), periods=len(inst.hours),
+               vars=milp.model.num_variables, rows=milp.model.num_constraints)
+    row["lp_value"], row["lp_s"] = lp_relaxation(inst)
+    heard = Heard(time.perf_counter())
+    PROGRESS.listener = lambda _plan, _bound: None  # HiGHS' log is passed on only while someone listens
+    original, backends.report_progress = backends.report_progress, lambda lines, _listener: heard.lines(lines)
+    try:
+        first = solve_milp(milp, time_limit=time_limit)
+    except NoSolution as exc:
+        row.update(status="infeasible" if exc.proven else "no plan", proof_s=time.perf_counter() - heard.start)
+        return _done(row)
+    finally:
+        PROGRESS.listener, backends.report_progress = None, original
+    row.update(status=first.status, cost=first.objective, proof_s=first.seconds,
+               plan_at=heard.plans[0][0] if heard.plans else None, opt_at=heard.found(first.objective))
+    final = break_ties(milp, first, "highs", max(1.0, time_limit - first.seconds))
+    row["total_s"] = time.perf_counter() - heard.start
+    cost = final.objective
+    if row["lp_value"] is not None:
+        row["lp_gap"] = (cost - row["lp_value"]) / cost
+        row["total_x_lp"] = row["total_s"] / row["lp_s"] if row["lp_s"] > 0 else None
+    if heard.root is not None:
+        row["root_lp_gap"], row["root_gap"] = (cost - heard.root_lp) / cost, (cost - heard.root) / cost
+    return _done(row)
+
+
+def _done(row: dict) -> dict:
+    row["load1"] = round(os.getloadavg()[0], 2)
+    print(f"  {row}", file=sys.stderr, flush=True)
+    return row
+
+
+def attribution(name: str, problem, catalog, time_limit: float) -> dict:
+    """LP values with one variable family integral at a time; the optimum for reference."""
+    inst = build_instance(problem, catalog)
+    milp = build_milp(inst)
+    row: dict = dict(instance=name, vars=milp.model.num_variables)
+    try:
+        opt = solve_milp(build_milp(inst), time_limit=time_limit)
+        row["optimum"], row["status"] = opt.objective, opt.status
+    except NoSolution:
+        row["status"] = "no plan"
+        return _done(row)
+    variables = milp.model.get_variables()
+    family = {v.index: FAMILIES.get(v.name[:2]) for v in variables if v.is_integral}
+    row["lp"] = _relaxed_value(milp, family, set(), time_limit)
+    present = sorted({f for f in family.values() if f})
+    for fam in present + ["all but replicas"]:
+        keep = set(present) - {"replicas"} if fam == "all but replicas" else {fam}
+        value = _relaxed_value(milp, family, keep, time_limit)
+        row[fam] = None if value is None else (value - row["lp"]) / max(1e-9, row["optimum"] - row["lp"])
+    return _done(row)
+
+
+def _relaxed_value(milp, family: dict[int, str | None], keep: set[str], time_limit: float) -> float | None:
+    """The model's bound with only `keep`'s families integral (restored afterwards)."""
+    variables = milp.model.get_variables()
+    for v in variables:
+        if v.index in family:
+            v.is_integral = family[v.index] in keep
+    try:
+        sol = solve_milp(milp, time_limit=time_limit)
+        return sol.bound if sol.status == "optimal" or not keep else max(sol.bound, -math.inf)
+    except NoSolution:
+        return None
+    finally:
+        for v in variables:
+            if v.index in family:
+                v.is_integral = True
+
+
+def summary(rows: list[dict]) -> str:
+    done = [r for r in rows if r.get("total_s") is not None and r["instance"].startswith("user-like")]
+    if not done:
+        return "no solved problem"
+    totals = sorted(r["total_s"] for r in done)
+    p90 = totals[min(len(totals) - 1, math.ceil(0.9 * len(totals)) - 1)]
+    ratio = [r["total_x_lp"] for r in done if r.get("total_x_lp")]
+    roots = [r["root_gap"] for r in done if r.get("root_gap") is not None]
+    optimal = sum(r["status"] == "optimal" for r in rows if r["instance"].startswith("user-like"))
+    return (f"suite: {optimal}/{sum(r['instance'].startswith('user-like') for r in rows)} optimal; total s median "
+            f"{statistics.median(totals):.2f}, P90 {p90:.2f}, max {totals[-1]:.2f}; total ÷ LP median "
+            f"{statistics.median(ratio) if ratio else math.nan:.0f}; root gap median "
+            f"{statistics.median(roots) if roots else math.nan:.2%}; plain LP gap median "
+            f"{statistics.median([r['lp_gap'] for r in done if r.get('lp_gap') is not None]):.2%}")
+
+
+def markdown(rows: list[dict], columns: list[str]) -> str:
+    def cell(col, v):
+        if v is None or (isinstance(v, float) and math.isnan(v)):
+            return "-"
+        if col in ("lp_gap", "root_lp_gap", "root_gap") or (isinstance(v, float) and col not in ("lp_value", "cost", "optimum", "lp")
+                                             and not col.endswith("_s") and col not in ("plan_at", "opt_at",
+                                                                                         "total_x_lp", "load1")):
+            return f"{v:.1%}"
+        if col in ("lp_value", "cost", "optimum", "lp"):
+            return f"{v:,.0f}"
+        if isinstance(v, float):
+            return f"{v:.2f}" if col != "total_x_lp" else f"{v:.0f}"
+        return f"{v:,}" if isinstance(v, int) else str(v)
+    lines = ["| " + " | ".join(columns) + " |", "|" + "---|" * len(columns)]
+    lines += ["| " + " | ".join(cell(c, r.get(c)) for c in columns) + " |" for r in rows]
+    return "\n".join(lines)
+
+
+def parse_seeds(text: str) -> list[int]:
+    out: list[int] = []
+    for part in filter(None, text.split(",")):
+        lo, _, hi = part.partition("-")
+        out.extend(range(int(lo), int(hi or lo) + 1))
+    return out
+
+
+def main(argv: list[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--seeds", type=parse_seeds, default=list(user_like.SEEDS), help="e.g. 1-30 or 3,7,9")
+    ap.add_argument("--no-extra", action="store_true", help="without issue 33's problem file")
+    ap.add_argument("--time-limit", type=float, default=60.0, help="seconds per solve (default 60)")
+    ap.add_argument("--attribution", action="store_true", help="one integer family at a time (item 2)")
+    ap.add_argument("--out", type=Path, default=None, help="also write the rows to this CSV")
+    args = ap.parse_args(argv)
+    print(f"# realistic suite  {time.strftime('%Y-%m-%dT%H:%M:%S')}  load "
+          f"{', '.join(f'{x:.2f}' for x in os.getloadavg())}  time limit {args.time_limit:g} s", flush=True)
+    rows = []
+    try:
+        for name, catalog_name, problem, catalog in problems(args.seeds, not args.no_extra):
+            print(f"  {name} …", file=sys.stderr, flush=True)
+            rows.append(attribution(name, problem, catalog, args.time_limit) if args.attribution
+                        else measure(name, catalog_name, problem, catalog, args.time_limit))
+    except KeyboardInterrupt:
+        print("interrupted: partial results below", file=sys.stderr)
+    columns = COLUMNS if not args.attribution else (
+        ["instance", "vars", "status", "lp", "optimum"] + sorted({k for r in rows for k in r} - {
+            "instance", "vars", "status", "lp", "optimum", "load1"}) + ["load1"])
+    print(markdown(rows, columns))
+    if not args.attribution:
+        print(summary(rows))
+    if args.out:
+        with args.out.open("w", newline="", encoding="utf-8") as fh:
+            writer = csv.DictWriter(fh, columns, extrasaction="ignore")
+            writer.writeheader()
+            writer.writerows(rows)
+    print(f"# done  load {', '.join(f'{x:.2f}' for x in os.getloadavg())}")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

@@ -1,0 +1,220 @@
+"""The one writer (solver.files): nothing a user had is lost, nothing is written through a link,
+a write that cannot happen is exit 2 with the path and the cause, before any solving.
+
+Items 1, 3, 4 and 8 of issue 35, each reproduced: `calibrate --in-place` truncated the problem
+first; --html, --csv and the other outputs wrote over the target in place; a write error was a
+traceback and exit 1; --html followed a dangling link and created its target elsewhere.
+"""
+
+from __future__ import annotations
+
+import errno
+import os
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+from tests.builders import HANG_SECONDS, ROOT
+
+from solver import files
+from solver.errors import ProblemError
+from solver.load import load_catalog
+
+HYBRID = ROOT / "problems" / "hybrid-burst.yaml"
+SAMPLE = ROOT / "catalogs" / "beijing-sample"
+
+
+def gpuplan(*args, preexec=None) -> subprocess.CompletedProcess:
+    return subprocess.run([sys.executable, "-m", "solver.cli", "--quiet", *map(str, args)], capture_output=True,
+                          text=True, cwd=ROOT, timeout=HANG_SECONDS, preexec_fn=preexec)
+
+
+def no_traceback(run: subprocess.CompletedProcess) -> None:
+    assert "Traceback" not in run.stderr and "Traceback" not in run.stdout, run.stderr
+
+
+# ------------------------------------------------------------------ the writer itself
+
+def test_a_failing_write_leaves_the_old_file_and_no_temporary(tmp_path):
+    target = tmp_path / "t.txt"
+    target.write_text("old", encoding="utf-8")
+
+    def half_then_fail(tmp: Path) -> None:
+        tmp.write_text("new but cut", encoding="utf-8")
+        raise OSError(errno.ENOSPC, "No space left on device")
+
+    with pytest.raises(ProblemError) as caught:
+        files.save_atomic(target, half_then_fail)
+    assert target.read_text(encoding="utf-8") == "old"
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["t.txt"]
+    text = caught.value.render()
+    assert str(target) in text and "No space left" in text and "Fix:" in text
+
+
+def test_a_written_file_gets_open_s_mode_and_replaces_a_link_not_its_target(tmp_path):
+    elsewhere = tmp_path / "elsewhere.txt"
+    elsewhere.write_text("theirs", encoding="utf-8")
+    link = tmp_path / "out.txt"
+    link.symlink_to(elsewhere)
+    files.write_text(link, "ours")
+    assert not link.is_symlink() and link.read_text(encoding="utf-8") == "ours"
+    assert elsewhere.read_text(encoding="utf-8") == "theirs"
+    mask = os.umask(0)
+    os.umask(mask)
+    assert link.stat().st_mode & 0o777 == 0o666 & ~mask
+
+
+def test_check_new_file_refuses_a_link_even_a_dangling_one(tmp_path):
+    link = tmp_path / "r.html"
+    link.symlink_to(tmp_path / "nowhere" / "x.html")
+    with pytest.raises(ProblemError, match="symbolic link"):
+        files.check_new_file(link, "--html", force=False, example="r.html")
+    assert files.check_new_file(link, "--html", force=True, example="r.html") == link
+
+
+def test_a_folder_that_cannot_be_written_is_found_by_the_check(tmp_path, monkeypatch):
+    def denied(*a, **k):
+        raise PermissionError(errno.EACCES, "Permission denied")
+    monkeypatch.setattr(files.tempfile, "mkstemp", denied)
+    with pytest.raises(ProblemError) as caught:
+        files.check_new_file(tmp_path / "x.html", "--html", force=False, example="x.html")
+    assert "Permission denied" in caught.value.render() and "--html" in caught.value.render()
+
+
+def test_tables_replaced_together_are_all_new_after_a_kill_between_the_renames(tmp_path, monkeypatch):
+    """A kill after the journal: the next load completes the swap (both new); before it: both old."""
+    for name in ("a.csv", "b.csv"):
+        (tmp_path / name).write_text(f"old {name}", encoding="utf-8")
+    real = os.replace
+    calls = []
+
+    def killed_after_one(src, dst):
+        if str(src).endswith(".staged"):
+            calls.append(dst)
+            if len(calls) == 2:
+                raise KeyboardInterrupt   # stands for SIGKILL: nothing after this line runs
+        return real(src, dst)
+
+    monkeypatch.setattr(files.os, "replace", killed_after_one)
+    with pytest.raises(KeyboardInterrupt):
+        files.replace_together([(tmp_path / n, lambda tmp, n=n: tmp.write_text(f"new {n}", encoding="utf-8"))
+                                for n in ("a.csv", "b.csv")], tmp_path)
+    monkeypatch.setattr(files.os, "replace", real)
+    assert (tmp_path / files.JOURNAL).exists()
+    assert {(tmp_path / n).read_text(encoding="utf-8") for n in ("a.csv", "b.csv")} == {"new a.csv", "old b.csv"}
+    assert files.finish_interrupted(tmp_path)
+    assert [(tmp_path / n).read_text(encoding="utf-8") for n in ("a.csv", "b.csv")] == ["new a.csv", "new b.csv"]
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["a.csv", "b.csv"]
+
+
+def test_load_catalog_completes_an_interrupted_import(tmp_path):
+    folder = tmp_path / "cat"
+    shutil.copytree(SAMPLE, folder)
+    new_offers = (SAMPLE / "offers.csv").read_text(encoding="utf-8").replace("21vianet", "21vianet-new")
+    staged = folder / ".offers.csv.x.staged"
+    staged.write_text(new_offers, encoding="utf-8")
+    (folder / files.JOURNAL).write_text(f'[["{staged.name}", "offers.csv"]]', encoding="utf-8")
+    cat = load_catalog(folder)
+    assert any(o.vendor == "21vianet-new" for o in cat.offers.values())
+    assert not (folder / files.JOURNAL).exists() and not staged.exists()
+
+
+def test_csv_cells_that_a_spreadsheet_would_run_get_a_quote():
+    for text in ("=HYPERLINK(\"http://evil.example\",\"click\")", "+1", "-cmd", "@SUM(A1)", "\tx", "\rx"):
+        assert files.csv_cell(text) == "'" + text
+    assert files.csv_cell("plain") == "plain" and files.csv_cell(-5) == -5 and files.csv_cell(None) is None
+
+
+# ------------------------------------------------------------------ through the CLI
+
+def test_calibrate_in_place_under_a_file_size_limit_keeps_the_problem_whole(tmp_path):
+    """Item 1: under `prlimit --fsize` the problem was cut to the limit and still parsed."""
+    import resource
+
+    problem = tmp_path / "seed.yaml"
+    problem.write_text((ROOT / "problems" / "seed-13b-100b.yaml").read_text(encoding="utf-8")
+                       .replace("../catalogs/", str(ROOT / "catalogs") + "/"), encoding="utf-8")
+    before = problem.read_bytes()
+    limit = len(before) // 2
+
+    def small_files():
+        resource.setrlimit(resource.RLIMIT_FSIZE, (limit, limit))
+
+    run = gpuplan("calibrate", "--gpu", "A100-80G", "--tokens-per-sec-per-gpu", 2000, "--problem", problem,
+                  "--job", "pretrain-13b", "--write-problem", problem, "--in-place", preexec=small_files)
+    no_traceback(run)
+    assert run.returncode == 2, run.stderr
+    assert str(problem) in run.stderr.replace("\n", "") and "too large" in run.stderr.lower()
+    assert problem.read_bytes() == before
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["seed.yaml"]
+
+
+def test_solve_html_refuses_a_dangling_link_and_with_force_replaces_it(tmp_path):
+    """Item 8: the link's target was created elsewhere without --force, written through with it."""
+    outside = tmp_path / "outside"
+    outside.mkdir()
+    link = tmp_path / "r.html"
+    link.symlink_to(outside / "made.html")
+    run = gpuplan("solve", HYBRID, "--html", link)
+    no_traceback(run)
+    assert run.returncode == 2 and "symbolic link" in run.stderr and not (outside / "made.html").exists()
+    (outside / "made.html").write_text("theirs", encoding="utf-8")
+    assert gpuplan("solve", HYBRID, "--html", link, "--xlsx", tmp_path / "p.xlsx", "--force").returncode == 0
+    assert not link.is_symlink() and "<html" in link.read_text(encoding="utf-8")
+    assert (outside / "made.html").read_text(encoding="utf-8") == "theirs"
+
+
+@pytest.mark.parametrize("option, name", [("--html", "p.html"), ("--xlsx", "p.xlsx"), ("--csv", "tables"),
+                                          ("--export-mps", "m.mps")])
+def test_an_unwritable_output_folder_is_exit_2_before_any_solve(tmp_path, monkeypatch, option, name):
+    """Item 4: only the folder's existence was checked, so the whole solve ran first and the
+    write ended in a traceback and exit 1 (read as "infeasible"). Root ignores permissions, so
+    the folder's refusal is the probe's PermissionError."""
+    from typer.testing import CliRunner
+
+    import solver.commands.solve as solve_command
+    from solver.cli import app
+
+    def denied(*a, **k):
+        raise PermissionError(errno.EACCES, "Permission denied")
+
+    def no_solve(*a, **k):
+        raise AssertionError("solved before the output was checked")
+
+    monkeypatch.setattr(files.tempfile, "mkstemp", denied)
+    monkeypatch.setattr(solve_command, "solve_problem", no_solve)
+    run = CliRunner().invoke(app, ["solve", str(HYBRID), option, str(tmp_path / name)])
+    assert run.exit_code == 2, run.output
+    assert "Permission denied" in run.output and option in run.output and "Fix:" in run.output
+
+
+def test_a_write_error_after_the_solve_is_exit_2_with_the_cause(tmp_path):
+    """A file-size limit the probe's empty file cannot meet: the late write fails, exit 2, no traceback."""
+    import resource
+
+    def small_files():
+        resource.setrlimit(resource.RLIMIT_FSIZE, (100, 100))
+
+    run = gpuplan("solve", HYBRID, "--html", tmp_path / "p.html", preexec=small_files)
+    no_traceback(run)
+    assert run.returncode == 2 and "too large" in run.stderr.lower() and "Fix:" in run.stderr
+    assert list(tmp_path.iterdir()) == []
+
+
+def test_a_failing_csv_write_leaves_the_old_tables(tmp_path):
+    """Item 3: --csv wrote over each table in place (352 B of CSV left by a kill)."""
+    import resource
+
+    tables = tmp_path / "t"
+    assert gpuplan("solve", HYBRID, "--csv", tables).returncode == 0
+    before = {p.name: p.read_bytes() for p in tables.iterdir()}
+
+    def small_files():
+        resource.setrlimit(resource.RLIMIT_FSIZE, (200, 200))
+
+    run = gpuplan("solve", HYBRID, "--csv", tables, "--force", preexec=small_files)
+    no_traceback(run)
+    assert run.returncode == 2, run.stderr
+    assert {p.name: p.read_bytes() for p in tables.iterdir()} == before

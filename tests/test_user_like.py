@@ -1,0 +1,63 @@
+"""The realistic suite's generator (tests/bench/user_like.py): the same problem for a seed every
+time, and every one of the 30 seeds a problem `gpuplan` loads and validates, shaped as issue 33
+asks (1-6 jobs, no `restrict`, windows of at most 180 days, both bundled catalogs). No solving:
+the suite is measured by `python tests/bench/bench_milp.py --realistic`, not here."""
+
+from __future__ import annotations
+
+import pytest
+
+from solver.load import load_problem
+from solver.milp.instance import build_instance
+from tests.bench import user_like
+
+
+@pytest.fixture(scope="module")
+def suite():
+    return {seed: user_like.generate(seed) for seed in user_like.SEEDS}
+
+
+def test_the_suite_is_thirty_fixed_seeds():
+    assert user_like.SEEDS == tuple(range(1, 31))
+
+
+@pytest.mark.parametrize("seed", [1, 7, 16, 30])
+def test_a_seed_gives_the_same_problem_every_time(seed):
+    assert user_like.problem_yaml(seed) == user_like.problem_yaml(seed)
+    assert user_like.generate(seed)[0] == user_like.generate(seed)[0]
+
+
+def test_seeds_give_different_problems(suite):
+    assert len({problem.model_dump_json() for problem, _ in suite.values()}) == len(suite)
+
+
+def test_every_problem_is_shaped_as_users_write_them(suite):
+    catalogs = set()
+    for seed, (problem, catalog) in suite.items():
+        assert 1 <= len(problem.jobs) <= 6, seed
+        assert problem.restrict is None and all(j.restrict is None for j in problem.jobs), seed
+        assert all(j.deadline_days - j.start_day >= 7 for j in problem.jobs), seed
+        assert problem.horizon_days <= 180 and problem.period_days is None and problem.periods == "uniform", seed
+        catalogs.add(catalog.path)
+    assert len(catalogs) == 2  # both bundled catalogs
+    assert any(p.budget for p, _ in suite.values()) and any(j.residency for p, _ in suite.values() for j in p.jobs)
+
+
+def test_every_job_has_somewhere_to_run(suite):
+    for seed, (problem, catalog) in suite.items():
+        inst = build_instance(problem, catalog)
+        assert {opt.job for opt in inst.options} == {j.name for j in problem.jobs}, seed
+
+
+def test_a_written_problem_loads_like_a_user_file(tmp_path):
+    folder = tmp_path / "tests" / "bench" / "problems"
+    path = user_like.write(3, folder)
+    # the catalog path is relative to tests/bench/problems/: link the catalogs beside it
+    (tmp_path / "catalogs").symlink_to(user_like.ROOT / "catalogs")
+    problem, _ = load_problem(path)
+    assert problem == user_like.generate(3)[0]
+
+
+def test_issue_33s_problem_file_loads():
+    problem, catalog = load_problem(user_like.ROOT / "tests" / "bench" / "problems" / "issue33-2job-45d.yaml")
+    assert [j.name for j in problem.jobs] == ["finetune-13b", "pretrain-7b"] and problem.restrict is None
