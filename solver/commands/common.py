@@ -4,6 +4,7 @@ command prints is drawn by solver.report."""
 
 from __future__ import annotations
 
+import contextvars
 import os
 import threading
 import time
@@ -61,83 +62,66 @@ def run_action(action, *, stoppable: bool = False) -> None:
     waits, so Ctrl-C is heard at once even inside a solver's C++ code, and so is the end of the
     command's budget (solver.clock.budget_command): either stops the command's clock and the
     running HiGHS solve (solver.clock.stop_command, PROGRESS.interrupter), and the action prints
-    what it has. Ctrl-C then exits 130; a second Ctrl-C quits at once. A language the action chose
-    (speak) holds for the messages printed here and ends with the call."""
-    with language(current()):
-        _run(action, stoppable)
+    what it has. Ctrl-C then exits 130; a second Ctrl-C quits at once. The worker runs in a copy
+    of this thread's context, so the language the action chooses (speak) holds for its messages."""
+    with language(current()):  # a language the action chose (speak) ends with it
+        if not stoppable:
+            _run(action)
+            return
+        context = contextvars.copy_context()
+        _run_stoppable(lambda: context.run(_run_and_say_why_it_stopped, action))
 
 
-def _run(action, stoppable: bool) -> None:
-    err = Console(stderr=True, soft_wrap=True, **colour())  # never fold a file path across lines
-    code = None
+def _run_and_say_why_it_stopped(action) -> None:
+    """_run, then, if the command was stopped, the line saying so (and exit 130 after Ctrl-C)."""
+    err = Console(stderr=True, soft_wrap=True, **colour())
+    code = 0
     try:
-        _run_stoppable(action, err) if stoppable else action()
-    except ProblemError as exc:
-        err.print(f"[red]error:[/] {escape(exc.render())}", highlight=False)
-        code = 2
-    except Infeasible as exc:
-        if not getattr(exc, "announced", False):
-            announce_infeasible(exc, err)
-        lines = (exc.explanation or {}).get("lines", [])
-        if lines:
-            err.print("[bold]" + _("smallest relaxations") + "[/] " + _("(each re-solved to check it):"),
-                      highlight=False)
-            for line in lines:
-                err.print(f"  * {escape(line)}", highlight=False)
-        code = 1
-    except PlanRejected as exc:
-        err.print(f"[red]internal error, plan withheld:[/] {escape(str(exc))}", highlight=False)
-        code = 3
-    except BrokenPipeError:  # a closed stdout: solver.cli.main's exit 141, not a write error
-        raise
-    except OSError as exc:   # a write the checks before it could not foresee: bad input, not "infeasible"
-        err.print(f"[red]error:[/] {escape(write_error(exc, exc.filename or '?', action='read or write').render())}",
-                  highlight=False)
-        code = 2
+        _run(action)
     except typer.Exit as exc:
         code = exc.exit_code
-    if stoppable and interrupted():
+    if interrupted():
         err.print("[yellow]interrupted:[/] the output above is what was known when Ctrl-C came", highlight=False)
         code = EXIT_INTERRUPTED
-    elif stoppable and stopped():
+    elif stopped():
         seconds = COMMAND.stop_at - COMMAND.at if COMMAND.stop_at is not None and COMMAND.at is not None else 0
         err.print(f"[yellow]time:[/] the command's budget of {seconds:g} s ended; what it had not determined is "
                   "shown as such (raise --max-seconds)", highlight=False)
-    if stoppable:
-        end_command()
+    end_command()
     if code:
-        raise typer.Exit(code) from None
+        raise typer.Exit(code)
 
 
 def announce_infeasible(exc: Infeasible, err: Console | None = None) -> None:
     """The verdict and the quick reasons on stderr, at once: before any search for relaxations."""
     err = err or Console(stderr=True, soft_wrap=True, **colour())
-    word = _("infeasible:") if exc.proven else _("no plan:")  # out of time: nothing was ruled out
-    err.print(f"[red]{word}[/] {escape(str(exc))}", highlight=False)
+    word = _("infeasible") if exc.proven else _("no plan")  # out of time: nothing was ruled out
+    err.print(f"[red]{word}:[/] {escape(str(exc))}", highlight=False)
     for reason in exc.reasons:
         err.print(f"  - {escape(reason)}", highlight=False)
     exc.announced = True
 
 
-def _run_stoppable(action, err: Console) -> None:
-    """Run the action in a worker thread; Ctrl-C here stops its solves (see run_action)."""
+def _run_stoppable(work) -> None:
+    """Run `work` in a worker thread; Ctrl-C or the end of the command's budget here stops its
+    solves (see run_action). What the worker raised is raised here."""
     from ortools.util.python.solve_interrupter import SolveInterrupter
 
     from solver.api import PROGRESS
 
     PROGRESS.interrupter, outcome, done = SolveInterrupter(), {}, threading.Event()
 
-    def work() -> None:
+    def worker() -> None:
         try:
-            action()
-        except BaseException as exc:  # handed to the main thread, which maps it to an exit code
+            work()
+        except BaseException as exc:  # handed to the main thread (typer.Exit carries the exit code)
             outcome["error"] = exc
         finally:
-            outcome["lang"] = current()   # the language the action chose (speak), for the messages here
             done.set()
 
     # An Event, not Thread.join: a join that Ctrl-C interrupts can mark the thread finished (CPython bpo-45274).
-    threading.Thread(target=work, name="gpuplan-command", daemon=True).start()
+    threading.Thread(target=worker, name="gpuplan-command", daemon=True).start()
+    err = Console(stderr=True, soft_wrap=True, **colour())
     try:
         while not done.is_set():
             try:
@@ -154,9 +138,35 @@ def _run_stoppable(action, err: Console) -> None:
                           "(Ctrl-C again to quit at once)", highlight=False)
     finally:
         PROGRESS.interrupter = None
-    activate(outcome.get("lang", current()))
     if "error" in outcome:
         raise outcome["error"]
+
+
+def _run(action) -> None:
+    err = Console(stderr=True, soft_wrap=True, **colour())  # never fold a file path across lines
+    try:
+        action()
+    except ProblemError as exc:
+        err.print(f"[red]error:[/] {escape(exc.render())}", highlight=False)
+        raise typer.Exit(2) from None
+    except Infeasible as exc:
+        if not getattr(exc, "announced", False):
+            announce_infeasible(exc, err)
+        lines = (exc.explanation or {}).get("lines", [])
+        if lines:
+            err.print("[bold]" + _("smallest relaxations") + "[/] " + _("(each re-solved to check it):"),
+                      highlight=False)
+            for line in lines:
+                err.print(f"  * {escape(line)}", highlight=False)
+        raise typer.Exit(1) from None
+    except PlanRejected as exc:
+        err.print(f"[red]internal error, plan withheld:[/] {escape(str(exc))}", highlight=False)
+        raise typer.Exit(3) from None
+    except BrokenPipeError:  # a closed stdout: solver.cli.main's exit 141, not a write error
+        raise
+    except OSError as exc:   # a write the checks before it could not foresee: bad input, not "infeasible"
+        err.print(f"[red]error:[/] {escape(write_error(exc, exc.filename or '?', action='read or write').render())}", highlight=False)
+        raise typer.Exit(2) from None
 
 
 @dataclass

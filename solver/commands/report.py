@@ -8,9 +8,9 @@ from typing import Annotated, Optional
 import typer
 
 from solver.choices import DEFAULT_BACKEND
-from solver.commands.common import DEFAULT_MAX_SECONDS, run_action, speak, working
-from solver.commands.options import BackendChoice, Gap, Lang, max_seconds_option, ProblemFile, TimeLimit
 from solver.clock import budget_command
+from solver.commands.common import DEFAULT_MAX_SECONDS, run_action, speak, working
+from solver.commands.options import BackendChoice, Gap, Lang, ProblemFile, TimeLimit, max_seconds_option
 
 
 def register(app: typer.Typer) -> None:

@@ -10,8 +10,8 @@ from typing import Annotated, Literal, Optional
 import typer
 
 from solver.choices import DEFAULT_BACKEND, DETAILS
-from solver.clock import budget_command, RunClock
-from solver.commands.common import announce_infeasible, DEFAULT_MAX_SECONDS, plan_console, run_action, speak, working
+from solver.clock import RunClock, budget_command
+from solver.commands.common import DEFAULT_MAX_SECONDS, announce_infeasible, plan_console, run_action, speak, working
 from solver.commands.options import (
     AsJson,
     BackendChoice,
