@@ -55,7 +55,7 @@ def mfu_margins(problem: Problem, catalog: Catalog, plan: Plan, *, backend: str 
         if job.done_eflop <= 0:
             margins[job.name] = None
             continue
-        feasible = min(1.0, job.required_eflop / job.done_eflop)
+        feasible = min(1.0, job.required_eflop / job.done_eflop + 1e-4)  # + the rounding of the two to 0.001 EFLOP
         low = 0.0
         probe = feasible / 2
         while feasible - low > STEP:
