@@ -60,7 +60,8 @@ def _run(action) -> None:
         err.print(f"[red]{word}[/] {escape(str(exc))}", highlight=False)
         for reason in exc.reasons:
             err.print(f"  - {escape(reason)}", highlight=False)
-        lines = (exc.explanation or {}).get("lines", [])
+        from solver.report.explain import explanation_lines  # in the command's language; not loaded for --help
+        lines = explanation_lines(exc.explanation)
         if lines:
             err.print("[bold]" + _("smallest relaxations") + "[/] " + _("(each re-solved to check it):"),
                       highlight=False)
