@@ -95,8 +95,8 @@ def _run_and_say_why_it_stopped(action) -> None:
 def announce_infeasible(exc: Infeasible, err: Console | None = None) -> None:
     """The verdict and the quick reasons on stderr, at once: before any search for relaxations."""
     err = err or Console(stderr=True, soft_wrap=True, **colour())
-    word = _("infeasible") if exc.proven else _("no plan")  # out of time: nothing was ruled out
-    err.print(f"[red]{word}:[/] {escape(str(exc))}", highlight=False)
+    word = _("infeasible:") if exc.proven else _("no plan:")  # out of time: nothing was ruled out
+    err.print(f"[red]{word}[/] {escape(str(exc))}", highlight=False)
     for reason in exc.reasons:
         err.print(f"  - {escape(reason)}", highlight=False)
     exc.announced = True
@@ -152,7 +152,8 @@ def _run(action) -> None:
     except Infeasible as exc:
         if not getattr(exc, "announced", False):
             announce_infeasible(exc, err)
-        lines = (exc.explanation or {}).get("lines", [])
+        from solver.report.explain import explanation_lines  # in the command's language; not loaded for --help
+        lines = explanation_lines(exc.explanation)
         if lines:
             err.print("[bold]" + _("smallest relaxations") + "[/] " + _("(each re-solved to check it):"),
                       highlight=False)

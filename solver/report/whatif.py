@@ -8,6 +8,7 @@ from rich.table import Table
 
 from solver.analysis.whatif import Outcome, WhatIf
 from solver.i18n import N_, _, money_unit
+from solver.report.explain import explanation_lines
 from solver.report.html import binding_text
 
 
@@ -69,7 +70,7 @@ def _stack_warnings(result: WhatIf) -> list[str]:
 
 def _line(o: Outcome) -> str:
     if o.plan is None:
-        lines = (o.explanation or {}).get("lines", [])
+        lines = explanation_lines(o.explanation)
         relax = ("\n[bold]" + _("smallest relaxations") + "[/] " + _("(each re-solved to check it):")) if lines else ""
         return ("[red]" + _("infeasible") + f"[/] — {escape(o.infeasible or '')}"
                 + "".join(f"\n  - {escape(r)}" for r in o.reasons)

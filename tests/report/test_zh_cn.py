@@ -230,3 +230,21 @@ def test_why_in_chinese():
     assert "落选原因" in done.stdout and "价格" in done.stdout and "已触及的限制" in done.stdout
     assert "最优 307,180 元" in done.stdout
     assert max(cell_len(line) for line in done.stdout.splitlines()) <= 100
+
+
+def test_infeasibility_explanation_in_chinese():
+    """The recorded explanation of the bundled infeasible problem: English as recorded, Chinese written from
+    the relaxations' numbers (the same numbers; Chinese word order puts some elsewhere)."""
+    import json
+
+    from solver.report.explain import explanation_lines
+    recorded = json.loads((ROOT / "tests" / "data" / "golden" / "solve-infeasible-shunyi-racks-short.json")
+                          .read_text(encoding="utf-8"))["output"]["explanation"]
+    assert explanation_lines(recorded) == recorded["lines"]
+    with language("zh-CN"):
+        chinese = explanation_lines(recorded)
+    assert chinese[0].startswith("需要每个截止日期推迟 1 天") and "预算增加 648,032 元" in chinese[-1]
+    numbers = [sorted(re.findall(r"\d[\d,.]*", " ".join(lines))) for lines in (chinese, recorded["lines"])]
+    assert numbers[0] == numbers[1]
+    names = " ".join(chinese).replace("vnet-yz-a100-80-8x-monthly", "").replace("Shunyi", "")
+    assert not re.search(r"[a-z]{4,}", names)                        # no English words left
