@@ -9,7 +9,8 @@ Solving a problem:
         `constrain=f` calls f(milp) on the built model before solving: the one door for an
         analysis that needs an extra row (a spot share cap, a vendor count, an offer forced
         in). `pin_schedule(schedule)` is such an f: a given plan's decisions fixed, to read
-        that plan under an edited problem (NotInModel when the model cannot hold them). f adds rows through `milp.add_row` and new variables through `milp.model`; rows
+        that plan under an edited problem (NotInModel when the model cannot hold them);
+        `pin_rentals(schedule)` fixes its rentals only, the jobs' replicas free. f adds rows through `milp.add_row` and new variables through `milp.model`; rows
         it adds are part of the model the verifier's plan came from, but the verifier
         checks only the problem's own constraints.
     build(problem, catalog) → (Instance, Milp) and solve_built(inst, milp, ...) → Plan:
@@ -45,7 +46,7 @@ from solver.milp.exclusion import Exclusion
 from solver.milp.export import write_mps
 from solver.milp.extract import extract_plan
 from solver.milp.instance import Instance, build_instance, job_layout
-from solver.milp.pin import NotInModel, pin_schedule
+from solver.milp.pin import NotInModel, pin_rentals, pin_schedule
 from solver.milp.prefer import keep_preferred, pinned_milp
 from solver.milp.progress import PROGRESS
 from solver.milp.registry import AVAILABILITY, FAMILIES, POWER, Family, NotApplicable, family
@@ -61,7 +62,7 @@ from solver.verify import check_plan
 
 __all__ = [
     # solving a problem
-    "solve_problem", "build", "solve_built", "explain_quick", "pin_schedule", "NotInModel",
+    "solve_problem", "build", "solve_built", "explain_quick", "pin_schedule", "pin_rentals", "NotInModel",
     # the model, for analyses that edit it and solve it raw
     "build_instance", "Milp", "build_milp", "solve_milp", "Solution", "NoSolution",
     "held_nodes", "asked_work", "job_layout",

@@ -12,6 +12,7 @@ import math
 from collections import defaultdict
 
 from solver.errors import PlanRejected
+from solver.estimate.efficiency import layout_efficiency
 from solver.estimate.flops import flops_factor, training_flops
 from solver.estimate.memory import minimal_layout
 from solver.estimate.shape import infer_shape
@@ -20,6 +21,7 @@ from solver.model.catalog import DEFAULT_WAN_GBPS, Catalog, Offer
 from solver.model.modes import MODES
 from solver.model.plan import Plan
 from solver.model.problem import Job, Problem
+from solver.verify_shown import ShownFields
 
 DAYS_PER_UNIT = {"hour": 1 / 24, "month": 30.0, "year": 365.0}
 TOL_MONEY = 1.0
@@ -46,13 +48,14 @@ def vendors_rented(plan: Plan) -> set[str]:
     return {a.vendor for a in plan.allocations}
 
 
-class _Verifier:
+class _Verifier(ShownFields):
     def __init__(self, problem: Problem, catalog: Catalog, plan: Plan) -> None:
         self.p, self.cat, self.plan = problem, catalog, plan
         self.pd = plan.schedule.period_days
         self.n_periods = math.ceil(problem.horizon_days / self.pd)
         self.jobs = {j.name: j for j in problem.jobs}
         self.violations: list[str] = []
+        self.data_parts: dict[str, float] = defaultdict(float)   # storage and egress, for the breakdown
         self.held: dict[tuple[str, str, int], int] = defaultdict(int)
 
     def fail(self, text: str) -> None:
@@ -82,6 +85,7 @@ class _Verifier:
         self._assignments()
         self._cost()
         self._summaries()
+        self._shown()   # solver.verify_shown: every field the plan shows
 
     def _offer(self, name: str, interconnect: str, what: str) -> Offer | None:
         offer = self.cat.offers.get(name)
@@ -287,7 +291,7 @@ class _Verifier:
         """
         offer, gpu = self.cat.offers[a.offer], self.cat.gpus[self.cat.offers[a.offer].gpu]
         gpus = a.replicas * a.group_gpus
-        mfu = job.mfu if job.mfu is not None else gpu.default_mfu
+        mfu = (job.mfu if job.mfu is not None else gpu.default_mfu) * job.mfu_factor
         perf = (offer.perf_guarantee_pct or 90.0) / 100
         loss = spot_loss(offer.preemptions_per_day, job.checkpoint_interval_hours, job.restart_hours) \
             if MODES[offer.mode].preemptible else 0.0
@@ -299,6 +303,9 @@ class _Verifier:
             cluster, one_node = a.group_gpus, a.group_gpus <= offer.gpus_per_node
         size = 1.0 if one_node else fabric_factor(a.interconnect, True) * scale_factor(a.interconnect, cluster)
         peak = peak_tflops(gpu.bf16_tflops, gpu.fp8_tflops, job.precision) * 1e12
+        if layout is not None:  # the layout's tensor parallelism on the card's link, its pipeline bubble
+            mfu = layout_efficiency(mfu, tp=layout.tp, pp=layout.pp, hidden=infer_shape(job.model).hidden,
+                                    peak_tflops=peak / 1e12, nvlink=gpu.form != "pcie").sustained
         return gpus * peak * mfu * perf * (1 - loss) / slow * size * self.hours(a.period) * 3600
 
     def _cost(self) -> None:
@@ -387,6 +394,8 @@ class _Verifier:
                 self.fail(f"storage: job {job_name} would store its data at {dc} from day {since}, before its "
                           f"start (day {job.start_day})")
             months = (finish[job_name] - since) / 30
+            self.data_parts["storage"] += job.storage_tb * offer.storage_per_tb_month * months * self.rate(offer)
+            self.data_parts["egress"] += job.egress_tb * offer.egress_per_tb * self.rate(offer)
             total += (job.storage_tb * offer.storage_per_tb_month * months
                       + job.egress_tb * offer.egress_per_tb) * self.rate(offer)
             if job.data is not None and dc != job.data.site:  # the dataset moved to this vendor's storage here
@@ -395,6 +404,7 @@ class _Verifier:
                     price = max((o.egress_per_tb * self.rate(o) for o in self.cat.offers.values()
                                  if o.datacenter == job.data.site), default=0.0)
                 total += job.data.dataset_tb * price
+                self.data_parts["egress"] += job.data.dataset_tb * price
         return total
 
     def _transfer_wait(self, job: Job, dc: str) -> int:

@@ -66,6 +66,7 @@ from solver.api import AVAILABILITY, POWER, Family, Milp, build_instance, solve_
 from solver.clock import RunClock
 from solver.errors import Infeasible, ProblemError
 from solver.files import csv_cell, save_atomic, text_cells
+from solver.i18n import N_, _
 from solver.model.catalog import MODE_UNITS, UNIT_DAYS, Catalog, Offer
 from solver.model.plan import Plan
 from solver.model.problem import Problem
@@ -596,6 +597,10 @@ def _lever(session: Session, base: Plan, kind: str, name: str, vendor: str | Non
 
 EXPORT_COLUMNS = ("offer", "gpu", "mode", "datacenter", "price_unit", "currency", "current_price", "target_price",
                   "node_days_at_target", "peak_nodes_at_target", "volume_unit", "note")
+EXPORT_HEADERS = {c: h for c, h in zip(EXPORT_COLUMNS, (
+    N_("offer"), N_("gpu"), N_("mode"), N_("datacenter"), N_("price_unit"), N_("currency"), N_("current_price"),
+    N_("target_price"), N_("node_days_at_target"), N_("peak_nodes_at_target"), N_("volume_unit"), N_("note")))}
+"""The sheet's header row: the column names, in the language of the command (`--lang`)."""
 
 
 def vendor_rows(result: Negotiation, vendor: str) -> list[dict]:
@@ -610,19 +615,19 @@ def vendor_rows(result: Negotiation, vendor: str) -> list[dict]:
         if t.vendor != vendor:
             continue
         if t.target_price is not None:
-            note = ("in our plan; target is our ask" if t.status == "in_plan"
-                    else "not in our plan; at the target price we would take the volume shown")
+            note = (_("in our plan; target is our ask") if t.status == "in_plan"
+                    else _("not in our plan; at the target price we would take the volume shown"))
         elif t.status == "unusable":
-            note = "cannot carry this problem's jobs as offered"
+            note = _("cannot carry this problem's jobs as offered")
         elif not t.analysed:
-            note = "not analysed"
+            note = _("not analysed")
         else:
-            note = "not competitive for this problem at any price we tried"
+            note = _("not competitive for this problem at any price we tried")
         rows.append({"offer": t.offer, "gpu": t.gpu, "mode": t.mode, "datacenter": t.datacenter,
                      "price_unit": t.price_unit, "currency": t.currency, "current_price": _num(t.price),
                      "target_price": "" if t.target_price is None else f"{t.target_price:.2f}",
                      "node_days_at_target": _num(round(t.target_node_days, 2)),
-                     "peak_nodes_at_target": str(t.target_nodes), "volume_unit": "node-days", "note": note})
+                     "peak_nodes_at_target": str(t.target_nodes), "volume_unit": _("node-days"), "note": note})
     return rows
 
 
@@ -661,8 +666,8 @@ def export_vendor(result: Negotiation, vendor: str, path, *, force: bool = False
                                fix="pip install openpyxl, or write a .csv file") from None
         book = Workbook()
         sheet = book.active
-        sheet.title = "offers"
-        sheet.append(list(EXPORT_COLUMNS))
+        sheet.title = _("offers")
+        sheet.append([_(EXPORT_HEADERS[c]) for c in EXPORT_COLUMNS])
         for row in rows:
             sheet.append([row[c] for c in EXPORT_COLUMNS])
         text_cells(sheet)   # a vendor's offer named =HYPERLINK(…) stays text
@@ -671,7 +676,7 @@ def export_vendor(result: Negotiation, vendor: str, path, *, force: bool = False
         def save(tmp):
             with open(tmp, "w", newline="", encoding="utf-8") as fh:
                 writer = csv.DictWriter(fh, fieldnames=EXPORT_COLUMNS)
-                writer.writeheader()
+                writer.writerow({c: _(EXPORT_HEADERS[c]) for c in EXPORT_COLUMNS})
                 writer.writerows({c: csv_cell(v) for c, v in row.items()} for row in rows)
         save_atomic(path, save)
     return len(rows)

@@ -95,8 +95,8 @@ def _run_and_say_why_it_stopped(action) -> None:
 def announce_infeasible(exc: Infeasible, err: Console | None = None) -> None:
     """The verdict and the quick reasons on stderr, at once: before any search for relaxations."""
     err = err or Console(stderr=True, soft_wrap=True, **colour())
-    word = _("infeasible") if exc.proven else _("no plan")  # out of time: nothing was ruled out
-    err.print(f"[red]{word}:[/] {escape(str(exc))}", highlight=False)
+    word = _("infeasible:") if exc.proven else _("no plan:")  # out of time: nothing was ruled out
+    err.print(f"[red]{word}[/] {escape(str(exc))}", highlight=False)
     for reason in exc.reasons:
         err.print(f"  - {escape(reason)}", highlight=False)
     exc.announced = True
@@ -152,7 +152,8 @@ def _run(action) -> None:
     except Infeasible as exc:
         if not getattr(exc, "announced", False):
             announce_infeasible(exc, err)
-        lines = (exc.explanation or {}).get("lines", [])
+        from solver.report.explain import explanation_lines  # in the command's language; not loaded for --help
+        lines = explanation_lines(exc.explanation)
         if lines:
             err.print("[bold]" + _("smallest relaxations") + "[/] " + _("(each re-solved to check it):"),
                       highlight=False)
@@ -162,6 +163,8 @@ def _run(action) -> None:
     except PlanRejected as exc:
         err.print(f"[red]internal error, plan withheld:[/] {escape(str(exc))}", highlight=False)
         raise typer.Exit(3) from None
+    except BrokenPipeError:  # a closed stdout: solver.cli.main's exit 141, not a write error
+        raise
     except OSError as exc:   # a write the checks before it could not foresee: bad input, not "infeasible"
         err.print(f"[red]error:[/] {escape(write_error(exc, exc.filename or '?', action='read or write').render())}", highlight=False)
         raise typer.Exit(2) from None

@@ -9,9 +9,9 @@ import typer
 
 from solver.choices import DEFAULT_BACKEND
 from solver.clock import budget_command, left_of
-from solver.commands.common import DEFAULT_MAX_SECONDS, plan_console, run_action, working
-from solver.commands.options import AsJson, BackendChoice, ProblemFile, TimeLimit, bounded, gap_option, \
-    max_seconds_option
+from solver.commands.common import DEFAULT_MAX_SECONDS, plan_console, run_action, speak, working
+from solver.commands.options import (AsJson, BackendChoice, bounded, gap_option, Lang, max_seconds_option, ProblemFile,
+                                     TimeLimit)
 from solver.files import check_new_file
 
 
@@ -38,6 +38,7 @@ def negotiate(problem: ProblemFile,
                                                                   "its own offers, target prices, volumes only"),
               force: bool = typer.Option(False, "--force", help="overwrite the export file"),
               as_json: AsJson = False,
+              lang: Lang = None,
               backend: BackendChoice = DEFAULT_BACKEND,
               time_limit: TimeLimit = None,
               gap: Annotated[float, gap_option("relative gap of each solve (prices are as exact as costs)")] = 1e-7,
@@ -61,6 +62,7 @@ def negotiate(problem: ProblemFile,
         if sheet_path is not None:
             check_new_file(sheet_path, "--export-vendor", force=force, example="sheet.csv")
         prob, cat = load_problem(problem)
+        speak(lang, prob)
         if sheet_vendor is not None:
             check_vendor(cat, sheet_vendor, "--export-vendor")
         vendors = list(vendor or [])

@@ -47,6 +47,9 @@ def report_command(
         options = {"backend": backend.value, "time_limit": time_limit, "gap": gap}
         with working(f"solving {problem.name}"):
             plan = solve_problem(prob, cat, **options)
+        from solver.analysis.margin import with_margins
+        with working("margin: how much slower each job may run on these rentals"):
+            plan = with_margins(prob, cat, plan, **options)  # and the problem's robust plan, if it asks
         front = None
         if frontier_points:
             from solver.analysis.frontier import frontier

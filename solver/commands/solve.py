@@ -1,5 +1,5 @@
 """`gpuplan solve PROBLEM`: the cheapest (or earliest) verified plan, with its optional extras
-(--why, --baselines, --html/--xlsx/--csv, --export-mps) and, when infeasible, the smallest
+(--why, --baselines, --robust, --html/--xlsx/--csv, --export-mps) and, when infeasible, the smallest
 relaxations."""
 
 from __future__ import annotations
@@ -56,6 +56,9 @@ def solve(problem: ProblemFile,
           why: bool = typer.Option(False, "--why", help="also: each job's best runners-up, the reason each lost, "
                                                         "and what one more unit of each binding limit is worth"),
           why_k: int = typer.Option(3, "--why-k", min=1, help="runners-up per job with --why"),
+          robust: bool = typer.Option(False, "--robust",
+                                      help="also: the cheapest plan meeting every deadline with every MFU × the "
+                                           "problem's robust.mfu_factor (default 0.8), and its premium"),
           lang: Lang = None,
           explain: bool = typer.Option(True, "--explain/--no-explain",
                                        help="when infeasible, find the smallest relaxation of each limit"),
@@ -70,6 +73,7 @@ def solve(problem: ProblemFile,
     with --json one object {"status": "infeasible", "message", "reasons", "explanation"}.
     """
     def action() -> None:
+        from solver.analysis.margin import with_margins
         from solver.load import load_problem
         from solver.report.outputs import PlanFiles
         from solver.report.terminal import infeasible_json, print_json, solve_json
@@ -96,6 +100,8 @@ def solve(problem: ProblemFile,
             if as_json:  # the object on stdout for programs; the words still go to stderr (run_action)
                 print_json(infeasible_json(exc, prob.currency))
             raise
+        with working("margin, and the robust plan if asked: how much slower each job may run"):
+            plan = with_margins(prob, cat, plan, robust=robust, clock=run, **options)
         explained = _why(prob, cat, plan, why_k, run, options) if why else None
         written = files.write(plan, prob, cat, why=explained.to_dict() if explained else None)
         compared = _baselines(prob, cat, run, options) if baselines else None

@@ -7,9 +7,9 @@ from typing import Annotated, Optional
 import typer
 
 from solver.choices import DEFAULT_BACKEND
-from solver.commands.common import DEFAULT_MAX_SECONDS, plan_console, run_action, working
+from solver.commands.common import DEFAULT_MAX_SECONDS, plan_console, run_action, speak, working
+from solver.commands.options import AsJson, BackendChoice, Gap, Lang, max_seconds_option, ProblemFile, TimeLimit
 from solver.clock import budget_command
-from solver.commands.options import AsJson, BackendChoice, Gap, ProblemFile, TimeLimit, max_seconds_option
 
 
 def register(app: typer.Typer) -> None:
@@ -21,6 +21,7 @@ def whatif(problem: ProblemFile,
                                            help="PATH=VALUE, PATH*=FACTOR or PATH+=AMOUNT; repeat for more, "
                                                 "e.g. --set 'offers\\[vendor=sinnet].price*=0.9'"),
            as_json: AsJson = False,
+           lang: Lang = None,
            backend: BackendChoice = DEFAULT_BACKEND,
            time_limit: TimeLimit = None,
            gap: Gap = None,
@@ -43,6 +44,7 @@ def whatif(problem: ProblemFile,
         from solver.report.whatif import render_whatif
 
         prob, cat = load_problem(problem)
+        speak(lang, prob)
         with working("what-if: baseline and scenario"):
             result = what_if(prob, cat, edits, explain=explain, backend=backend.value, time_limit=time_limit,
                              gap=gap)

@@ -9,8 +9,8 @@ import typer
 
 from solver.choices import DEFAULT_BACKEND
 from solver.clock import budget_command, left_of
-from solver.commands.common import DEFAULT_MAX_SECONDS, plan_console, run_action, working
-from solver.commands.options import AsJson, BackendChoice, Gap, ProblemFile, TimeLimit, max_seconds_option
+from solver.commands.common import DEFAULT_MAX_SECONDS, plan_console, run_action, speak, working
+from solver.commands.options import AsJson, BackendChoice, Gap, Lang, max_seconds_option, ProblemFile, TimeLimit
 
 
 def register(app: typer.Typer) -> None:
@@ -20,6 +20,7 @@ def register(app: typer.Typer) -> None:
 def why_command(problem: ProblemFile,
                 k: int = typer.Option(3, "--k", "-k", min=1, help="runners-up shown per job"),
                 as_json: AsJson = False,
+                lang: Lang = None,
                 backend: BackendChoice = DEFAULT_BACKEND,
                 time_limit: TimeLimit = None,
                 gap: Gap = None,
@@ -39,6 +40,7 @@ def why_command(problem: ProblemFile,
         from solver.report.why import render_why
 
         prob, cat = load_problem(problem)
+        speak(lang, prob)
         with working("why: optimum, runners-up and binding limits"):
             result = why(prob, cat, k=k, backend=backend.value, time_limit=time_limit, gap=gap,
                          max_seconds=left_of(max_seconds))

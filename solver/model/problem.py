@@ -7,10 +7,11 @@ import re
 from datetime import date
 from typing import Literal
 
-from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
+from pydantic import BaseModel, ConfigDict, Field, ValidationInfo, field_validator, model_validator
 
 from solver.choices import Kind, Precision
 from solver.model.catalog import CURRENCY_PATTERN, DEFAULT_CURRENCY, DEFAULT_WAN_GBPS, Interconnect, Stack
+from solver.model.magnitudes import check_magnitude
 from solver.model.modes import Mode
 from solver.model.text import refuse_control
 
@@ -26,8 +27,9 @@ class _Strict(BaseModel):
 
     @field_validator("*", mode="before")
     @classmethod
-    def _printable(cls, value: object) -> object:
-        return refuse_control(value)   # solver.model.text: no ESC in a name
+    def _printable_and_sane(cls, value: object, info: ValidationInfo) -> object:
+        """No ESC in a name (solver.model.text); no number beyond its key's cap (solver.model.magnitudes)."""
+        return check_magnitude(info.field_name, refuse_control(value))
 
     @model_validator(mode="before")
     @classmethod
@@ -125,6 +127,20 @@ class DataSpec(_Strict):
         return data
 
 
+DEFAULT_MFU_FACTOR = 0.8
+"""A run at the bottom of a published MFU band when planned at its top: A100 38–52 % (38/52 = 0.73),
+H100 at scale 38–48 % (0.79; Narayanan et al. 2021 Table 1, Jiang et al. 2024 MegaScale Table 2,
+Dubey et al. 2024 Llama 3 Table 4); 0.8, the H100 spread rounded, is the default pessimism."""
+
+
+class Robust(_Strict):
+    """Ask for the cheapest plan that still meets every deadline when every MFU is this factor
+    of the one assumed (solver.analysis.margin), priced beside the optimum."""
+
+    mfu_factor: float = Field(default=DEFAULT_MFU_FACTOR, gt=0, le=1,
+                              description="every job's MFU × this; default 0.8, the published bands' spread")
+
+
 class Prefer(_Strict):
     """A soft preference with a price: the plan honours it unless a plan that does not is cheaper
     by more than up_to_pct % of the cheapest plan that does (solver.milp.prefer).
@@ -179,6 +195,8 @@ class Job(_Strict):
     flops: float | None = Field(default=None, gt=0, description="override: total FLOPs of the job")
     precision: Precision = "bf16"
     mfu: float | None = Field(default=None, gt=0, le=1, description="override of the GPU's default MFU")
+    mfu_factor: float = Field(default=1.0, gt=0, le=1, description="every MFU of this job (its own or the GPUs') × "
+                              "this: a run slower than assumed (the margin and robust analyses set it)")
     start_day: int = Field(default=0, ge=0)
     deadline_days: int = Field(gt=0)
     interruptible: bool = False
@@ -263,6 +281,8 @@ class Problem(_Strict):
     jobs: list[Job] = Field(min_length=1)
     restrict: Restrict | None = None
     prefer: list[Prefer] = Field(default=[], description="soft preferences over every job (or the one named)")
+    robust: Robust | None = Field(default=None, description="also solve the cheapest plan meeting every deadline "
+                                  "at every MFU × mfu_factor (as --robust)")
     lang: Literal["en", "zh-CN"] | None = Field(
         default=None, description="language of the reports and terminal output (en, zh-CN); --lang and "
                                   "GPUPLAN_LANG too; --json never changes")
@@ -279,6 +299,15 @@ class Problem(_Strict):
         """Every preference in the order it is weighed: each job's own (in job order), then the
         problem's; with the job it is about (None: every job)."""
         return [(j.name, p) for j in self.jobs for p in j.preferences] + [(p.job, p) for p in self.prefer]
+
+    @field_validator("start_date")
+    @classmethod
+    def _calendar(cls, value: date | None) -> date | None:
+        """Day 0 within 1900-2200: the horizon (up to 3650 days) and its calendar months then stay
+        inside the calendar (9999-12-31 ran past year 9999 in the cash flow: a traceback)."""
+        if value is not None and not date(1900, 1, 1) <= value <= date(2200, 12, 31):
+            raise ValueError(f"{value.isoformat()} is out of range (1900-01-01 to 2200-12-31)")
+        return value
 
     @model_validator(mode="after")
     def _jobs_fit_horizon(self) -> "Problem":
