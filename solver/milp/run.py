@@ -11,7 +11,7 @@ from __future__ import annotations
 import math
 import time
 
-from solver.milp import rcfix, warmstart
+from solver.milp import fixopt, rcfix, warmstart
 from solver.milp.backends import Incumbent, Run, mathopt_once, read, run_model_builder
 from solver.milp.big import first_plan, run_big
 from solver.milp.capacity import discounted_variable
@@ -84,6 +84,8 @@ def _run_highs_mathopt(milp: Milp, time_limit: float | None, gap: float | None, 
             return run_big(model, milp, start + time_limit, time_limit, gap, log)
         if reduced_cost_fixing:
             return _run_fixed(model, milp, time_limit, gap, log)
+        if fixopt.FIX_AND_OPTIMIZE and warm_start:  # off by default: solver.milp.fixopt
+            return fixopt.run_fix_and_optimize(model, milp, time_limit, gap, log)
         return read(mathopt_once(model, time_limit, gap, log, PROGRESS.listener))
     finally:
         PROGRESS.listener = listener

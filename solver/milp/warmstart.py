@@ -146,14 +146,22 @@ def lp_shortlist(milp: Milp, lp_values, plan: dict[int, float] | None = None) ->
     so a solve seeded with it can only improve on it.
     """
     group = option_groups(milp)
-    work: dict[tuple[str, str], float] = defaultdict(float)
-    for (i, t), coef in work_coefficients(milp).items():
-        work[group[i]] += max(float(lp_values[milp.replicas[i, t].index]), 0.0) * coef
+    work = lp_work(milp, lp_values)
     total: dict[str, float] = defaultdict(float)
     for (job, _), done in work.items():
         total[job] += done
     chosen = {g for g, done in work.items() if done > 0 and done >= LP_SHARE * total[g[0]]}
     return {i for i, g in group.items() if g in chosen} | (plan_groups(milp, plan) if plan else set())
+
+
+def lp_work(milp: Milp, lp_values) -> dict[tuple[str, str], float]:
+    """The work (EFLOP) the LP relaxation (`lp_values`, by variable index) does in each
+    option group (option_groups); solver.milp.fixopt picks each job's largest."""
+    group = option_groups(milp)
+    work: dict[tuple[str, str], float] = defaultdict(float)
+    for (i, t), coef in work_coefficients(milp).items():
+        work[group[i]] += max(float(lp_values[milp.replicas[i, t].index]), 0.0) * coef
+    return work
 
 
 def plan_groups(milp: Milp, plan: dict[int, float]) -> set[int]:

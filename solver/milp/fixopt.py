@@ -1,0 +1,111 @@
+"""LP-guided fix-and-optimize: a plan near the optimum before HiGHS starts its own search
+(issue 33, item 4), off by default (`FIX_AND_OPTIMIZE`).
+
+1. The LP relaxation of the model (a copy, integrality dropped): its values, and its
+   objective, a proven lower bound of the model.
+2. Each job held to the one fabric domain (configuration, for independent replicas) where the
+   LP does most of its work (`lp_choices`), the restricted MIP solved to
+   warmstart.FIRST_GAP within PLAN_SHARE of the time limit; if that restriction has no plan,
+   the domains where the LP does at least warmstart.LP_SHARE of a job's work
+   (warmstart.lp_shortlist).
+3. The whole model from that plan (a MIP start), for the time left.
+
+Why: on the realistic suite the optimal plan arrives late and the proof right after it
+(tests/bench/HISTORY.md, "A first plan for every model"); the LP's choice of domain is
+usually the optimum's, so the restricted MIP is small and its plan close.
+
+Honesty: the restriction only sets upper bounds to zero (solver.milp.big._restricted_plan),
+so its plan is a plan of the whole model; the solve's status is "optimal" only when HiGHS
+ends OPTIMAL or the plan's cost is within the gap of a proven bound (HiGHS' or the LP's,
+solver.milp.run.solve_once), never because a plan was handed over.
+"""
+
+from __future__ import annotations
+
+import math
+import time
+from collections import defaultdict
+from dataclasses import dataclass
+from datetime import timedelta
+
+from solver.milp import warmstart
+from solver.milp.backends import Incumbent, Run, mathopt_once, read, result_values
+from solver.milp.big import _restricted_plan
+from solver.milp.core import Milp
+from solver.milp.highs_options import HIGHS_PRESOLVE_RULES_OFF
+from solver.milp.progress import PROGRESS, tell_bound
+
+FIX_AND_OPTIMIZE = False
+"""Off: measured no faster on the realistic suite at load (tests/bench/HISTORY.md, "LP-guided
+fix-and-optimize"); and a different solving path may give the bundled problems another plan
+of the same cost, which their golden answers would see."""
+PLAN_SHARE = 0.25
+"""Share of the time limit the LP and the restricted plan may take together."""
+
+
+@dataclass
+class LpPoint:
+    """The LP relaxation's optimum: values by variable id, and its objective (a lower bound)."""
+
+    values: dict[int, float]
+    bound: float
+
+
+def lp_relaxation(model, time_limit: float | None) -> LpPoint | None:
+    """The LP relaxation of a MathOpt model (integrality dropped, on a copy), by dual simplex with
+    the presolve rules every HiGHS solve turns off; None unless solved to optimality."""
+    from ortools.math_opt.python import mathopt
+
+    proto = model.export_model()
+    del proto.variables.integers[:]
+    proto.variables.integers.extend([False] * len(proto.variables.ids))
+    lp = mathopt.Model.from_model_proto(proto)
+    params = mathopt.SolveParameters(time_limit=timedelta(seconds=max(time_limit, 0.1)) if time_limit else None,
+                                     lp_algorithm=mathopt.LPAlgorithm.DUAL_SIMPLEX)
+    params.highs.int_options["presolve_rule_off"] = HIGHS_PRESOLVE_RULES_OFF
+    result = mathopt.solve(lp, mathopt.SolverType.HIGHS, params=params, interrupter=PROGRESS.interrupter)
+    if result.termination.reason != mathopt.TerminationReason.OPTIMAL:
+        return None
+    return LpPoint(result_values(result), result.objective_value())
+
+
+def lp_choices(milp: Milp, lp_values: dict[int, float]) -> set[int]:
+    """Option indices of each job's one domain (configuration, for independent replicas) where
+    the LP does the most work, and of domains a caller fixed (warmstart.forced, via held_out);
+    ties go to the first group in sorted order, so the choice is the same on every run."""
+    work = warmstart.lp_work(milp, lp_values)
+    best: dict[str, tuple[float, tuple[str, str]]] = {}
+    for group, done in sorted(work.items()):
+        if done > 0 and (group[0] not in best or done > best[group[0]][0]):
+            best[group[0]] = (done, group)
+    chosen = {group for _, group in best.values()}
+    return {i for i, g in warmstart.option_groups(milp).items() if g in chosen}
+
+
+def lp_plan(model, milp: Milp, lp: LpPoint, deadline: float, gap: float | None, log: bool) -> Incumbent | None:
+    """A plan of the model restricted to the LP's choices (`lp_choices`), widened to
+    warmstart.lp_shortlist if that has none; None if neither gives one by `deadline`."""
+    narrow = lp_choices(milp, lp.values)
+    plan = _restricted_plan(model, milp, narrow, deadline, gap, log)
+    wide = warmstart.lp_shortlist(milp, lp.values)
+    if plan is None and wide != narrow and time.perf_counter() < deadline:
+        plan = _restricted_plan(model, milp, wide, deadline, gap, log)
+    return plan
+
+
+def run_fix_and_optimize(model, milp: Milp, time_limit: float | None, gap: float | None, log: bool) -> Run:
+    """HiGHS on `model` (the MathOpt copy of this solve) from the LP-guided plan; the bound is the
+    better of HiGHS' and the LP relaxation's (both proven). Without a plan (no LP in time, or no
+    plan in the restriction) the whole model is solved as it is."""
+    start = time.perf_counter()
+    share = None if time_limit is None else time_limit * PLAN_SHARE
+    lp = lp_relaxation(model, share)
+    hint = None
+    if lp is not None:
+        tell_bound(lp.bound)
+        hint = lp_plan(model, milp, lp, math.inf if share is None else start + share, gap, log)
+    left = None if time_limit is None else max(time_limit - (time.perf_counter() - start), 0.1)
+    run = read(mathopt_once(model, left, gap, log, PROGRESS.listener, hint and hint.values), hint)
+    if lp is not None and run.values is not None:
+        run.bound = max(run.bound, lp.bound)
+    return run
