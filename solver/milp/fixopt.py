@@ -24,15 +24,12 @@ from __future__ import annotations
 
 import math
 import time
-from collections import defaultdict
 from dataclasses import dataclass
-from datetime import timedelta
 
-from solver.milp import warmstart
+from solver.milp import rcfix, warmstart
 from solver.milp.backends import Incumbent, Run, mathopt_once, read, result_values
 from solver.milp.big import _restricted_plan
 from solver.milp.core import Milp
-from solver.milp.highs_options import HIGHS_PRESOLVE_RULES_OFF
 from solver.milp.progress import PROGRESS, tell_bound
 
 FIX_AND_OPTIMIZE = False
@@ -52,18 +49,10 @@ class LpPoint:
 
 
 def lp_relaxation(model, time_limit: float | None) -> LpPoint | None:
-    """The LP relaxation of a MathOpt model (integrality dropped, on a copy), by dual simplex with
-    the presolve rules every HiGHS solve turns off; None unless solved to optimality."""
+    """The LP relaxation of a MathOpt model (rcfix.solve_relaxed); None unless solved to optimality."""
     from ortools.math_opt.python import mathopt
 
-    proto = model.export_model()
-    del proto.variables.integers[:]
-    proto.variables.integers.extend([False] * len(proto.variables.ids))
-    lp = mathopt.Model.from_model_proto(proto)
-    params = mathopt.SolveParameters(time_limit=timedelta(seconds=max(time_limit, 0.1)) if time_limit else None,
-                                     lp_algorithm=mathopt.LPAlgorithm.DUAL_SIMPLEX)
-    params.highs.int_options["presolve_rule_off"] = HIGHS_PRESOLVE_RULES_OFF
-    result = mathopt.solve(lp, mathopt.SolverType.HIGHS, params=params, interrupter=PROGRESS.interrupter)
+    _, result = rcfix.solve_relaxed(model, time_limit, PROGRESS.interrupter)
     if result.termination.reason != mathopt.TerminationReason.OPTIMAL:
         return None
     return LpPoint(result_values(result), result.objective_value())

@@ -122,6 +122,18 @@ def lp_duals(model, time_limit: float | None = None) -> np.ndarray | None:
     (solver.milp.highs_options); any duals would give valid bounds, optimal ones the tightest."""
     from ortools.math_opt.python import mathopt
 
+    lp, result = solve_relaxed(model, time_limit)
+    if result.termination.reason != mathopt.TerminationReason.OPTIMAL or not result.has_dual_feasible_solution():
+        return None
+    return np.array(result.dual_values(list(lp.linear_constraints())))
+
+
+def solve_relaxed(model, time_limit: float | None = None, interrupter=None):
+    """`model`'s LP relaxation (integrality dropped, on a copy) and HiGHS' result for it, by dual
+    simplex through MathOpt with the presolve rules every HiGHS solve turns off
+    (solver.milp.highs_options); also solver.milp.fixopt's LP."""
+    from ortools.math_opt.python import mathopt
+
     proto = model.export_model()
     del proto.variables.integers[:]
     proto.variables.integers.extend([False] * len(proto.variables.ids))
@@ -129,10 +141,7 @@ def lp_duals(model, time_limit: float | None = None) -> np.ndarray | None:
     params = mathopt.SolveParameters(time_limit=timedelta(seconds=max(time_limit, 0.1)) if time_limit else None,
                                      lp_algorithm=mathopt.LPAlgorithm.DUAL_SIMPLEX)
     params.highs.int_options["presolve_rule_off"] = HIGHS_PRESOLVE_RULES_OFF
-    result = mathopt.solve(lp, mathopt.SolverType.HIGHS, params=params)
-    if result.termination.reason != mathopt.TerminationReason.OPTIMAL or not result.has_dual_feasible_solution():
-        return None
-    return np.array(result.dual_values(list(lp.linear_constraints())))
+    return lp, mathopt.solve(lp, mathopt.SolverType.HIGHS, params=params, interrupter=interrupter)
 
 
 def lagrangian_bound(arrays: Arrays, duals: np.ndarray) -> tuple[float, np.ndarray, float]:

@@ -20,16 +20,15 @@ from ortools.math_opt.python import mathopt
 from solver.api import build
 from solver.load import load_problem
 from solver.milp import fixopt, run
-from solver.milp.build import build_milp
 from solver.milp.export import to_mathopt
 from solver.milp.extract import extract_plan
-from solver.milp.instance import build_instance
-from solver.milp.solution import NoSolution, Solution
+from solver.milp.solution import Solution
 from solver.milp.solve import solve_milp
 from solver.verify import check_plan
 
 from tests.builders import ROOT, catalog, hourly, job, monthly, problem
 from tests.milp.test_rcfix import FAST, instances
+from tests.milp.test_rcfix import _cost as rcfix_cost
 
 BUNDLED = [ROOT / "problems" / name for name in ("seed-7b-200b-30d.yaml", "data-locality.yaml")]
 
@@ -83,15 +82,9 @@ def test_a_restriction_to_the_lp_choices_with_no_plan_is_widened(monkeypatch):
 
 
 def _cost(prob, cat, on: bool, monkeypatch) -> float | None:
+    """The optimum's cost with the switch on or off, its plan verified (test_rcfix's, unfixed)."""
     monkeypatch.setattr(fixopt, "FIX_AND_OPTIMIZE", on)
-    try:
-        solution = solve_milp(build_milp(build_instance(prob, cat)))
-    except NoSolution as exc:
-        assert exc.proven
-        return None
-    assert solution.status == "optimal"
-    check_plan(prob, cat, extract_plan(solution))
-    return solution.objective
+    return rcfix_cost(prob, cat, fixing=False)
 
 
 @FAST
