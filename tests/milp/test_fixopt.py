@@ -19,7 +19,7 @@ from ortools.math_opt.python import mathopt
 
 from solver.api import build
 from solver.load import load_problem
-from solver.milp import fixopt, run
+from solver.milp import fixopt, run, warmstart
 from solver.milp.export import to_mathopt
 from solver.milp.extract import extract_plan
 from solver.milp.solution import Solution
@@ -76,6 +76,7 @@ def test_a_restriction_to_the_lp_choices_with_no_plan_is_widened(monkeypatch):
     prob, cat = two_jobs_one_cheap_node()
     _, milp = build(prob, cat)
     monkeypatch.setattr(fixopt, "lp_choices", lambda milp, values: set())   # nothing may run: no plan
+    monkeypatch.setattr(warmstart, "shortlist", lambda milp, per_job: set())
     lp, plan = heuristic(milp)
     assert plan is not None
     verified_cost(prob, cat, milp, plan.values)
