@@ -31,7 +31,8 @@ which is no more for |D| ≥ 1. A second row replaces those x_d by their full-pr
 
     Σ_{i∉S} α_i·x_i + Σ_{d∈S} α_d·v_d ≥ ⌈β⌉·(z_c − Σ_{d∈S} y_d)      (S: the lifted discounts)
 
-valid since with every y_d = 0 it is the cut above, and otherwise its right side is ≤ 0. Why: without it the LP takes a discount with a fractional flag
+valid since with every y_d = 0 it is the cut above, and otherwise its right side is ≤ 0.
+Why: without it the LP takes a discount with a fractional flag
 (3 of a 4-node threshold at y = 0.75), the gap the realistic suite's attribution found the
 largest (tests/bench/HISTORY.md, issue 33): on issue 33's problem the discount flags alone
 closed 90 % of the LP's gap. With one configuration the two rows are the convex hull's

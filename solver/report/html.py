@@ -152,8 +152,9 @@ def render_html(plan: Plan, problem: Problem, catalog: Catalog, *, frontier=None
         f'<p class="summary" id="summary">{summary_sentence(plan, problem)}</p>',
         ('<p class="summary" id="stack-switch"><strong>' + esc(_("Software stack:")) + f'</strong> {esc(plan.stack_switch.text)}</p>'
          if plan.stack_switch is not None else ""),
-        (f'<p class="summary" id="robust-plan"><strong>Robust plan</strong> (every MFU × '
-         f'{plan.robust_plan.mfu_factor:g}): {esc(plan.robust_plan.text)}</p>' if plan.robust_plan is not None else ""),
+        ('<p class="summary" id="robust-plan"><strong>' + esc(_("Robust plan")) + "</strong> " +
+         esc(_("(every MFU × {factor}):").format(factor=f"{plan.robust_plan.mfu_factor:g}")) +
+         f" {esc(plan.robust_plan.text)}</p>" if plan.robust_plan is not None else ""),
         _status_line(plan),
         _illustrative_banner(used),
         "<h2>" + _("Rentals over time") + "</h2>",
@@ -434,10 +435,12 @@ def _horizon_text(plan: Plan, problem: Problem) -> str:
     return _("last day {date}").format(date=day_text(plan.start_date, problem.horizon_days - 1))
 
 
-LAYOUT_GLOSS = ("Layout: TP×PP is the GPUs one copy of the model is split over (TP: each layer across GPUs, "
-                "PP: layers in stages); replicas are copies trained side by side, and DP, the data-parallel "
-                "degree, counts them (× any ZeRO sharding).")
-"""One line for readers who do not train models, wherever a layout is shown to them."""
+LAYOUT_GLOSS = N_("Layout: TP×PP is the GPUs one copy of the model is split over (TP: each layer across GPUs, "
+                   "PP: layers in stages); replicas are copies trained side by side, and DP, the data-parallel "
+                   "degree, counts them (× any ZeRO sharding).")
+"""One line for readers who do not train models, wherever a layout is shown to them (`_()` it there)."""
+MARGIN_GLOSS = N_("MFU margin: the lowest MFU, as a share of the one planned with, at which the job still ends in "
+                  "time.")
 
 FABRIC_NAMES = {"ib_ndr": "InfiniBand NDR", "ib_hdr": "InfiniBand HDR", "roce": "RoCE", "ethernet": "Ethernet"}
 """The catalog's interconnect codes in words (never `ib_ndr|roce` in a report)."""
@@ -489,7 +492,8 @@ def cost_svg(plan: Plan) -> str:
         tx, anchor = (x1 + 6, "start") if not negative else (x0 - 6, "end")
         if negative and x0 - 6 < left:
             tx, anchor = x(0) + 6, "start"
-        share = "discount" if negative else f"{shares[key]:.1%} of the cost before discounts"
+        share = _("discount") if negative else _("{share} of the cost before discounts").format(
+            share=f"{shares[key]:.1%}")
         out.append(f'<text x="{_num(tx)}" y="{y + 18}" text-anchor="{anchor}">{money(value)} '
                    f'<tspan class="muted">({share})</tspan></text>')
         y += row_h
@@ -677,10 +681,10 @@ def _jobs_table(plan: Plan, problem: Problem, catalog: Catalog) -> str:
     return _table([_("job"), _("peak GPUs"), _("on"), _("GPUs per replica"), _("layout"), "ZeRO", _("recompute"),
                    _("spans nodes"), _("memory per GPU (GB)"),
                    _("last day / deadline") if plan.start_date else _("finish day / deadline"),
-                   _("work done / needed (EFLOP)"), "MFU margin"], rows, numeric=(1, 3, 8, 10, 11), cls="jobs") + \
-        "<p>" + esc(LAYOUT_GLOSS) + " " + esc(_("Layout of the configuration that carries most of each job's "
-                                               "GPU-periods; work includes redundancy.")) + \
-        " MFU margin: the lowest MFU, as a share of the one planned with, at which the job still ends in time.</p>"
+                   _("work done / needed (EFLOP)"), _("MFU margin")], rows, numeric=(1, 3, 8, 10, 11), cls="jobs") + \
+        "<p>" + esc(_(LAYOUT_GLOSS)) + " " + esc(_("Layout of the configuration that carries most of each job's "
+                                                  "GPU-periods; work includes redundancy.")) + \
+        " " + esc(_(MARGIN_GLOSS)) + "</p>"
 
 
 def _finish_text(plan: Plan, finish: int, deadline: int | None) -> str:
@@ -742,9 +746,9 @@ def layout_words(job) -> str:
     lay = job.layout or {}
     if not is_zh() or not {"tp", "pp", "dp", "replicas"} <= set(lay):
         return job.layout_text
-    group = f"TP{lay['tp']}×PP{lay['pp']}" + (_(" sharded over {n}").format(n=lay["dp"]) if lay["dp"] > 1 else "")
-    parts = [_("{n} replicas of {group} (DP{dp})").format(n=lay["replicas"], group=group,
-                                                          dp=lay["replicas"] * lay["dp"])]
+    shards = lay.get("zero_shards", 1)   # the group's own ZeRO sharding; `dp` is the job's whole DP
+    group = f"TP{lay['tp']}×PP{lay['pp']}" + (_(" sharded over {n}").format(n=shards) if shards > 1 else "")
+    parts = [_("{n} replicas of {group} (DP{dp})").format(n=lay["replicas"], group=group, dp=lay["dp"])]
     if lay.get("zero"):
         parts.append(f"ZeRO-{lay['zero']}")
     if lay.get("recompute"):

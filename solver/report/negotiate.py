@@ -101,7 +101,7 @@ def render_negotiation(result, console: Console, written: dict | None = None) ->
             table.add_row(what, escape(lv.name), _("infeasible") if lv.saving is None else _money(lv.saving), per)
         console.print(table)
         if result.levers_note:
-            console.print(escape(f"note: {result.levers_note}"), highlight=False)
+            console.print(escape(_("note: {text}").format(text=result.levers_note)), highlight=False)
     elif result.levers_note:
         console.print(escape(_("What other concessions are worth: {note}").format(note=result.levers_note)),
                       highlight=False)

@@ -58,8 +58,8 @@ def render_whatif(result: WhatIf, console: Console) -> None:
         console.print(_("binding limits unchanged: ")
                       + escape(_("; ").join(binding_text(b) for b in result.scenario.plan.binding) or _("none")))
     elif result.scenario.plan and not result.baseline.plan:  # nothing to be "unchanged" against
-        console.print("binding limits (the baseline has no plan): "
-                      + escape("; ".join(binding_text(b) for b in result.scenario.plan.binding) or "none"))
+        console.print(_("binding limits (the baseline has no plan): ")
+                      + escape(_("; ").join(binding_text(b) for b in result.scenario.plan.binding) or _("none")))
 
 
 def _stack_warnings(result: WhatIf) -> list[str]:

@@ -4,10 +4,10 @@ Runs tests/bench/user_like.py's 30 seeds (and issue 33's problem file,
 tests/bench/problems/issue33-2job-45d.yaml) and prints one row per problem:
 variables, rows, the LP relaxation's seconds (`lp_s`), the plain LP's gap to the
 optimum (`lp_gap`), HiGHS' root gaps against the optimum (`root_lp_gap`: its root LP after
-presolve; `root_gap`: its bound when the root node ends, cuts included), when HiGHS' log first showed a plan (`plan_at`) and the
-optimal one (`opt_at`), the first stage's seconds (`proof_s`: the optimum proven, or the
-time limit) and the whole solve with the tie-break, as `gpuplan solve` does it
-(`total_s`). Then the suite's median and P90 of `total_s` and the median of
+presolve; `root_gap`: its bound when the root node ends, cuts included), when HiGHS' log
+first showed a plan (`plan_at`) and the optimal one (`opt_at`), the first stage's seconds
+(`proof_s`: the optimum proven, or the time limit) and the whole solve with the tie-break,
+as `gpuplan solve` does it (`total_s`). Then the suite's median and P90 of `total_s` and the median of
 `total_s ÷ lp_s` and of `root_gap`: issue 33's targets.
 
 `--attribution` prints instead, per problem, the LP value with one family of integer
@@ -214,18 +214,24 @@ def summary(rows: list[dict]) -> str:
             f"{statistics.median([r['lp_gap'] for r in done if r.get('lp_gap') is not None]):.2%}")
 
 
+PERCENT = {"lp_gap", "root_lp_gap", "root_gap"}
+MONEY = {"lp_value", "cost", "optimum", "lp"}
+SECONDS = {"lp_s", "plan_at", "opt_at", "proof_s", "total_s", "load1"}
+
+
 def markdown(rows: list[dict], columns: list[str]) -> str:
-    def cell(col, v):
+    """The rows as a Markdown table (HISTORY.md's form); an attribution's family shares in %."""
+    def cell(col: str, v) -> str:
         if v is None or (isinstance(v, float) and math.isnan(v)):
             return "-"
-        if col in ("lp_gap", "root_lp_gap", "root_gap") or (isinstance(v, float) and col not in ("lp_value", "cost", "optimum", "lp")
-                                             and not col.endswith("_s") and col not in ("plan_at", "opt_at",
-                                                                                         "total_x_lp", "load1")):
-            return f"{v:.1%}"
-        if col in ("lp_value", "cost", "optimum", "lp"):
+        if col in MONEY:
             return f"{v:,.0f}"
-        if isinstance(v, float):
-            return f"{v:.2f}" if col != "total_x_lp" else f"{v:.0f}"
+        if col in SECONDS:
+            return f"{v:.2f}"
+        if col == "total_x_lp":
+            return f"{v:.0f}"
+        if col in PERCENT or isinstance(v, float):  # the gaps, and --attribution's shares
+            return f"{v:.1%}"
         return f"{v:,}" if isinstance(v, int) else str(v)
     lines = ["| " + " | ".join(columns) + " |", "|" + "---|" * len(columns)]
     lines += ["| " + " | ".join(cell(c, r.get(c)) for c in columns) + " |" for r in rows]
@@ -254,7 +260,8 @@ def toggle_summary(rows: list[dict]) -> str:
             continue
         if off.get("total_s") and on.get("total_s"):
             ratios.append(on["total_s"] / off["total_s"])
-        if off.get("status") == on.get("status") == "optimal" and not math.isclose(off["cost"], on["cost"], rel_tol=1e-4):
+        both = off.get("status") == on.get("status") == "optimal"
+        if both and not math.isclose(off["cost"], on["cost"], rel_tol=1e-4):
             differ.append(name[:-4])
     if not ratios:
         return "toggle: nothing measured both ways"
@@ -273,7 +280,8 @@ def parse_seeds(text: str) -> list[int]:
 
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--seeds", type=parse_seeds, default=list(user_like.SEEDS), help="e.g. 1-30 or 3,7,9; none: the extra files only")
+    ap.add_argument("--seeds", type=parse_seeds, default=list(user_like.SEEDS),
+                    help="e.g. 1-30 or 3,7,9; none: the extra files only")
     ap.add_argument("--no-extra", action="store_true", help="without issue 33's problem file")
     ap.add_argument("--time-limit", type=float, default=60.0, help="seconds per solve (default 60)")
     ap.add_argument("--attribution", action="store_true", help="one integer family at a time (item 2)")

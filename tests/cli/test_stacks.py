@@ -31,6 +31,8 @@ def test_solve_and_whatif_name_the_switch_and_its_saving(tmp_path):
     whatif = run_cli("whatif", str(path), "--set", "redundancy=0.1")
     assert whatif.returncode == 0, whatif.stderr[-2000:]
     assert "scenario's software stack:" in whatif.stdout and "CANN (N80)" in whatif.stdout
+    data = json.loads(run_cli("whatif", str(path), "--set", "redundancy=0.1", "--json").stdout)
+    assert data["scenario"]["stack_switch"]["saving"] > 0 and data["baseline"]["stack_switch"]["saving"] == 5_000
 
 
 def test_stacks_cuda_keeps_the_plan_on_cuda(tmp_path):
