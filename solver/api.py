@@ -9,7 +9,8 @@ Solving a problem:
         `constrain=f` calls f(milp) on the built model before solving: the one door for an
         analysis that needs an extra row (a spot share cap, a vendor count, an offer forced
         in). `pin_schedule(schedule)` is such an f: a given plan's decisions fixed, to read
-        that plan under an edited problem (NotInModel when the model cannot hold them). f adds rows through `milp.add_row` and new variables through `milp.model`; rows
+        that plan under an edited problem (NotInModel when the model cannot hold them);
+        `pin_rentals(schedule)` fixes its rentals only, the jobs' replicas free. f adds rows through `milp.add_row` and new variables through `milp.model`; rows
         it adds are part of the model the verifier's plan came from, but the verifier
         checks only the problem's own constraints.
     build(problem, catalog) → (Instance, Milp) and solve_built(inst, milp, ...) → Plan:
@@ -34,7 +35,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from pathlib import Path
 
-from solver.clock import OutOfTime, RunClock
+from solver.clock import OutOfTime, RunClock, stopped
 from solver.errors import Infeasible
 from solver.milp.backends import BACKENDS, DEFAULT_BACKEND
 from solver.milp.build import build_milp
@@ -45,7 +46,7 @@ from solver.milp.exclusion import Exclusion
 from solver.milp.export import write_mps
 from solver.milp.extract import extract_plan
 from solver.milp.instance import Instance, build_instance, job_layout
-from solver.milp.pin import NotInModel, pin_schedule
+from solver.milp.pin import NotInModel, pin_rentals, pin_schedule
 from solver.milp.prefer import keep_preferred, pinned_milp
 from solver.milp.progress import PROGRESS
 from solver.milp.registry import AVAILABILITY, FAMILIES, POWER, Family, NotApplicable, family
@@ -61,7 +62,7 @@ from solver.verify import check_plan
 
 __all__ = [
     # solving a problem
-    "solve_problem", "build", "solve_built", "explain_quick", "pin_schedule", "NotInModel",
+    "solve_problem", "build", "solve_built", "explain_quick", "pin_schedule", "pin_rentals", "NotInModel",
     # the model, for analyses that edit it and solve it raw
     "build_instance", "Milp", "build_milp", "solve_milp", "Solution", "NoSolution",
     "held_nodes", "asked_work", "job_layout",
@@ -146,7 +147,8 @@ def solve_built(inst: Instance, milp: Milp, *, backend: str = DEFAULT_BACKEND, t
         solution = solve_milp(milp, backend=backend, time_limit=time_limit, gap=gap, tiebreak=True)
     except NoSolution as exc:
         if not exc.proven:
-            hint = f"raise {more_time}, or try another --backend" if time_limit else "try another --backend"
+            hint = ("the command's time ran out: raise --max-seconds" if stopped() else
+                    f"raise {more_time}, or try another --backend" if time_limit else "try another --backend")
             raise Infeasible(f"{exc}: {hint}", reasons=[], proven=False) from None
         raise Infeasible(str(exc), reasons=explain_quick(inst)) from None
     plan = extract_plan(solution)
@@ -185,6 +187,14 @@ def _distinct_reasons(inst: Instance, job: str, most: int = 6) -> list[str]:
     for reason in inst.excluded[job]:
         if reason.code != "capacity":
             seen.setdefault(reason.kind, f"{reason.text} (e.g. {reason.config})")
+    lead = [inst.configs[r.config].offer for r in inst.excluded[job]
+            if r.code == "lead_time" and r.config in inst.configs]
+    if lead:  # in numbers: the shortest lead time against the window (issue 36)
+        first = min(lead, key=lambda o: o.lead_time_days)
+        spec = next(j for j in inst.problem.jobs if j.name == job)
+        seen["lead_time"] = (f"lead_time: the shortest lead time of its offers is {first.lead_time_days} d "
+                             f"({first.offer}) against its {spec.deadline_days - spec.start_day}-day window "
+                             f"(days {spec.start_day}–{spec.deadline_days}): no node arrives in time")
     if job in inst.closest:
         seen["capacity"] = inst.closest[job][1].text
     return list(seen.values())[:most]

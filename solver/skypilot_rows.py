@@ -67,7 +67,8 @@ def parse(result: CloudResult, path: Path, bad: list[BadRow]) -> tuple[list[Row]
         with open(path, newline="", encoding="utf-8-sig") as fh:
             records = list(csv.reader(fh))
     except (UnicodeDecodeError, csv.Error) as exc:
-        raise ProblemError(f"not a readable CSV file ({exc})", file=name, fix="give SkyPilot's vms.csv as it is") from None
+        raise ProblemError(f"not a readable CSV file ({exc})", file=name,
+                           fix="give SkyPilot's vms.csv as it is") from None
     gpu_rows: list[Row] = []
     hosts: dict[tuple, Row] = {}
     apart: dict[tuple, Row] = {}
@@ -159,7 +160,8 @@ def _paired(host: Row, part: Row, instance_type: str, how: str) -> Row:
     def add(a: float | None, b: float | None) -> float | None:
         return None if a is None or b is None else round(a + b, 6)
     return Row(part.number, instance_type, part.accel, part.count, add(host.price, part.price),
-               add(host.spot, part.spot), part.region, part.zone, part.gpu_info, sorted([host.number, part.number]), how)
+               add(host.spot, part.spot), part.region, part.zone, part.gpu_info,
+               sorted([host.number, part.number]), how)
 
 
 def one_region_per_zone(result: CloudResult, rows: list[Row]) -> list[Row]:

@@ -12,6 +12,7 @@ import math
 from collections import defaultdict
 
 from solver.errors import PlanRejected
+from solver.estimate.efficiency import layout_efficiency
 from solver.estimate.flops import flops_factor, training_flops
 from solver.estimate.memory import minimal_layout
 from solver.estimate.shape import infer_shape
@@ -290,7 +291,7 @@ class _Verifier(ShownFields):
         """
         offer, gpu = self.cat.offers[a.offer], self.cat.gpus[self.cat.offers[a.offer].gpu]
         gpus = a.replicas * a.group_gpus
-        mfu = job.mfu if job.mfu is not None else gpu.default_mfu
+        mfu = (job.mfu if job.mfu is not None else gpu.default_mfu) * job.mfu_factor
         perf = (offer.perf_guarantee_pct or 90.0) / 100
         loss = spot_loss(offer.preemptions_per_day, job.checkpoint_interval_hours, job.restart_hours) \
             if MODES[offer.mode].preemptible else 0.0
@@ -302,6 +303,9 @@ class _Verifier(ShownFields):
             cluster, one_node = a.group_gpus, a.group_gpus <= offer.gpus_per_node
         size = 1.0 if one_node else fabric_factor(a.interconnect, True) * scale_factor(a.interconnect, cluster)
         peak = peak_tflops(gpu.bf16_tflops, gpu.fp8_tflops, job.precision) * 1e12
+        if layout is not None:  # the layout's tensor parallelism on the card's link, its pipeline bubble
+            mfu = layout_efficiency(mfu, tp=layout.tp, pp=layout.pp, hidden=infer_shape(job.model).hidden,
+                                    peak_tflops=peak / 1e12, nvlink=gpu.form != "pcie").sustained
         return gpus * peak * mfu * perf * (1 - loss) / slow * size * self.hours(a.period) * 3600
 
     def _cost(self) -> None:

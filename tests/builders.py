@@ -213,3 +213,26 @@ def write_catalog(cat: Catalog, folder) -> None:
     for name, rows in (("gpus.csv", cat.gpus), ("datacenters.csv", cat.datacenters), ("offers.csv", cat.offers)):
         records = [{k: cell(v) for k, v in row.model_dump(by_alias=True).items()} for row in rows.values()]
         pd.DataFrame.from_records(records).to_csv(folder / name, index=False)
+
+
+def write_problem(folder, prob: Problem, cat: Catalog, **extra) -> Path:
+    """The catalog's CSV tables in folder/cat and the problem as folder/p.yaml pointing at them
+    (its defaults left out, `extra` top-level keys added): files for the CLI."""
+    import yaml
+
+    write_catalog(cat, folder / "cat")
+    data = prob.model_dump(mode="json", exclude_none=True, exclude_defaults=True)
+    data.update(catalog="cat", horizon_days=prob.horizon_days, redundancy=prob.redundancy, **extra)
+    path = folder / "p.yaml"
+    path.write_text(yaml.safe_dump(data), encoding="utf-8")
+    return path
+
+
+def run_cli(*args: str):
+    """`gpuplan ARGS` in a child process from the repository's root, 200 columns wide."""
+    import os
+    import subprocess
+    import sys
+
+    return subprocess.run([sys.executable, "-m", "solver.cli", *args], capture_output=True, text=True, cwd=ROOT,
+                          timeout=HANG_SECONDS, env={**os.environ, "COLUMNS": "200"})

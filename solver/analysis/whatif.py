@@ -168,4 +168,7 @@ def _outcome_dict(o: Outcome) -> dict:
     p = o.plan
     return {"status": p.status, "total_cost": p.total_cost, "currency": p.currency, "gap": p.gap,
             "finish_days": {j.name: j.finish_day for j in p.jobs},
-            "binding": [b.text for b in p.binding], "cost_breakdown": p.cost_breakdown}
+            "binding": [b.text for b in p.binding], "cost_breakdown": p.cost_breakdown,
+            **({"stack_switch": p.stack_switch.model_dump()} if p.stack_switch is not None else {}),
+            **({"warnings": [w for w in p.warnings if "software stack" in w]}
+               if any("software stack" in w for w in p.warnings) else {})}

@@ -1,5 +1,5 @@
 """`gpuplan solve PROBLEM`: the cheapest (or earliest) verified plan, with its optional extras
-(--why, --baselines, --html/--xlsx/--csv, --export-mps) and, when infeasible, the smallest
+(--why, --baselines, --robust, --html/--xlsx/--csv, --export-mps) and, when infeasible, the smallest
 relaxations."""
 
 from __future__ import annotations
@@ -10,8 +10,8 @@ from typing import Annotated, Literal, Optional
 import typer
 
 from solver.choices import DEFAULT_BACKEND, DETAILS
-from solver.clock import RunClock
-from solver.commands.common import plan_console, run_action, speak, working
+from solver.clock import RunClock, budget_command
+from solver.commands.common import DEFAULT_MAX_SECONDS, announce_infeasible, plan_console, run_action, speak, working
 from solver.commands.options import (
     AsJson,
     BackendChoice,
@@ -56,6 +56,9 @@ def solve(problem: ProblemFile,
           why: bool = typer.Option(False, "--why", help="also: each job's best runners-up, the reason each lost, "
                                                         "and what one more unit of each binding limit is worth"),
           why_k: int = typer.Option(3, "--why-k", min=1, help="runners-up per job with --why"),
+          robust: bool = typer.Option(False, "--robust",
+                                      help="also: the cheapest plan meeting every deadline with every MFU × the "
+                                           "problem's robust.mfu_factor (default 0.8), and its premium"),
           lang: Lang = None,
           explain: bool = typer.Option(True, "--explain/--no-explain",
                                        help="when infeasible, find the smallest relaxation of each limit"),
@@ -70,6 +73,7 @@ def solve(problem: ProblemFile,
     with --json one object {"status": "infeasible", "message", "reasons", "explanation"}.
     """
     def action() -> None:
+        from solver.analysis.margin import with_margins
         from solver.load import load_problem
         from solver.report.outputs import PlanFiles
         from solver.report.terminal import infeasible_json, print_json, solve_json
@@ -83,6 +87,7 @@ def solve(problem: ProblemFile,
                 raise ProblemError("not written with --objective min_time, which solves a sequence of models",
                                    key="--export-mps", fix="leave out --export-mps, or export the min_cost model")
             check_new_file(export_mps, "--export-mps", force=force, example="model.mps")
+        budget_command(DEFAULT_MAX_SECONDS if max_seconds is None else max_seconds)
         run = RunClock.since_start(time_limit, max_seconds)  # the solve's steps each cut to what is left
         options = {"backend": backend.value, "time_limit": time_limit, "gap": gap}
         try:
@@ -90,11 +95,13 @@ def solve(problem: ProblemFile,
                 plan = _plan(prob, cat, objective.value, export_mps, run, options)
         except Infeasible as exc:
             if exc.proven and explain:
-                exc.explanation = _explanation(prob, cat, backend.value, time_limit,
-                                               run.left() if max_seconds else 600.0)
+                announce_infeasible(exc)  # the verdict at once; the search for relaxations takes longer
+                exc.explanation = _explanation(prob, cat, backend.value, time_limit, run.left())
             if as_json:  # the object on stdout for programs; the words still go to stderr (run_action)
                 print_json(infeasible_json(exc, prob.currency))
             raise
+        with working("margin, and the robust plan if asked: how much slower each job may run"):
+            plan = with_margins(prob, cat, plan, robust=robust, clock=run, **options)
         explained = _why(prob, cat, plan, why_k, run, options) if why else None
         written = files.write(plan, prob, cat, why=explained.to_dict() if explained else None)
         compared = _baselines(prob, cat, run, options) if baselines else None
@@ -102,7 +109,7 @@ def solve(problem: ProblemFile,
             print_json(solve_json(plan, why=explained.to_dict() if explained else None, baselines=compared))
         else:
             _render(plan, compared, explained, written)
-    run_action(action)
+    run_action(action, stoppable=True)
 
 
 def _plan(prob, cat, objective: str, export_mps: Path | None, run: RunClock, options: dict):

@@ -9,8 +9,10 @@ from __future__ import annotations
 import math
 from dataclasses import asdict, dataclass
 
+from solver.estimate.efficiency import layout_efficiency
 from solver.estimate.flops import card_hours, flops_factor, training_flops
-from solver.estimate.memory import ModelShape, memory_per_gpu, minimal_layout, seed_rule_of_thumb_gb, smallest_layout
+from solver.estimate.memory import (BYTES_PER_GB, ModelShape, memory_per_gpu, minimal_layout, seed_rule_of_thumb_gb,
+                                    smallest_layout)
 from solver.estimate.throughput import effective_tflops, peak_tflops
 
 
@@ -31,6 +33,9 @@ class JobEstimate:
     memory_breakdown_gb: dict | None
     smallest_layout: dict | None = None   # fewest GPUs for one replica, recompute allowed (None: fits nowhere)
     smallest_layout_text: str = ""
+    sustained_mfu: float | None = None    # the MFU derated for the layout, as the planner uses it
+    mfu_text: str = ""                    # how: `35% × TP over PCIe 0.87 = 30.5%`
+    seed_rule_text: str = ""              # the rule of thumb for this kind that seed_rule_gb applies
 
     def to_dict(self) -> dict:
         return asdict(self)
@@ -57,7 +62,10 @@ def estimate_job(shape: ModelShape, tokens: float, *, kind: str, gpu_memory_gb: 
     flops = training_flops(shape.params, tokens, kind, active_params=shape.active_params, trials=trials)
     layout = minimal_layout(shape, kind, gpu_memory_gb, gpus_per_node=gpus_per_node, max_gpus=max_gpus,
                             micro_batch=micro_batch, lora_rank=lora_rank, nvlink=nvlink)
-    eff = effective_tflops(peak_tflops(bf16_tflops, fp8_tflops, precision), mfu)
+    peak = peak_tflops(bf16_tflops, fp8_tflops, precision)
+    sustained = None if layout is None else layout_efficiency(mfu, tp=layout.tp, pp=layout.pp, hidden=shape.hidden,
+                                                              peak_tflops=peak, nvlink=nvlink)
+    eff = effective_tflops(peak, mfu if sustained is None else sustained.sustained)
     if layout is not None and layout.recompute:
         eff /= flops_factor(kind, True) / flops_factor(kind, False)
     smallest = smallest_layout(shape, kind, gpu_memory_gb, gpus_per_node=gpus_per_node, max_gpus=max_gpus,
@@ -80,9 +88,29 @@ def estimate_job(shape: ModelShape, tokens: float, *, kind: str, gpu_memory_gb: 
         layout={k: v for k, v in asdict(layout).items()} if layout else None,
         layout_text=layout.describe() if layout else layout_text_none(max_gpus, gpu_memory_gb),
         fits_one_node=bool(layout and not layout.multi_node), needs_rdma=bool(layout and layout.multi_node),
-        seed_rule_gb=seed_rule_of_thumb_gb(shape.params), memory_breakdown_gb=breakdown,
+        seed_rule_gb=rule_of_thumb(shape.params, kind)[0], memory_breakdown_gb=breakdown,
         smallest_layout=asdict(smallest) if smallest else None,
-        smallest_layout_text=smallest.describe() if smallest else layout_text_none(max_gpus, gpu_memory_gb))
+        smallest_layout_text=smallest.describe() if smallest else layout_text_none(max_gpus, gpu_memory_gb),
+        sustained_mfu=None if sustained is None else sustained.sustained,
+        mfu_text=f"{mfu:.0%}" if sustained is None else sustained.text(),
+        seed_rule_text=rule_of_thumb(shape.params, kind)[1])
+
+
+def rule_of_thumb(params: float, kind: str) -> tuple[float, str]:
+    """The rule of thumb that applies to the job's kind (GB, and the rule in words), shown beside
+    the real accounting, never used by it.
+
+    - full training (pretrain, full_finetune, sweep): seed 000's params × 2 × 2 B (far too low:
+      Adam states alone are 16 B a parameter; seed_rule_of_thumb_gb);
+    - lora and inference: the frozen BF16 weights, params × 2 B (Hu et al. 2021, LoRA §4.2: only
+      the adapters train, the weights need no gradients or optimizer states);
+    - qlora: 4-bit weights, params × 0.5 B (Dettmers et al. 2023, QLoRA §1: a 65B model
+      fine-tuned in under 48 GB, against more than 780 GB in 16-bit)."""
+    if kind == "qlora":
+        return params * 0.5 / BYTES_PER_GB, "params × 0.5 B (4-bit weights)"
+    if kind in ("lora", "inference"):
+        return params * 2 / BYTES_PER_GB, "params × 2 B (frozen BF16 weights)"
+    return seed_rule_of_thumb_gb(params), "params × 2 × 2 B (the rental guides' rule)"
 
 
 def layout_text_none(max_gpus: int, gpu_memory_gb: float) -> str:

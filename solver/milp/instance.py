@@ -13,6 +13,7 @@ import math
 from dataclasses import dataclass, field, replace
 from functools import cached_property
 
+from solver.estimate.efficiency import Efficiency, layout_efficiency
 from solver.estimate.flops import flops_factor, training_flops
 from solver.estimate.memory import Layout, minimal_layout
 from solver.estimate.shape import infer_shape
@@ -238,7 +239,7 @@ def _job_option(job: Job, config: Config, inst: Instance) -> JobOption | tuple[s
     periods = tuple(t for t in window if t >= config.first_period)
     if not periods:
         return _why_no_period(job, inst, wait, window)
-    rate = effective_rate(job, offer, peak, gpu.default_mfu, layout)
+    rate = effective_rate(job, offer, peak, gpu, layout)
     return JobOption(job.name, config.key, layout.gpus, layout, rate, (), periods, None)
 
 
@@ -280,14 +281,24 @@ def memory_kind(kind: str) -> str:
     return "inference" if kind == "preprocess" else kind
 
 
-def effective_rate(job: Job, offer: Offer, peak: float, default_mfu: float, layout: Layout) -> float:
-    """FLOP/s per GPU of useful work: peak × MFU × performance clause × (1 − spot loss) ÷ recompute."""
-    mfu = job.mfu if job.mfu is not None else default_mfu
+def effective_rate(job: Job, offer: Offer, peak: float, gpu: Gpu, layout: Layout) -> float:
+    """FLOP/s per GPU of useful work: peak × sustained MFU × performance clause × (1 − spot loss)
+    ÷ recompute; the sustained MFU is the GPU's (or the job's) derated for the layout's tensor
+    parallelism on the card's link and its pipeline bubble (solver.estimate.efficiency)."""
+    mfu = sustained_mfu(job, gpu, peak, layout).sustained
     perf = offer.perf_guarantee_pct / 100 if offer.perf_guarantee_pct else UNGUARANTEED_PERF
     loss = spot_loss(offer.preemptions_per_day, job.checkpoint_interval_hours, job.restart_hours) \
         if offer.preemptible else 0.0
     slow = flops_factor(job.kind, True) / flops_factor(job.kind, False) if layout.recompute else 1.0
     return peak * 1e12 * mfu * perf * (1 - loss) / slow
+
+
+def sustained_mfu(job: Job, gpu: Gpu, peak: float, layout: Layout) -> Efficiency:
+    """The job's MFU on this GPU in this layout, with the factors that make it."""
+    assert job.model is not None
+    return layout_efficiency((job.mfu if job.mfu is not None else gpu.default_mfu) * job.mfu_factor,
+                             tp=layout.tp, pp=layout.pp,
+                             hidden=infer_shape(job.model).hidden, peak_tflops=peak, nvlink=gpu.nvlink)
 
 
 def fabric_domain(cfg: Config) -> str:

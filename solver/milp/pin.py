@@ -49,3 +49,22 @@ def _index(variables: dict, key) -> int:
     if key not in variables:
         raise NotInModel(f"the model has no variable for {key}")
     return variables[key].index
+
+
+def pin_rentals(schedule: Schedule) -> Callable[[Milp], None]:
+    """A constrain function fixing `schedule`'s contracts and hourly nodes (every other rental
+    variable at zero) and leaving the jobs' replicas free: which schedules the same rentals
+    allow (solver.analysis.margin: how much slower a job may run on the plan's capacity)."""
+    def pin(milp: Milp) -> None:
+        wanted: dict[int, float] = {}
+        for c in schedule.contracts:
+            wanted[_index(milp.contracts, (f"{c.offer}:{c.interconnect}", c.start_period))] = c.nodes
+        for r in schedule.rentals:
+            wanted[_index(milp.nodes, (f"{r.offer}:{r.interconnect}", r.period))] = r.nodes
+        hourly = {k: v for k, v in milp.nodes.items() if not milp.inst.configs[k[0]].committed}
+        for var in [*milp.contracts.values(), *hourly.values()]:
+            value = wanted.get(var.index, 0.0)
+            if not var.lower_bound <= value <= var.upper_bound:
+                raise NotInModel(f"{var.name} = {value:g} is outside its bounds in this model")
+            var.lower_bound = var.upper_bound = value
+    return pin

@@ -25,6 +25,7 @@ idle while the other is full.
 from __future__ import annotations
 
 import calendar
+import math
 from collections import defaultdict
 from datetime import date, timedelta
 
@@ -168,9 +169,30 @@ def cash_flow(allocations: list[Allocation], assignments: list[Assignment], prob
             if days > 0:
                 totals[b, vendor, mode, billing] += amount * days / (hi - lo)
                 info[b] = (label, first, end)
+    kept = [(key, amount) for key, amount in sorted(totals.items()) if abs(amount) >= 0.005]
+    cents = _to_cents([amount for _, amount in kept], _cents(sum(totals.values())))
     return [Payment(block=b, label=info[b][0], start_day=info[b][1], end_day=info[b][2], vendor=vendor, mode=mode,
-                    billing=billing, amount=_cents(amount))
-            for (b, vendor, mode, billing), amount in sorted(totals.items()) if abs(amount) >= 0.005]
+                    billing=billing, amount=amount)
+            for ((b, vendor, mode, billing), _), amount in zip(kept, cents)]
+
+
+def _to_cents(amounts: list[float], total: float) -> list[float]:
+    """Each amount to the cent, the cents the rounding gains or loses given to the rows whose
+    rounding moved them most (largest remainder), so that the rows add up to `total` to the cent.
+    Why: rounded one by one, a 40-row cash flow summed to a cent or two off the plan's total,
+    and the workbook's sheets disagreed (issue 36)."""
+    if not amounts:
+        return []
+    exact = [round(a * 100, 6) for a in amounts]
+    out = [math.floor(x) if x >= 0 else math.ceil(x) for x in exact]
+    gap = round(total * 100) - sum(out)
+    step = 1 if gap > 0 else -1
+    order = sorted(range(len(exact)), key=lambda i: -(exact[i] - out[i]) * step)
+    for i in order[:abs(gap)] if abs(gap) <= len(exact) else []:
+        out[i] += step
+    if abs(gap) > len(exact):  # cannot happen for amounts that sum to total; keep plain rounding
+        return [_cents(a) for a in amounts]
+    return [n / 100 for n in out]
 
 
 def _data_payments(assignments: list[Assignment], problem: Problem, catalog: Catalog, width: int,

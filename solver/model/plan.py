@@ -88,6 +88,10 @@ class JobResult(_Out):
     memory_per_gpu_gb: float
     required_eflop: float
     done_eflop: float
+    mfu_margin: float | None = Field(
+        default=None, description="the lowest MFU, as a fraction of the one planned with, at which this plan's "
+        "rentals still do the job's work (redundancy included) by its deadline, the other jobs' too "
+        "(solver.analysis.margin; to 0.001, the feasible end); null: not computed")
     sites: list[str]
 
 
@@ -180,6 +184,20 @@ class StackSwitch(_Out):
     text: str
 
 
+class RobustPlan(_Out):
+    """The cheapest plan that meets every deadline with every MFU × mfu_factor (solver.analysis.margin),
+    priced beside the optimum."""
+
+    mfu_factor: float
+    status: Literal["optimal", "feasible", "infeasible", "not solved"]
+    total_cost: float | None = Field(description="null: no such plan (infeasible) or no time to solve it")
+    premium: float | None = Field(description="total_cost − the optimum's cost")
+    premium_pct: float | None = Field(description="premium in % of the optimum's cost")
+    allocations: list[Allocation] = []
+    jobs: list[JobResult] = []
+    text: str
+
+
 class Plan(_Out):
     problem: str
     status: Literal["optimal", "feasible"]
@@ -210,4 +228,6 @@ class Plan(_Out):
                                                                         "and its price")
     stack_switch: StackSwitch | None = Field(default=None, description="the plan leaves the catalog's usual "
                                              "software stack, which the problem left open: what that saves")
+    robust_plan: RobustPlan | None = Field(default=None, description="asked for (problem's robust, --robust): the "
+                                           "cheapest plan meeting every deadline at a pessimistic MFU")
     schedule: Schedule

@@ -127,6 +127,20 @@ class DataSpec(_Strict):
         return data
 
 
+DEFAULT_MFU_FACTOR = 0.8
+"""A run at the bottom of a published MFU band when planned at its top: A100 38–52 % (38/52 = 0.73),
+H100 at scale 38–48 % (0.79; Narayanan et al. 2021 Table 1, Jiang et al. 2024 MegaScale Table 2,
+Dubey et al. 2024 Llama 3 Table 4); 0.8, the H100 spread rounded, is the default pessimism."""
+
+
+class Robust(_Strict):
+    """Ask for the cheapest plan that still meets every deadline when every MFU is this factor
+    of the one assumed (solver.analysis.margin), priced beside the optimum."""
+
+    mfu_factor: float = Field(default=DEFAULT_MFU_FACTOR, gt=0, le=1,
+                              description="every job's MFU × this; default 0.8, the published bands' spread")
+
+
 class Prefer(_Strict):
     """A soft preference with a price: the plan honours it unless a plan that does not is cheaper
     by more than up_to_pct % of the cheapest plan that does (solver.milp.prefer).
@@ -181,6 +195,8 @@ class Job(_Strict):
     flops: float | None = Field(default=None, gt=0, description="override: total FLOPs of the job")
     precision: Precision = "bf16"
     mfu: float | None = Field(default=None, gt=0, le=1, description="override of the GPU's default MFU")
+    mfu_factor: float = Field(default=1.0, gt=0, le=1, description="every MFU of this job (its own or the GPUs') × "
+                              "this: a run slower than assumed (the margin and robust analyses set it)")
     start_day: int = Field(default=0, ge=0)
     deadline_days: int = Field(gt=0)
     interruptible: bool = False
@@ -265,6 +281,8 @@ class Problem(_Strict):
     jobs: list[Job] = Field(min_length=1)
     restrict: Restrict | None = None
     prefer: list[Prefer] = Field(default=[], description="soft preferences over every job (or the one named)")
+    robust: Robust | None = Field(default=None, description="also solve the cheapest plan meeting every deadline "
+                                  "at every MFU × mfu_factor (as --robust)")
     lang: Literal["en", "zh-CN"] | None = Field(
         default=None, description="language of the reports and terminal output (en, zh-CN); --lang and "
                                   "GPUPLAN_LANG too; --json never changes")

@@ -51,7 +51,7 @@ from solver.choices import DETAILS
 from solver.errors import ProblemError
 from solver.files import (check_writable_folder, csv_frame, replace_together, require_openpyxl, save_atomic,
                           text_cells, write_error)
-from solver.i18n import N_, _, current, money_unit
+from solver.i18n import N_, _, current, money_unit, text_width
 from solver.model.catalog import Catalog
 from solver.model.ledger import BILLING, blocks
 from solver.model.modes import UNIT_DAYS
@@ -59,6 +59,7 @@ from solver.model.plan import Plan
 from solver.model.problem import Problem
 from solver.report.cash import cash_flow_grid
 from solver.report.days import on
+from solver.report.html import LAYOUT_GLOSS
 
 PLAN_SHEETS = ("allocations", "rentals", "jobs", "cost_breakdown", "cash_by_month", "cash_flow", "idle", "job_rentals",
                "binding", "assumptions")
@@ -222,13 +223,13 @@ def _jobs(plan: Plan, problem: Problem, catalog: Catalog) -> pd.DataFrame:
                      "gpus": r.gpus, "gpu_types": ", ".join(r.gpu_types), "sites": ", ".join(r.sites),
                      "layout": r.layout_text, **{k: r.layout.get(k) for k in ("tp", "pp", "dp", "zero")},
                      "memory_per_gpu_gb": r.memory_per_gpu_gb, "base_mfu": mfu,
-                     "required_eflop": r.required_eflop, "done_eflop": r.done_eflop,
+                     "required_eflop": r.required_eflop, "done_eflop": r.done_eflop, "mfu_margin": r.mfu_margin,
                      **({"last_day": on(plan.start_date, r.finish_day - 1) if r.finish_day else None,
                          "deadline_date": on(plan.start_date, job.deadline_days - 1) if job else None}
                         if plan.start_date else {})})
     columns = ["job", "kind", "start_day", "deadline_days", "finish_day",
                *(["last_day", "deadline_date"] if plan.start_date else []), "gpus", "gpu_types", "sites", "layout",
-               "tp", "pp", "dp", "zero", "memory_per_gpu_gb", "base_mfu", "required_eflop", "done_eflop"]
+               "tp", "pp", "dp", "zero", "memory_per_gpu_gb", "base_mfu", "required_eflop", "done_eflop", "mfu_margin"]
     return pd.DataFrame(rows, columns=columns)
 
 
@@ -258,8 +259,13 @@ def _assumptions(plan: Plan, problem: Problem, catalog: Catalog) -> pd.DataFrame
     add("plan", "gap", plan.gap, "fraction", source="(total_cost - lower_bound) / total_cost")
     add("plan", "backend", plan.backend)
     add("plan", "solve_seconds", plan.solve_seconds, "s")
+    add("plan", "layout", "TP×PP, replicas, DP", source=LAYOUT_GLOSS)
     if plan.stack_switch is not None:
         add("plan", "stack_switch", plan.stack_switch.saving, plan.currency, source=plan.stack_switch.text)
+    if plan.robust_plan is not None:
+        add("plan", "robust_plan_cost", plan.robust_plan.total_cost, plan.currency, source=plan.robust_plan.text)
+        add("plan", "robust_mfu_factor", plan.robust_plan.mfu_factor, "fraction of the assumed MFU",
+            source="the robust plan meets every deadline with every MFU × this")
     add("problem", "start_date", problem.start_date, "date",
         source="day 0 of the plan" if problem.start_date else "none: days count from the plan's start")
     add("problem", "horizon_days", problem.horizon_days, "days")
@@ -375,6 +381,7 @@ HEADERS = {
     "deadline_date": N_("Deadline (last day)"), "gpu_types": N_("GPU types"), "sites": N_("Sites"), "layout": N_("Layout"),
     "tp": N_("TP"), "pp": N_("PP"), "dp": N_("DP"), "zero": N_("ZeRO stage"), "memory_per_gpu_gb": N_("Memory per GPU (GB)"),
     "base_mfu": N_("Base MFU"), "required_eflop": N_("Work needed (EFLOP)"), "done_eflop": N_("Work done (EFLOP)"),
+    "mfu_margin": N_("MFU margin (share of the planned MFU)"),
     "part": N_("Part"), "total_cny": N_("Total"), "billing": N_("Billing"), "amount_cny": N_("Amount"), "gpu_days_paid": N_("GPU-days paid"),
     "gpu_days_used": N_("GPU-days used"), "idle_gpu_days": N_("GPU-days idle"), "idle_cost_cny": N_("Idle cost"),
     "used_until_day": N_("Used until day"), "kind_": N_("Kind"), "name": N_("Name"), "used": N_("Used"), "limit": N_("Limit"),
@@ -498,11 +505,6 @@ def write_csv_dir(tables: Mapping[str, pd.DataFrame], folder: str | Path, *, for
 def _sheet_name(name: str) -> str:
     cleaned = "".join("_" if c in "[]:*?/\\" else c for c in name)
     return cleaned[:31] or "sheet"
-
-
-def text_width(text: str) -> int:
-    """Columns a cell's text takes: a CJK character two."""
-    return sum(2 if ord(c) >= 0x2E80 else 1 for c in text)
 
 
 def _text(value: Any) -> str:

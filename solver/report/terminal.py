@@ -20,7 +20,7 @@ from solver.model.plan import Plan
 from solver.model.problem import Problem
 from solver.report.days import day_text, span_note, span_text
 from solver.report.cash import cash_flow_grid
-from solver.report.html import limit_name, mode_name, part_name
+from solver.report.html import LAYOUT_GLOSS, MARGIN_GLOSS, layout_words, limit_name, mode_name, part_name
 from solver.i18n import N_, _, amount, headline, is_zh, money_unit
 
 
@@ -29,6 +29,9 @@ def _money(value: float) -> str:
 
 
 STATUS = {"optimal": N_("optimal"), "feasible": N_("feasible")}
+TERMINAL_PARTS = {"gpu_rent": N_("gpu rent"), "interconnect": N_("interconnect"), "platform_fee": N_("platform fee"),
+                  "storage": N_("storage"), "egress": N_("egress"), "volume_discount": N_("volume discount")}
+"""The cost parts as the terminal names them."""
 """A plan's status in words."""
 
 
@@ -47,6 +50,9 @@ def render_plan(plan: Plan, console: Console) -> None:
     console.print(_allocation_table(plan))
     console.print(_jobs_table(plan))
     console.print(_cost_table(plan))
+    if plan.robust_plan is not None:  # beside the optimum: what a plan surviving a slower run costs
+        console.print("[bold]" + _("robust plan") + "[/] " + _("(every MFU × {factor}):").format(
+            factor=f"{plan.robust_plan.mfu_factor:g}") + f" {escape(plan.robust_plan.text)}", highlight=False)
     if plan.rental_use:
         if any(u.idle_gpu_days >= IDLE_SHOWN for u in plan.rental_use):
             console.print(_use_table(plan))
@@ -166,17 +172,26 @@ def _jobs_table(plan: Plan) -> Table:
     table = Table(title=_("Jobs (work in EFLOP = 1e18 FLOPs, redundancy included)"))
     finish = N_("last day") if plan.start_date else N_("finish day")
     longest = max((len(j.name) for j in plan.jobs), default=3)
-    for col in (N_("job"), "GPUs", N_("on"), N_("layout"), "GB/GPU", finish, N_("work done / needed")):
+    for col in (N_("job"), "GPUs", N_("on"), N_("layout"), "GB/GPU", finish, N_("work done / needed"),
+                N_("MFU margin")):
         # a long name wraps whole, never cut with …; a job's name of up to 28 characters stays on one
         # line, and the layout ("20 replicas of TP2×PP1 (DP20)") or the sites fold instead
         table.add_column(_(col), overflow="fold", no_wrap=col == "job" and longest <= 28)
     for j in plan.jobs:
         table.add_row(escape(j.name), str(j.gpus), escape(", ".join(j.gpu_types) + " @ " + ", ".join(j.sites)),
-                      escape(j.layout_text), f"{j.memory_per_gpu_gb:.1f}",
+                      escape(layout_words(j)), f"{j.memory_per_gpu_gb:.1f}",
                       day_text(plan.start_date, j.finish_day - 1) if plan.start_date and j.finish_day else
                       str(j.finish_day),
-                      f"{j.done_eflop:,.0f} / {j.required_eflop:,.0f}")
+                      f"{j.done_eflop:,.0f} / {j.required_eflop:,.0f}", margin_text(j.mfu_margin))
+    table.caption = _(LAYOUT_GLOSS)
+    if any(j.mfu_margin is not None for j in plan.jobs):
+        table.caption += " " + _(MARGIN_GLOSS)
     return table
+
+
+def margin_text(margin: float | None) -> str:
+    """`down to 83.4 %` of the planned MFU; `—` for a job with no work."""
+    return "—" if margin is None else _("down to {share}").format(share=f"{margin:.1%}")
 
 
 def _cost_table(plan: Plan) -> Table:
@@ -185,7 +200,7 @@ def _cost_table(plan: Plan) -> Table:
     table.add_column(_("cost"), justify="right")
     for part, value in plan.cost_breakdown.items():
         if abs(value) >= 0.005:
-            table.add_row(part_name(part), _money(value))
+            table.add_row(_(TERMINAL_PARTS.get(part, part.replace("_", " "))), _money(value))
     table.add_row("[bold]" + _("total") + "[/]", f"[bold]{_money(plan.total_cost)}[/]")
     return table
 
@@ -196,6 +211,7 @@ def render_estimate(data: dict, days: float, redundancy: float, console: Console
     table.add_column("what")
     table.add_column("value", justify="right")
     rows = [("compute", f"{data['flops']:.3g} FLOPs"),
+            ("sustained MFU (layout)", data.get("mfu_text") or f"{data['mfu']:.0%}"),
             ("effective per GPU", f"{data['effective_tflops']:.1f} TFLOPS"),
             ("GPU-hours", f"{data['gpu_hours']:,.0f}"),
             (f"GPUs for {days:g} days, +{redundancy:.0%}", _gpus_for_deadline(data)),
@@ -203,7 +219,7 @@ def render_estimate(data: dict, days: float, redundancy: float, console: Console
             ("layout (fastest group)", data["layout_text"]),
             ("memory per GPU", "—" if data["memory_per_gpu_gb"] is None else f"{data['memory_per_gpu_gb']:.1f} GB"),
             ("fewest GPUs for one copy", _smallest(data)),
-            ("rule of thumb: params × 2 × 2 B", f"{data['seed_rule_gb']:.1f} GB"),
+            (f"rule of thumb: {data.get('seed_rule_text') or 'params × 2 × 2 B'}", f"{data['seed_rule_gb']:.1f} GB"),
             ("smallest group in one node", "yes" if data["fits_one_node"] else
              ("no: needs RDMA across nodes" if data["needs_rdma"] else "no"))]
     for what, value in rows:
@@ -266,6 +282,8 @@ def render_report_written(plan: Plan, problem: Problem, path: Path) -> None:
 def solve_json(plan: Plan, *, why: dict | None = None, baselines: list | None = None) -> dict:
     """`gpuplan solve --json`: the plan, with --why's and --baselines' answers when asked for."""
     data = plan.model_dump(mode="json")
+    if data.get("robust_plan") is None:  # only when asked for (--robust, the problem's robust)
+        data.pop("robust_plan", None)
     if why is not None:
         data["why"] = why
     if baselines is not None:

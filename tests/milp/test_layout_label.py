@@ -21,7 +21,8 @@ def test_peak_gpus_are_the_replicas_of_the_group(path):
         assert j["gpus"] == lay["gpus"] * lay["replicas"], j["name"]   # one group size in these plans
         n = lay["replicas"]
         assert j["layout_text"].startswith(f"{n} replica{'s' if n != 1 else ''} of TP{lay['tp']}×PP{lay['pp']}")
-        assert f"(DP{n * lay['dp']})" in j["layout_text"] and "×DP" not in j["layout_text"]
+        assert f"(DP{lay['dp']})" in j["layout_text"] and "×DP" not in j["layout_text"]
+        assert lay["dp"] == n * lay["zero_shards"] and lay["gpus"] == lay["tp"] * lay["pp"] * lay["zero_shards"]
 
 
 def test_replicas_on_two_offers_are_counted_together():

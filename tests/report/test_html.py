@@ -34,7 +34,7 @@ from tests.builders import HANG_SECONDS, ROOT
 HYBRID = ROOT / "problems" / "hybrid-burst.yaml"
 SEED = ROOT / "problems" / "seed-7b-200b-30d.yaml"
 FRONTIER = [(168, 35_750_300.0, "24×8 H800-80G hosted @Shunyi"), (203, 28_340_800.0, "19×8 H800-80G hosted @Shunyi"),
-            (217, 23_612_431.0, "38×8 A100-80G hosted @Shunyi + …")]
+            (217, 24_312_437.0, "38×8 A100-80G hosted @Shunyi + …")]
 
 
 @pytest.fixture(scope="module")
@@ -58,7 +58,7 @@ def test_every_section_is_there(page, hybrid):
     assert page.count('class="bar mode-') == len(plan.allocations)
     assert page.count('<circle class="point') == len(FRONTIER)
     assert 'class="point current"' in page  # the report's own plan is the last frontier point
-    assert "23,612,431 CNY" in page
+    assert "24,312,437 CNY" in page
     assert "replicas of TP4×PP2 (DP" in page and "62.7 of 80" in page
     assert "TP4×PP2×DP1" not in page  # the group alone reads as one copy of the model
     assert "redundancy" in page and "30%" in page
@@ -138,7 +138,7 @@ def test_cli_report(tmp_path):
 
     first = run("--frontier-points", "3")
     assert first.returncode == 0, first.stderr
-    assert "wrote" in first.stdout and "23,612,431 CNY" in first.stdout
+    assert "wrote" in first.stdout and "24,312,437 CNY" in first.stdout
     text = out.read_text(encoding="utf-8")
     assert 'id="frontier"' in text and 'class="point' in text
     again = run()
@@ -313,9 +313,9 @@ def test_dates_cash_flow_idle_and_job_rentals_in_the_page(dated, hybrid):
     assert "finishes on 2027-08-24" in page
     cash = page.split('<table id="cash-flow"', 1)[1].split("</table>", 1)[0]
     assert cash.count("<tr>") == 1 + 13 + 1                                           # head, Jan 2027–Jan 2028, total
-    assert "<strong>23,612,431</strong>" in cash and "per month of term" in page
+    assert "<strong>24,312,437</strong>" in cash and "per month of term" in page
     idle = page.split('class="idle"', 1)[1].split("</table>", 1)[0]
-    assert "3,225,157" in idle and "13,904" in idle                                   # the yearly overhang
+    assert "3,525,775" in idle and "15,200" in idle                                   # the yearly overhang
     assert 'class="job-rentals"' in page and "pretrain-30b" in page
     undated = render_html(*hybrid)
     assert "day from the plan&#x27;s start" in undated and "2027-02" not in undated and "days 0–29" not in undated
@@ -345,7 +345,7 @@ def test_dated_report_in_headless_chromium(driver, dated, tmp_path):
     for (_, _, right), (_, left, _) in zip(got["ticks"], got["ticks"][1:]):
         assert right <= left, f"date ticks overlap: {got['ticks']}"
     assert got["visible"] and got["cash_h"] > 200 and got["cash_w"] > 300 and got["cash_rows"] == 15
-    assert "23,612,431" in got["total"]
+    assert "24,312,437" in got["total"]
 
 
 # ---------------------------------------------------------------- frontier labels (issue 24 item 11)

@@ -1,0 +1,136 @@
+"""The margin of a plan against a slower run than assumed, and the plan that has one.
+
+Why: every plan rests on one MFU figure per GPU, and published runs put sustained MFU in
+bands (A100 38–52 %, H100 at scale 38–48 %; model cards' GPU-hours imply 14–28 % for
+Llama 3 8B–70B). A lead's first question is how much slower the run may be before a
+deadline slips, and what a plan that survives that costs.
+
+- `mfu_margins`: each job's `JobResult.mfu_margin`, the lowest fraction of its MFU at which
+  the plan's rentals still carry it (and every other job) by its deadline: searched by
+  solves with the rentals pinned. `at_mfu` is the problem read at such a fraction
+  (`Job.mfu_factor`), for checking a plan there (the verifier) or solving there.
+- `robust_plan`: the problem solved with every MFU × factor (the problem's
+  `robust.mfu_factor`, or `DEFAULT_MFU_FACTOR`): the cheapest plan meeting every deadline at
+  that pessimism, and its premium over the optimum.
+"""
+
+from __future__ import annotations
+
+from solver.api import DEFAULT_BACKEND, NotInModel, pin_rentals, solve_problem
+from solver.clock import OutOfTime, RunClock
+from solver.errors import Infeasible
+from solver.model.catalog import Catalog
+from solver.model.plan import Plan, RobustPlan
+from solver.model.problem import DEFAULT_MFU_FACTOR, Problem
+
+
+STEP = 0.001
+"""The margin's resolution: the search stops when the infeasible and the feasible fraction are this close."""
+
+
+def at_mfu(problem: Problem, catalog: Catalog, factor: float,
+           jobs: list[str] | None = None) -> tuple[Problem, Catalog]:
+    """The problem with the MFU of every job (or of `jobs`) × factor (Job.mfu_factor), the catalog as is."""
+    if not 0 < factor <= 1:
+        raise ValueError(f"factor must be in (0, 1], got {factor!r}")
+    edited = [j.model_copy(update={"mfu_factor": j.mfu_factor * factor}) if jobs is None or j.name in jobs else j
+              for j in problem.jobs]
+    return problem.model_copy(update={"jobs": edited}), catalog
+
+
+def mfu_margins(problem: Problem, catalog: Catalog, plan: Plan, *, backend: str = DEFAULT_BACKEND,
+                time_limit: float | None = None, gap: float | None = None,
+                clock: RunClock | None = None) -> Plan:
+    """The plan with each job's `mfu_margin`: the lowest fraction f of its MFU at which the plan's
+    rentals (contracts and nodes as rented, the replicas free) still carry every job by its
+    deadline, the others at their assumed MFU.
+
+    f = required ÷ done is feasible (the plan's own assignments still suffice), so the search
+    halves downwards from there to an infeasible fraction, then bisects to within STEP and
+    reports the feasible end: a plan exists at the margin and none 1 % below it (for margins
+    above 0.1). Each probe is one solve with the rentals pinned (solver.api.pin_rentals). A
+    probe that runs out of time leaves the margin at what is proven (the feasible end so far)."""
+    margins = {}
+    for job in plan.jobs:
+        if job.done_eflop <= 0:
+            margins[job.name] = None
+            continue
+        feasible = min(1.0, job.required_eflop / job.done_eflop + 1e-4)  # + the rounding of the two to 0.001 EFLOP
+        low = 0.0
+        probe = feasible / 2
+        while feasible - low > STEP:
+            verdict = _carries(problem, catalog, plan, job.name, probe, backend, time_limit, gap, clock)
+            if verdict is None:
+                break
+            if verdict:
+                feasible = probe
+                probe = probe / 2 if low == 0.0 else (low + feasible) / 2
+            else:
+                low = probe
+                probe = (low + feasible) / 2
+        margins[job.name] = round(feasible, 4)
+    return plan.model_copy(update={"jobs": [j.model_copy(update={"mfu_margin": margins[j.name]})
+                                            for j in plan.jobs]})
+
+
+def _carries(problem, catalog, plan, job: str, factor: float, backend, time_limit, gap,
+             clock: RunClock | None) -> bool | None:
+    """Do the plan's rentals carry every job with `job` at factor × its MFU? None: no time to say."""
+    if clock is not None:
+        try:
+            time_limit = clock.next_limit()
+        except OutOfTime:
+            return None
+    try:
+        solve_problem(*at_mfu(problem, catalog, factor, jobs=[job]), backend=backend, time_limit=time_limit, gap=gap,
+                      constrain=pin_rentals(plan.schedule))
+    except NotInModel:
+        return False
+    except Infeasible as exc:
+        return False if exc.proven else None
+    return True
+
+
+def robust_factor(problem: Problem, asked: bool) -> float | None:
+    """The pessimistic factor to plan a robust plan at: the problem's, or the default when asked
+    on the command line (`--robust`); None when neither asks."""
+    if problem.robust is not None:
+        return problem.robust.mfu_factor
+    return DEFAULT_MFU_FACTOR if asked else None
+
+
+def robust_plan(problem: Problem, catalog: Catalog, optimum: Plan, factor: float, *,
+                backend: str = DEFAULT_BACKEND, time_limit: float | None = None, gap: float | None = None,
+                max_seconds: float | None = None) -> RobustPlan:
+    """The cheapest plan meeting every deadline with every MFU × factor, beside `optimum`."""
+    slow_problem, slow_catalog = at_mfu(problem, catalog, factor)
+    try:
+        plan = solve_problem(slow_problem, slow_catalog, backend=backend, time_limit=time_limit, gap=gap,
+                             max_seconds=max_seconds)
+    except Infeasible as exc:
+        status = "infeasible" if exc.proven else "not solved"
+        words = ("no plan meets every deadline" if exc.proven else "no plan found in the time given")
+        return RobustPlan(mfu_factor=factor, status=status, total_cost=None, premium=None, premium_pct=None,
+                          text=f"at {factor:.0%} of the assumed MFU {words}")
+    premium = round(plan.total_cost - optimum.total_cost, 2)
+    pct = premium / optimum.total_cost * 100 if optimum.total_cost else None
+    share = f" ({pct:+.1f} %)" if pct is not None else ""
+    return RobustPlan(mfu_factor=factor, status=plan.status, total_cost=plan.total_cost, premium=premium,
+                      premium_pct=None if pct is None else round(pct, 2), allocations=plan.allocations,
+                      jobs=plan.jobs,
+                      text=f"at {factor:.0%} of the assumed MFU every deadline is met for "
+                           f"{plan.total_cost:,.0f} {plan.currency}, {premium:,.0f}{share} over the optimum")
+
+
+def with_margins(problem: Problem, catalog: Catalog, plan: Plan, *, robust: bool = False,
+                 backend: str = DEFAULT_BACKEND, time_limit: float | None = None, gap: float | None = None,
+                 clock: RunClock | None = None) -> Plan:
+    """The plan with each job's margin, and the robust plan when asked (`robust`, the problem's
+    `robust`): what `solve` and `report` show beside the optimum."""
+    plan = mfu_margins(problem, catalog, plan, backend=backend, time_limit=time_limit, gap=gap, clock=clock)
+    factor = robust_factor(problem, robust)
+    if factor is None:
+        return plan
+    left = None if clock is None else clock.left()
+    return plan.model_copy(update={"robust_plan": robust_plan(problem, catalog, plan, factor, backend=backend,
+                                                              time_limit=time_limit, gap=gap, max_seconds=left)})
