@@ -4,6 +4,8 @@ command prints is drawn by solver.report."""
 
 from __future__ import annotations
 
+import os
+import sys
 import threading
 import time
 from collections.abc import Iterator
@@ -70,6 +72,10 @@ def _run(action) -> None:
     except PlanRejected as exc:
         err.print(f"[red]internal error, plan withheld:[/] {escape(str(exc))}", highlight=False)
         raise typer.Exit(3) from None
+    except BrokenPipeError:  # standard output's reader went away (`| head`): solver.cli.main exits 141
+        devnull = os.open(os.devnull, os.O_WRONLY)  # what rich does after a failed write; main reads it
+        os.dup2(devnull, sys.stdout.fileno())
+        raise typer.Exit(1) from None
     except OSError as exc:   # a write the checks before it could not foresee: bad input, not "infeasible"
         err.print(f"[red]error:[/] {escape(write_error(exc, exc.filename or '?', action='read or write').render())}", highlight=False)
         raise typer.Exit(2) from None

@@ -187,8 +187,8 @@ def _jobs_table(plan: Plan) -> Table:
 
 
 def margin_text(margin: float | None) -> str:
-    """`down to 83.4 %` of the planned MFU; `—` for a job with no work."""
-    return "—" if margin is None else f"down to {margin:.1%}"
+    """`83.4%` of the planned MFU (the caption says what it is); `—` for a job with no work."""
+    return "—" if margin is None else f"{margin:.1%}"
 
 
 def _cost_table(plan: Plan) -> Table:
