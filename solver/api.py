@@ -35,7 +35,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from pathlib import Path
 
-from solver.clock import OutOfTime, RunClock
+from solver.clock import OutOfTime, RunClock, stopped
 from solver.errors import Infeasible
 from solver.milp.backends import BACKENDS, DEFAULT_BACKEND
 from solver.milp.build import build_milp
@@ -147,7 +147,8 @@ def solve_built(inst: Instance, milp: Milp, *, backend: str = DEFAULT_BACKEND, t
         solution = solve_milp(milp, backend=backend, time_limit=time_limit, gap=gap, tiebreak=True)
     except NoSolution as exc:
         if not exc.proven:
-            hint = f"raise {more_time}, or try another --backend" if time_limit else "try another --backend"
+            hint = ("the command's time ran out: raise --max-seconds" if stopped() else
+                    f"raise {more_time}, or try another --backend" if time_limit else "try another --backend")
             raise Infeasible(f"{exc}: {hint}", reasons=[], proven=False) from None
         raise Infeasible(str(exc), reasons=explain_quick(inst)) from None
     plan = extract_plan(solution)
@@ -186,6 +187,14 @@ def _distinct_reasons(inst: Instance, job: str, most: int = 6) -> list[str]:
     for reason in inst.excluded[job]:
         if reason.code != "capacity":
             seen.setdefault(reason.kind, f"{reason.text} (e.g. {reason.config})")
+    lead = [inst.configs[r.config].offer for r in inst.excluded[job]
+            if r.code == "lead_time" and r.config in inst.configs]
+    if lead:  # in numbers: the shortest lead time against the window (issue 36)
+        first = min(lead, key=lambda o: o.lead_time_days)
+        spec = next(j for j in inst.problem.jobs if j.name == job)
+        seen["lead_time"] = (f"lead_time: the shortest lead time of its offers is {first.lead_time_days} d "
+                             f"({first.offer}) against its {spec.deadline_days - spec.start_day}-day window "
+                             f"(days {spec.start_day}–{spec.deadline_days}): no node arrives in time")
     if job in inst.closest:
         seen["capacity"] = inst.closest[job][1].text
     return list(seen.values())[:most]

@@ -109,7 +109,8 @@ def read_sacct(path: str | Path, by: str = "account", *, since: datetime | None 
                                                          "(a '|' inside a job name breaks the columns)")
         job_id = cells[col["JobID"]].strip()
         if not job_id:
-            raise ProblemError("empty JobID", file=str(path), key=f"line {number}, column JobID")
+            raise ProblemError("empty JobID", file=str(path), key=f"line {number}, column JobID",
+                               fix="export with sacct -P as it writes it (every line has a JobID)")
         if "." in job_id:                  # 123.batch, 123.extern, 123.0: steps of an allocation
             steps += 1
             continue
@@ -184,7 +185,7 @@ def to_cents(value: str | int | float | Decimal, key: str) -> int:
     except InvalidOperation:
         raise ProblemError(f"not an amount: {value!r}", key=key, fix="e.g. 48000 or 13572.37") from None
     if not amount.is_finite() or amount < 0:
-        raise ProblemError(f"amount must be >= 0, got {value!r}", key=key)
+        raise ProblemError(f"amount must be >= 0, got {value!r}", key=key, fix="e.g. 48000 or 13572.37")
     cents = amount * 100
     if cents != cents.to_integral_value():
         raise ProblemError(f"{value} has more than two decimals", key=key, fix="give the bill to the cent (fen)")

@@ -131,8 +131,19 @@ def _text_steps(path: Path, lines: list[str]) -> list[tuple[int | None, float]]:
     return out
 
 
+def _csv_rows(path: Path, text: io.StringIO, **options) -> list[list[str]]:
+    """The rows of a measured CSV; a cell past the csv module's 131,072-character limit (a
+    30-MB line crashed calibrate) or a broken quote is a ProblemError naming the line."""
+    reader = csv.reader(text, **options)
+    try:
+        return list(reader)
+    except csv.Error as exc:
+        raise ProblemError(f"not a readable CSV log ({exc})", file=str(path), key=f"line {reader.line_num}",
+                           fix="give the file as the tool wrote it (one sample per line)") from None
+
+
 def _csv_steps(path: Path, lines: list[str]) -> list[tuple[int | None, float]]:
-    rows = list(csv.reader(io.StringIO("\n".join(ln for ln in lines if ln.strip()))))
+    rows = _csv_rows(path, io.StringIO("\n".join(ln for ln in lines if ln.strip())))
     header = [c.strip().lower() for c in rows[0]]
     time_cols = [c for c in header if c in _CSV_TIME_COLUMNS]
     if not time_cols:
@@ -149,7 +160,8 @@ def _csv_steps(path: Path, lines: list[str]) -> list[tuple[int | None, float]]:
             raise ProblemError(f"not a number in column {time_cols[0]!r} or 'step'", file=str(path),
                                key=f"line {number}", fix="one step per row: step,seconds") from None
         if not seconds > 0:
-            raise ProblemError("step time must be > 0", file=str(path), key=f"line {number}, column {time_cols[0]}")
+            raise ProblemError("step time must be > 0", file=str(path), key=f"line {number}, column {time_cols[0]}",
+                               fix="remove the line, or give the step's time in seconds")
         out.append((step, seconds))
     return out
 
@@ -179,8 +191,8 @@ def read_nvidia_smi(path: str | Path, tdp_w: float | None = None) -> SmiSummary:
     path = Path(path)
     if not path.is_file():
         raise ProblemError("nvidia-smi log not found", file=str(path), fix="check the path")
-    rows = [r for r in csv.reader(io.StringIO(path.read_text(encoding="utf-8", errors="replace")),
-                                  skipinitialspace=True) if r and any(c.strip() for c in r)]
+    rows = [r for r in _csv_rows(path, io.StringIO(path.read_text(encoding="utf-8", errors="replace")),
+                                 skipinitialspace=True) if r and any(c.strip() for c in r)]
     if not rows:
         raise ProblemError("empty nvidia-smi log", file=str(path), fix="log with --format=csv (header included)")
     header = [re.sub(r"\s*\[.*?\]\s*$", "", c.strip()).lower() for c in rows[0]]
@@ -304,7 +316,7 @@ def calibrate(gpu: Gpu, *, params: float, active_params: float | None = None, ki
     try:
         factor = flops_factor(kind, recompute)
     except ValueError as exc:
-        raise ProblemError(str(exc), key="--kind") from None
+        raise ProblemError(str(exc), key="--kind", fix="use one of the kinds in `gpuplan calibrate --help`") from None
     try:
         peak = peak_tflops(gpu.bf16_tflops, gpu.fp8_tflops, precision)
     except ValueError as exc:
@@ -369,7 +381,7 @@ def calibrate(gpu: Gpu, *, params: float, active_params: float | None = None, ki
 
 def _positive(key: str, value: float) -> None:
     if not (value > 0 and np.isfinite(value)):
-        raise ProblemError(f"must be a positive number, got {value!r}", key=key)
+        raise ProblemError(f"must be a positive number, got {value!r}", key=key, fix="give a finite number above 0")
 
 
 # ---- writers ---------------------------------------------------------------------------------
@@ -519,7 +531,8 @@ def write_catalog_mfu(catalog: str | Path, out: str | Path, gpu: str, mfu: float
     try:
         new, old_line, new_line = set_gpu_mfu(src.read_text(encoding="utf-8"), gpu, mfu, note)
     except ValueError as exc:
-        raise ProblemError(str(exc), file=str(src), key="--gpu") from None
+        raise ProblemError(str(exc), file=str(src), key="--gpu",
+                           fix="name a GPU of that gpus.csv (gpuplan catalog show)") from None
     if (out / "gpus.csv").exists() and not force:
         raise ProblemError("catalog exists, not overwritten", file=str(out / "gpus.csv"), key="--catalog-out",
                            fix="choose a new folder or pass --force")

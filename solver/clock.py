@@ -4,12 +4,23 @@ Why one module: `why`, `frontier`, `solve --objective min_time`, `--baselines` a
 infeasibility explanation each run many solves under `--time-limit` (each solve) and
 `--max-seconds` (all of them); a user's `why -k 2 --time-limit 20` ran 13 minutes before
 the whole run had a budget.
+
+One clock for the command (issue 34): the command line keeps the command's budget and its stop
+here, in COMMAND. When the budget ends or Ctrl-C comes, the command is stopped: the running
+HiGHS solve is interrupted (solver.commands.common) and every RunClock an analysis made, with
+or without a budget of its own, refuses the next solve (OutOfTime). So an analysis that forgot
+a budget still stops with the command. Why a stop rather than a time limit on every solve: a
+time limit changes how a big model is solved (solver.milp.run), so a command that finishes
+within its default budget must solve exactly as one without a budget.
 """
 
 from __future__ import annotations
 
+import os
+import signal
+import threading
 import time
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 
 class OutOfTime(Exception):
@@ -35,12 +46,19 @@ class RunClock:
         return cls(time_limit, None if max_seconds is None else began + max_seconds, least)
 
     def left(self) -> float | None:
-        """Seconds left of the whole run (None: no budget), never below 0."""
+        """Seconds left of the whole run (None: no budget), never below 0; the command's own
+        budget and stop (COMMAND) end every clock."""
+        if COMMAND.stop.is_set():
+            return 0.0
         return None if self.stop_at is None else max(0.0, self.stop_at - time.perf_counter())
 
     def next_limit(self) -> float | None:
         """Seconds for the next solve (None: no limit); OutOfTime when the run's budget is spent."""
+        _count_solve()
         left = self.left()
+        if COMMAND.stop.is_set():
+            self.cut = True
+            raise OutOfTime("the command was stopped")
         if left is None:
             self.cut = False
             return self.time_limit
@@ -60,6 +78,10 @@ class RunClock:
 class _CommandStart:
     at: float | None = None        # when the running command began (time.perf_counter())
     process: float | None = None   # the console script's own start, for its one command to claim
+    stop_at: float | None = None   # the command's budget ends (time.perf_counter()); None: none set
+    stop: threading.Event = field(default_factory=threading.Event)  # set: stopped, no solve starts
+    stopped_by: str | None = None  # "budget" (stop_at passed) or "signal" (Ctrl-C)
+    solves: int = 0                # solves started (RunClock.next_limit calls), for the injected stop
 
 
 COMMAND = _CommandStart()
@@ -69,9 +91,63 @@ in a process that runs many commands (tests, a notebook calling the CLI) that is
 
 def start_command() -> None:
     """Mark a command's start (the CLI's callback calls this for every command): the process's
-    start when the console script launched it (solver.cli.main), else now."""
+    start when the console script launched it (solver.cli.main), else now. No budget yet, not stopped."""
     COMMAND.at = COMMAND.process if COMMAND.process is not None else time.perf_counter()
     COMMAND.process = None
+    COMMAND.stop_at, COMMAND.solves, COMMAND.stopped_by = None, 0, None
+    COMMAND.stop.clear()
+
+
+def end_command() -> None:
+    """The command is over: its budget and stop no longer hold (a process may run another: tests, a notebook)."""
+    COMMAND.stop_at, COMMAND.stopped_by = None, None
+    COMMAND.stop.clear()
+
+
+def budget_command(max_seconds: float | None) -> None:
+    """The running command's whole budget, counted from its start: when it ends the command line
+    stops the command (stop_command("budget")), whichever analysis runs."""
+    began = COMMAND.at if COMMAND.at is not None else time.perf_counter()
+    COMMAND.stop_at = None if max_seconds is None else began + max_seconds
+
+
+def budget_spent() -> bool:
+    """The command's budget has ended (False when it has none)."""
+    return COMMAND.stop_at is not None and time.perf_counter() >= COMMAND.stop_at
+
+
+def stop_command(why: str = "signal") -> None:
+    """Stop the running command ("signal": Ctrl-C; "budget": its time ended): no solve starts; what
+    is known is printed. The first reason stays."""
+    COMMAND.stopped_by = COMMAND.stopped_by or why
+    COMMAND.stop.set()
+
+
+def stopped() -> bool:
+    """Whether the running command was stopped, by its budget or by Ctrl-C."""
+    return COMMAND.stop.is_set()
+
+
+def interrupted() -> bool:
+    """Whether Ctrl-C stopped the running command (exit 130)."""
+    return COMMAND.stopped_by == "signal"
+
+
+INTERRUPT_AFTER = "GPUPLAN_INTERRUPT_AFTER_SOLVES"
+"""Environment variable for tests: the process sends itself SIGINT when this many solves have
+started, a Ctrl-C at a point that does not depend on the machine's speed
+(tests/cli/test_anytime.py)."""
+
+
+def _count_solve() -> None:
+    COMMAND.solves += 1
+    after = os.environ.get(INTERRUPT_AFTER)
+    if after and COMMAND.solves == int(after) + 1:
+        os.kill(os.getpid(), signal.SIGINT)
+        for _ in range(200):  # the signal is handled by the main thread: wait for it to stop the command
+            if COMMAND.stop.is_set():
+                break
+            time.sleep(0.01)
 
 
 def left_of(max_seconds: float | None) -> float | None:

@@ -8,7 +8,8 @@ ships in the wheel (pyproject's package-data) and is checked against the `.po`.
 The language is chosen once per command (`choose`: `--lang`, else the problem's `lang:`,
 else `GPUPLAN_LANG`, else English) and held in a context variable while the command renders
 (`with language("zh-CN"):`), so the renderers call `_()` without passing it down. Only the
-words change: `--json` and the CSV/xlsx data keep their keys and values in every language.
+words change: `--json` keeps its keys and values in every language, the CSV/xlsx their values
+and formulas (their headers and sheet names are words).
 
 Money for Chinese readers: 元 (for CNY) after the amount with thousands separators, and a
 headline rounded to 万元 (ten thousands); dates stay ISO (`2027-01-07`); units (GB, kW,
@@ -109,6 +110,11 @@ def ngettext(singular: str, plural: str, n: int) -> str:
 def N_(message: str) -> str:
     """Mark a constant's text for extraction; translate it with `_()` where it is shown."""
     return message
+
+
+def text_width(text: str) -> int:
+    """Columns `text` takes in a table or chart label: a CJK character (or a full-width sign) two."""
+    return sum(2 if ord(c) >= 0x2E80 else 1 for c in text)
 
 
 # ----- numbers and money ---------------------------------------------------------------------------------

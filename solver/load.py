@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import codecs
 import csv
+import re
 from pathlib import Path
 from typing import Any
 
@@ -17,6 +18,7 @@ from pydantic import BaseModel, ValidationError
 from solver.errors import ProblemError
 from solver.files import finish_interrupted
 from solver.model.catalog import LEGACY_COLUMNS, Catalog, Datacenter, Gpu, Offer, inconsistencies, priced_in
+from solver.model.keys import keys_at, nearest, one_of
 from solver.model.problem import Problem
 
 TABLES: dict[str, tuple[type[BaseModel], str]] = {
@@ -169,6 +171,7 @@ def read_yaml(path: Path, what: str, fix: str = "check indentation and quoting")
         raise ProblemError(f"{what} not found", file=str(path), fix="check the path")
     text = read_text(path)
     try:
+        _check_nesting(text, path)
         return yaml.load(text, Loader=_UniqueKeyLoader)  # noqa: S506 (a SafeLoader)
     except _DuplicateKey as dup:
         also = "on the same line" if dup.first_line == dup.line else f"also on line {dup.first_line}"
@@ -176,12 +179,39 @@ def read_yaml(path: Path, what: str, fix: str = "check indentation and quoting")
                            file=str(path), key=f"{dup.key} (line {dup.line})",
                            fix="keep the value you mean and delete the other") from None
     except ValueError as exc:  # YAML reads 2027-13-01 as a date and calendar.date refuses it
+        if "digits" in str(exc):   # Python refuses to read an integer of more than 4,300 digits
+            raise ProblemError("a number too long to read (over 4,300 digits)", file=str(path),
+                               fix="write the number you mean, e.g. horizon_days: 90") from None
         raise ProblemError(f"a date that does not exist ({exc})", file=str(path),
                            fix="write an existing date as YYYY-MM-DD, e.g. start_date: 2027-01-04") from None
     except yaml.YAMLError as exc:
         mark = getattr(exc, "problem_mark", None)
         raise ProblemError(f"not valid YAML ({getattr(exc, 'problem', exc)})", file=str(path),
                            key=f"line {mark.line + 1}" if mark else None, fix=fix) from None
+
+
+MAX_NESTING = 50
+"""The deepest nesting of lists and mappings a YAML file may have (a problem needs 5)."""
+
+
+def _check_nesting(text: str, path: Path) -> None:
+    """Refuse YAML nested deeper than MAX_NESTING before it is parsed. Why: PyYAML's parser
+    recurses once per level, and 1,000 nested brackets ended in a RecursionError traceback;
+    its scanner, used here, does not recurse."""
+    depth = 0
+    starts = (yaml.FlowSequenceStartToken, yaml.FlowMappingStartToken, yaml.BlockSequenceStartToken,
+              yaml.BlockMappingStartToken)
+    ends = (yaml.FlowSequenceEndToken, yaml.FlowMappingEndToken, yaml.BlockEndToken)
+    for token in yaml.scan(text, Loader=yaml.SafeLoader):
+        if isinstance(token, starts):
+            depth += 1
+            if depth > MAX_NESTING:
+                raise ProblemError(f"nested more than {MAX_NESTING} levels deep", file=str(path),
+                                   key=f"line {token.start_mark.line + 1}",
+                                   fix="a problem needs a few levels (jobs, a job, its model): "
+                                       "check the brackets and indentation")
+        elif isinstance(token, ends):
+            depth -= 1
 
 
 def read_text(path: Path) -> str:
@@ -214,7 +244,7 @@ def _check_preference(pref, catalog: Catalog, file: str, where: str) -> None:
         if name is not None and name not in names:
             what = "datacenter" if field == "site" else field
             raise ProblemError(f"unknown {what} {name!r}", file=file, key=f"{where}.{field}",
-                               fix=f"use one of {', '.join(sorted(names))}")
+                               fix=one_of(names, name))
 
 
 def check_problem_against_catalog(problem: Problem, catalog: Catalog, file: str) -> None:
@@ -231,11 +261,11 @@ def check_problem_against_catalog(problem: Problem, catalog: Catalog, file: str)
             for k, name in enumerate(getattr(restrict, field)):
                 if name not in names:
                     raise ProblemError(f"unknown {field[:-1]} {name!r}", file=file, key=f"{where}.{field}[{k}]",
-                                       fix=f"use one of {', '.join(sorted(names))}")
+                                       fix=one_of(names, name))
     for i, job in enumerate(problem.jobs):
         if job.data is not None and job.data.site not in catalog.datacenters:
             raise ProblemError(f"unknown datacenter {job.data.site!r}", file=file, key=f"jobs[{i}].data.site",
-                               fix=f"use one of {', '.join(sorted(catalog.datacenters))}")
+                               fix=one_of(catalog.datacenters, job.data.site))
         for k, pref in enumerate(job.preferences):
             _check_preference(pref, catalog, file, f"jobs[{i}].prefer" + (f"[{k}]" if isinstance(job.prefer, list)
                                                                           else ""))
@@ -254,28 +284,61 @@ def check_problem_against_catalog(problem: Problem, catalog: Catalog, file: str)
     for i, job in enumerate(problem.jobs):
         if job.residency and job.residency not in tags:
             raise ProblemError(f"no datacenter carries residency tag {job.residency!r}", file=file,
-                               key=f"jobs[{i}].residency", fix=f"use one of {', '.join(sorted(tags))}")
+                               key=f"jobs[{i}].residency", fix=one_of(tags, job.residency))
 
 
 def _from_validation(exc: ValidationError, file: str, prefix: str | None = None) -> ProblemError:
-    """The first pydantic error as one message: key path, what was wrong, what is allowed."""
-    err = exc.errors()[0]
+    """The first pydantic error as one message: key path, what was wrong, what is allowed.
+    An unknown key one edit from a missing required key beside it is reported as that typo."""
+    errors = exc.errors()
+    typo = _typo(errors)
+    err = typo or errors[0]
     path = _key_path(err["loc"])
     key = f"{prefix}, column {path}" if prefix and path else (prefix or path or None)
     msg = err["msg"]
     if err["type"] == "extra_forbidden":
+        allowed = keys_at(MODELS[exc.title], err["loc"][:-1]) if exc.title in MODELS else None
+        near = nearest(err["loc"][-1], allowed) if allowed else None
         msg, fix = "unknown key", "remove it or check its spelling (see README, file formats)"
+        if near:
+            missing = any(e["type"] == "missing" and e["loc"] == (*err["loc"][:-1], near) for e in errors)
+            msg = f"unknown key; a typo of the required key {near}?" if missing else "unknown key"
+            fix = f"rename it to {near}" if missing else f"did you mean {near}? Otherwise remove it"
     elif err["type"] == "missing":
-        msg, fix = "required key is missing", "add it"
+        msg, fix = "required key is missing", "add it (see README, file formats)"
     else:
         fix = _fix_for(err)
-        msg = msg.removeprefix("Value error, ")
-        if "input" in err and not isinstance(err["input"], (dict, list)):
-            msg = f"{msg} (got {err['input']!r})"
-    more = len(exc.errors()) - 1
+        msg = _no_class_names(msg.removeprefix("Value error, "))
+        got = err.get("input")
+        if "input" in err and not isinstance(got, (dict, list)) and str(got) not in msg:
+            msg = f"{msg} (got {got.isoformat() if hasattr(got, 'isoformat') else repr(got)[:200]})"
+    more = len(errors) - 1 - (typo is not None)   # the typo's own "missing" is the same problem
     if more:
         msg += f" [and {more} more problem{'s' if more > 1 else ''}]"
-    return ProblemError(msg, file=file, key=key, fix=fix)
+    return ProblemError(msg, file=file, key=key, fix=fix or "correct the value (see README, file formats)")
+
+
+MODELS = {model.__name__: model for model in (Problem, Gpu, Datacenter, Offer)}
+"""The models a file is validated against, by the name pydantic gives its errors' title."""
+
+
+def _typo(errors: list[dict]) -> dict | None:
+    """An unknown key that is a near miss of a required key missing beside it (deadline_day)."""
+    missing = {e["loc"] for e in errors if e["type"] == "missing"}
+    for e in errors:
+        if e["type"] == "extra_forbidden" and isinstance(e["loc"][-1], str):
+            beside = [loc[-1] for loc in missing if loc[:-1] == e["loc"][:-1] and isinstance(loc[-1], str)]
+            if nearest(e["loc"][-1], beside):
+                return e
+    return None
+
+
+def _no_class_names(msg: str) -> str:
+    """pydantic's words without our class names: "a valid dictionary or instance of Job" is
+    "a mapping (key: value lines)"."""
+    msg = re.sub(r"Input should be a valid dictionary or instance of \w+", "should be a mapping of keys "
+                 "(key: value lines, or {key: value})", msg)
+    return re.sub(r" or instance of \w+", "", msg)
 
 
 def _fix_for(err: dict) -> str | None:
@@ -298,6 +361,8 @@ def _fix_for(err: dict) -> str | None:
         return f"give at least {least} item{'s' if least != 1 else ''}"
     if err["type"] in ("literal_error", "enum"):
         return "use one of the values listed"
+    if "is out of range" in err.get("msg", ""):
+        return "use a value within that range (a unit or a digit wrong?)"
     if "control character" in err.get("msg", ""):
         return "delete it: names and text must be printable (no escape sequences)"
     return None

@@ -509,7 +509,9 @@ def _cell_text(value: Any, spec: ColumnSpec) -> str:
         return value.isoformat()
     if isinstance(value, (int, float)):
         return _text(value)
-    return str(value).strip()
+    text = str(value).strip()
+    # the quote that keeps a name from being a formula in a CSV for people (solver.files.csv_cell)
+    return text[1:] if text.startswith("'") and text[1:].startswith(files.FORMULA_START) else text
 
 
 def _bad_cell(err: dict, specs: dict[str, ColumnSpec], values: dict[str, str], sheet: str, number: int,

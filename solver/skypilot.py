@@ -44,7 +44,7 @@ from solver.load import TABLES, _from_validation, _read_table, read_yaml
 from solver.model.catalog import LEGACY_COLUMNS, Catalog, Datacenter, Offer, inconsistencies
 from solver.quotes import COLUMNS as OFFER_COLUMNS, _text as cell_text, offer_cells, write_tables_together
 from solver.skypilot_gpus import ACCELERATORS, identify
-from solver.skypilot_offers import Instance, interconnect, make_offers
+from solver.skypilot_offers import Instance, dc_id, make_offers
 from solver.skypilot_rows import HOST_VM, BadRow, Row, one_region_per_zone, parse, priced_apart
 
 __all__ = ["ACCELERATORS", "DEFAULT_DIR", "SkyPilotError", "SkyPilotImport", "import_skypilot"]
@@ -80,7 +80,8 @@ class CloudOverlay(_Strict):
     platform_fee_pct: float = Field(default=0, ge=0, le=100)
     residency: dict[str, list[str]] = Field(default={}, description="region → residency tags (replaces the default)")
     host_vm: str | None = Field(default=None, min_length=1,
-                                description="gcp: the VM attachable GPUs (V100, T4, ...) are priced on (default n1-standard-8)")
+                                description="gcp: the VM attachable GPUs (V100, T4, ...) are priced on "
+                                            "(default n1-standard-8)")
 
 
 class InstanceOverlay(_Strict):
@@ -296,10 +297,11 @@ def _read_cloud(cloud: str, path: Path, spec: Overlay, *, regions, gpus, known, 
     if not bad:
         day = as_of or conf.as_of or date.fromtimestamp(os.path.getmtime(path))
         origin = (conf.source or f"SkyPilot catalog {cloud}/vms.csv") + (
-            "" if as_of or conf.as_of else " (dated by the file's modification time: give --as-of for the catalog's own date)")
+            "" if as_of or conf.as_of else
+            " (dated by the file's modification time: give --as-of for the catalog's own date)")
         reclaim = preemptions or conf.preemptions_per_day or PREEMPTIONS_PER_DAY.get(cloud, DEFAULT_PREEMPTIONS)
         make_offers(result, found.values(), conf, matching=lambda t, r: _matching(spec, cloud, t, r), known=known,
-                    reclaim=reclaim, day=day, origin=origin, interconnect=interconnect)
+                    reclaim=reclaim, day=day, origin=origin)
     return result
 
 
@@ -326,14 +328,14 @@ def _add_reserved(results: list[CloudResult], spec: Overlay, bad: list[BadRow]) 
         result = by_cloud.get(entry.cloud)
         if result is None:
             continue
-        base = next((o for o in result.offers if o.offer.startswith(f"{entry.cloud}-{entry.region}-"
+        base = next((o for o in result.offers if o.offer.startswith(f"{dc_id(entry.cloud, entry.region)}-"
                                                                     f"{entry.instance_type}-")), None)
         if base is None:
             bad.append(BadRow("overlay", k + 1, f"reserved[{k}]", f"{entry.instance_type} in {entry.region} is not "
                               f"among the {entry.cloud} offers imported"))
             continue
         unit = {"hourly": "hour", "monthly": "month", "yearly": "year"}[entry.mode]
-        cells = {**base.model_dump(), "offer": f"{entry.cloud}-{entry.region}-{entry.instance_type}-{entry.name}",
+        cells = {**base.model_dump(), "offer": f"{dc_id(entry.cloud, entry.region)}-{entry.instance_type}-{entry.name}",
                  "mode": entry.mode, "price": entry.price, "price_unit": entry.price_unit or f"per_node_{unit}",
                  "min_term_days": entry.min_term_days, "preemptions_per_day": 0, "source": entry.source,
                  "illustrative": entry.illustrative}
@@ -351,7 +353,8 @@ def _add_reserved(results: list[CloudResult], spec: Overlay, bad: list[BadRow]) 
 def _merge(into: Path, results: list[CloudResult], old_dcs: list[dict[str, str]], old_offers: list[dict[str, str]],
            gpu_rows: dict, *, force: bool) -> SkyPilotImport:
     clouds = {r.cloud for r in results}
-    ours = {d["datacenter"] for d in old_dcs if any(d.get("datacenter") == f"{c}-{d.get('region')}" for c in clouds)}
+    ours = {d["datacenter"] for d in old_dcs
+            if any(d.get("datacenter") == dc_id(c, d.get("region", "")) for c in clouds)}
     keep_dcs = [d for d in old_dcs if d.get("datacenter") not in ours]
     keep_offers = [o for o in old_offers if o.get("vendor") not in clouds]
     for r in results:

@@ -55,6 +55,16 @@ class Instance:
         return max(self.spots) if self.spots else None
 
 
+def dc_id(cloud: str, region: str) -> str:
+    """The datacenter id of a cloud's region: <cloud>-<region>, a region like vast's "Texas, US, NA" written
+    Texas-US-NA (ids go into comma-separated lists and --set edits)."""
+    return f"{cloud}-{_slug(region)}"
+
+
+def _slug(text: str) -> str:
+    return re.sub(r"[^A-Za-z0-9._+-]+", "-", text).strip("-") or "x"
+
+
 def box_of(instance_type: str) -> str:
     """The GPU box an instance type is one size of (its vCPU/RAM/disk ending removed)."""
     for pattern in BOX_SIZES:
@@ -74,15 +84,14 @@ def boxes(instances) -> list[tuple[Instance, list[Instance]]]:
     return sorted(out, key=lambda pair: (pair[0].region, pair[0].instance_type))
 
 
-def make_offers(result, instances, conf, *, matching: Callable, known: dict, reclaim: float, day, origin: str,
-                interconnect: Callable) -> None:
+def make_offers(result, instances, conf, *, matching: Callable, known: dict, reclaim: float, day, origin: str) -> None:
     """result.offers and result.datacenters for a cloud's instances (module docstring)."""
     cloud = result.cloud
     regions: dict[str, Datacenter] = {}
     for inst, others in boxes(instances):
         if inst.region not in regions:
             regions[inst.region] = datacenter(result, inst.region, conf, day, origin)
-        entries = matching(inst.instance_type, inst.region)
+        entries = next((m for m in (matching(i.instance_type, inst.region) for i in [inst, *others]) if m), [])
         link, link_price, link_note = interconnect(entries)
         max_nodes = next((e.max_nodes for e in entries if e.max_nodes), conf.max_nodes)
         lead = next((e.lead_time_days for e in entries if e.lead_time_days is not None), conf.lead_time_days)
@@ -108,9 +117,9 @@ def make_offers(result, instances, conf, *, matching: Callable, known: dict, rec
             extra = dict(preemptions_per_day=reclaim) if mode == "spot" else {}
             reclaims = f"; reclaims {reclaim:g}/day assumed" if mode == "spot" else ""
             check = "".join(f"; CHECK: {c}" for c in checks.get(mode, []))
-            result.offers.append(Offer(offer=f"{cloud}-{inst.region}-{inst.instance_type}-{mode}", mode=mode,
-                                       price=value, source=f"{where}: {label}{spread}{reclaims}; {stock}{link_note}"
-                                                           f"{check}", **base, **extra))
+            offer_id = f"{dc_id(cloud, inst.region)}-{_slug(inst.instance_type)}-{mode}"
+            source = f"{where}: {label}{spread}{reclaims}; {stock}{link_note}{check}"
+            result.offers.append(Offer(offer=offer_id, mode=mode, price=value, source=source, **base, **extra))
             result.warnings += [f"{inst.instance_type} in {inst.region}, {mode}: {c}" for c in checks.get(mode, [])]
         if inst.price is None and inst.spot is not None:
             result.notes.append(f"{inst.instance_type} in {inst.region} ({span(inst.rows)}): no on-demand Price, "
@@ -147,7 +156,7 @@ def datacenter(result, region: str, conf, day, origin: str) -> Datacenter:
         if not tags:
             result.notes.append(f"region {region}: no residency tag (name not in the table); "
                                 f"set clouds.{cloud}.residency.{region} in the overlay")
-    name = f"{cloud}-{region}"
+    name = dc_id(cloud, region)
     return Datacenter(datacenter=name, region=region, power_quota_kw=0, pue=1.0, residency=tuple(tags),
                       link_group=name, as_of=day,
                       source=f"{origin}; public cloud region (no power quota of ours: its offers do not count power)")
@@ -168,6 +177,13 @@ def interconnect(entries) -> tuple[tuple[str, ...], tuple[float, ...], str]:
 
 
 def span(rows: list[int]) -> str:
-    rows = sorted(rows)
-    return f"row {rows[0]}" if len(rows) == 1 else "rows " + (f"{rows[0]}-{rows[-1]}" if rows == list(
-        range(rows[0], rows[-1] + 1)) else ",".join(map(str, rows[:4])) + ("…" if len(rows) > 4 else ""))
+    """Row numbers as runs: "row 4", "rows 4-7", "rows 4-7,43-46" (after four runs, "…")."""
+    rows = sorted(set(rows))
+    runs: list[list[int]] = []
+    for r in rows:
+        if runs and r == runs[-1][-1] + 1:
+            runs[-1].append(r)
+        else:
+            runs.append([r])
+    text = ",".join(f"{run[0]}-{run[-1]}" if len(run) > 1 else f"{run[0]}" for run in runs[:4])
+    return ("row " if len(rows) == 1 else "rows ") + text + ("…" if len(runs) > 4 else "")

@@ -18,6 +18,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from solver.errors import ProblemError
+from solver.model.catalog import MAX_GPUS_PER_NODE
+from solver.model.magnitudes import MAX
 from solver.skypilot_gpus import ATTACHABLE, NOT_GPUS, gcp_family, names_gpu
 from solver.skypilot_offers import span
 from solver.skypilot_regions import zone_owner
@@ -65,7 +67,8 @@ def parse(result: CloudResult, path: Path, bad: list[BadRow]) -> tuple[list[Row]
         with open(path, newline="", encoding="utf-8-sig") as fh:
             records = list(csv.reader(fh))
     except (UnicodeDecodeError, csv.Error) as exc:
-        raise ProblemError(f"not a readable CSV file ({exc})", file=name, fix="give SkyPilot's vms.csv as it is") from None
+        raise ProblemError(f"not a readable CSV file ({exc})", file=name,
+                           fix="give SkyPilot's vms.csv as it is") from None
     gpu_rows: list[Row] = []
     hosts: dict[tuple, Row] = {}
     apart: dict[tuple, Row] = {}
@@ -157,7 +160,8 @@ def _paired(host: Row, part: Row, instance_type: str, how: str) -> Row:
     def add(a: float | None, b: float | None) -> float | None:
         return None if a is None or b is None else round(a + b, 6)
     return Row(part.number, instance_type, part.accel, part.count, add(host.price, part.price),
-               add(host.spot, part.spot), part.region, part.zone, part.gpu_info, sorted([host.number, part.number]), how)
+               add(host.spot, part.spot), part.region, part.zone, part.gpu_info,
+               sorted([host.number, part.number]), how)
 
 
 def one_region_per_zone(result: CloudResult, rows: list[Row]) -> list[Row]:
@@ -200,6 +204,10 @@ def _numbers(row: dict[str, str], name: str, number: int, bad: list[BadRow], zer
             return None
         if not math.isfinite(value) or value < 0:
             bad.append(BadRow(name, number, column, f"must be a finite number >= 0 (got {text!r})"))
+            return None
+        most = MAX_GPUS_PER_NODE if column == "AcceleratorCount" else MAX["price"]   # AcceleratorCount 1e12 crashed
+        if value > most:
+            bad.append(BadRow(name, number, column, f"must be at most {most:g} (got {text!r})"))
             return None
         if value == 0 and column != "AcceleratorCount":
             zeros[column].append(number)

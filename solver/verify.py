@@ -21,6 +21,7 @@ from solver.model.catalog import DEFAULT_WAN_GBPS, Catalog, Offer
 from solver.model.modes import MODES
 from solver.model.plan import Plan
 from solver.model.problem import Job, Problem
+from solver.verify_shown import ShownFields
 
 DAYS_PER_UNIT = {"hour": 1 / 24, "month": 30.0, "year": 365.0}
 TOL_MONEY = 1.0
@@ -47,13 +48,14 @@ def vendors_rented(plan: Plan) -> set[str]:
     return {a.vendor for a in plan.allocations}
 
 
-class _Verifier:
+class _Verifier(ShownFields):
     def __init__(self, problem: Problem, catalog: Catalog, plan: Plan) -> None:
         self.p, self.cat, self.plan = problem, catalog, plan
         self.pd = plan.schedule.period_days
         self.n_periods = math.ceil(problem.horizon_days / self.pd)
         self.jobs = {j.name: j for j in problem.jobs}
         self.violations: list[str] = []
+        self.data_parts: dict[str, float] = defaultdict(float)   # storage and egress, for the breakdown
         self.held: dict[tuple[str, str, int], int] = defaultdict(int)
 
     def fail(self, text: str) -> None:
@@ -83,6 +85,7 @@ class _Verifier:
         self._assignments()
         self._cost()
         self._summaries()
+        self._shown()   # solver.verify_shown: every field the plan shows
 
     def _offer(self, name: str, interconnect: str, what: str) -> Offer | None:
         offer = self.cat.offers.get(name)
@@ -391,6 +394,8 @@ class _Verifier:
                 self.fail(f"storage: job {job_name} would store its data at {dc} from day {since}, before its "
                           f"start (day {job.start_day})")
             months = (finish[job_name] - since) / 30
+            self.data_parts["storage"] += job.storage_tb * offer.storage_per_tb_month * months * self.rate(offer)
+            self.data_parts["egress"] += job.egress_tb * offer.egress_per_tb * self.rate(offer)
             total += (job.storage_tb * offer.storage_per_tb_month * months
                       + job.egress_tb * offer.egress_per_tb) * self.rate(offer)
             if job.data is not None and dc != job.data.site:  # the dataset moved to this vendor's storage here
@@ -399,6 +404,7 @@ class _Verifier:
                     price = max((o.egress_per_tb * self.rate(o) for o in self.cat.offers.values()
                                  if o.datacenter == job.data.site), default=0.0)
                 total += job.data.dataset_tb * price
+                self.data_parts["egress"] += job.data.dataset_tb * price
         return total
 
     def _transfer_wait(self, job: Job, dc: str) -> int:

@@ -38,6 +38,13 @@ in the same amounts (a later deadline past the horizon also says the horizon it 
 `whatif` rejects a deadline past horizon_days), so a suggestion followed literally is the
 one that was checked.
 
+Pairs, when no single limit helps: a later deadline together with more budget (the 7-day
+job on H100s whose lead time is 14 days, issue 36: neither the date alone, under the budget,
+nor the budget alone, before the racks arrive, can do it). The fewest extra days k with no
+budget at all (the same search as the deadline's), then the budget that day's cheapest plan
+needs; the pair is verified like every suggestion. A limit the problem does not touch (a site
+where no usable offer draws power) gets no line.
+
 Cheapest combination: one elastic MILP with slack on the budget, every site's power and
 every offer's stock at once, minimising the relative relaxation Σ slack/limit (10 % more
 budget weighs like 10 % more kW at one site or 10 % more nodes of one offer): the
@@ -134,6 +141,7 @@ class Explanation:
     combination: Relaxation | None
     notes: list[str] = field(default_factory=list)
     seconds: float = 0.0
+    pairs: list[Relaxation] | None = None   # searched only when no single limit helps
 
     def text_lines(self) -> list[str]:
         helping = [r for r in self.alone if r.helps]
@@ -142,6 +150,7 @@ class Explanation:
             lines.append("needs " + ", or ".join(_flag(r) for r in helping))
         elif all(r.determined for r in self.alone):
             lines.append("no single limit relaxed alone makes it feasible")
+        lines += [_flag(r, prefix="needs both: ") if r.helps else r.text for r in self.pairs or []]
         lines += [r.text for r in self.alone if not r.helps]
         if self.combination is not None:
             lines.append(_flag(self.combination, prefix="cheapest combination (smallest change relative to "
@@ -150,9 +159,12 @@ class Explanation:
         return lines
 
     def to_dict(self) -> dict:
-        return {"alone": [r.to_dict() for r in self.alone],
-                "combination": self.combination.to_dict() if self.combination else None,
-                "notes": list(self.notes), "lines": self.text_lines(), "seconds": round(self.seconds, 3)}
+        out = {"alone": [r.to_dict() for r in self.alone],
+               "combination": self.combination.to_dict() if self.combination else None,
+               "notes": list(self.notes), "lines": self.text_lines(), "seconds": round(self.seconds, 3)}
+        if self.pairs is not None:
+            out["pairs"] = [r.to_dict() for r in self.pairs]
+        return out
 
 
 def explain_infeasible(problem: Problem, catalog: Catalog, *, backend: str = DEFAULT_BACKEND,
@@ -168,11 +180,14 @@ def explain_infeasible(problem: Problem, catalog: Catalog, *, backend: str = DEF
     ctx = _Context(problem, catalog, backend, time_limit,
                    None if max_seconds is None else start + max_seconds)
     strategies = {"days": lambda fam: [ctx.deadline(fam, max_extra_days)], "without": ctx.without,
-                  "each": ctx.each, "together": lambda fam: [ctx.together(fam)]}
+                  "each": ctx.each, "together": ctx.together}
     alone = [rel for how in STRATEGIES for fam in FAMILIES
              if not isinstance(fam.relax, NotApplicable) and fam.relax.how == how for rel in strategies[how](fam)]
+    pairs = None
+    if not any(r.helps for r in alone) and all(r.determined for r in alone):
+        pairs = ctx.pairs(max_extra_days)
     combination = ctx.combination()
-    return Explanation(alone, combination, ctx.notes, time.perf_counter() - start)
+    return Explanation(alone, combination, ctx.notes, time.perf_counter() - start, pairs)
 
 
 class _Context:
@@ -196,13 +211,15 @@ class _Context:
 
     # --- verification through the full, verified solve -------------------------------------
 
-    def _resolve(self, edits: list[str]) -> float | None:
-        """Cost of the verified plan of the edited problem; None when it is (proven) infeasible."""
+    def _resolve(self, edits: list[str], *, budget: bool = True) -> float | None:
+        """Cost of the verified plan of the edited problem (without its budget when `budget` is
+        False); None when it is (proven) infeasible."""
         from solver.api import solve_problem
 
-        key = tuple(sorted(edits))
+        key = (*sorted(edits), *(() if budget else ("no budget",)))
         if key not in self.resolved:  # the search's last probe is the deadline's verification
-            prob, cat, _ = apply_edits(self.problem, self.catalog, edits)
+            base = self.problem if budget else self.problem.model_copy(update={"budget": None})
+            prob, cat, _ = apply_edits(base, self.catalog, edits)
             try:
                 plan = solve_problem(prob, cat, backend=self.backend, time_limit=self.time_limit)
                 self.resolved[key] = plan.total_cost
@@ -227,7 +244,9 @@ class _Context:
         unit = parts[0].unit if len({p.unit for p in parts}) == 1 else "mixed"
         amount = sum(p.amount for p in parts) if unit != "mixed" else None
         rel = Relaxation(kind, target, amount, unit, parts, edits, cost is not None, cost, refuted=refuted)
-        rel.text = " and ".join(p.words(percent=kind == "combination") for p in parts)
+        rel.text = " and ".join(p.words(percent=target == "limits") for p in parts)
+        if target != "limits" and len(parts) > 1 and cost is not None:
+            rel.text += f" (a plan then costs {cost:,.0f} {self.problem.currency})"
         return rel
 
     def _relative(self, part: Part) -> float | None:
@@ -250,29 +269,75 @@ class _Context:
         return Part(fam.name, "every job", k, fam.unit_in(self.problem),
                     horizon_days=latest if latest > self.problem.horizon_days else None)
 
-    def deadline(self, fam: Family, max_extra_days: int | None) -> Relaxation:
+    def _cap(self, max_extra_days: int | None) -> int:
         cap = max_extra_days if max_extra_days is not None else max(self.problem.horizon_days, 30)
-        cap = min(cap, 3650 - max(j.deadline_days for j in self.problem.jobs))  # the horizon's validation cap
+        return min(cap, 3650 - max(j.deadline_days for j in self.problem.jobs))  # the horizon's validation cap
 
+    def _fewest_days(self, fam: Family, cap: int, *, budget: bool = True) -> int | None:
+        """The fewest extra days on every deadline with a plan (with or without the budget); None
+        when even `cap` days have none. _Undetermined when a solve ran out of time."""
         def feasible(k: int) -> bool:
-            return self._resolve(self._deadline_part(fam, k).edits()) is not None
+            return self._resolve(self._deadline_part(fam, k).edits(), budget=budget) is not None
 
+        lo, hi, k = 0, None, 1
+        while k <= cap:
+            if feasible(k):
+                hi = k
+                break
+            lo, k = k, (cap if k < cap < 2 * k else 2 * k)
+        if hi is None:
+            return None
+        while hi - lo > 1:
+            mid = (lo + hi) // 2
+            lo, hi = (lo, mid) if feasible(mid) else (mid, hi)
+        return hi
+
+    def deadline(self, fam: Family, max_extra_days: int | None) -> Relaxation:
+        cap = self._cap(max_extra_days)
         try:
-            lo, hi, k = 0, None, 1
-            while k <= cap:
-                if feasible(k):
-                    hi = k
-                    break
-                lo, k = k, (cap if k < cap < 2 * k else 2 * k)
-            if hi is None:
-                return self._cannot(fam.name, "every job",
-                                    f"moving every deadline alone, by up to {cap} days, does not make it feasible")
-            while hi - lo > 1:
-                mid = (lo + hi) // 2
-                lo, hi = (lo, mid) if feasible(mid) else (mid, hi)
+            hi = self._fewest_days(fam, cap)
         except _Undetermined:
             return self._undetermined(fam.name, "every job", "the smallest deadline extension")
+        if hi is None:
+            return self._cannot(fam.name, "every job",
+                                f"moving every deadline alone, by up to {cap} days, does not make it feasible"
+                                + self._window_numbers())
         return self._finish(fam.name, "every job", [self._deadline_part(fam, hi)])
+
+    def _window_numbers(self) -> str:
+        """The budget that stops a later deadline, in numbers, when there is one."""
+        if self.problem.budget is None:
+            return ""
+        return f" within the budget of {self.problem.budget:,.0f} {self.problem.currency}"
+
+    # --- pairs: a later deadline and more budget ----------------------------------------------
+
+    def pairs(self, max_extra_days: int | None) -> list[Relaxation]:
+        """When no single limit helps: the fewest extra days with no budget, then the budget that
+        day's cheapest plan needs; both verified together. [] when the problem has no budget or
+        no deadline family."""
+        from solver.api import solve_problem
+
+        days = next((f for f in FAMILIES if not isinstance(f.relax, NotApplicable) and f.relax.how == "days"), None)
+        money = next((f for f in FAMILIES if not isinstance(f.relax, NotApplicable) and f.relax.how == "without"),
+                     None)
+        if days is None or money is None or self.problem.budget is None:
+            return []
+        cap = self._cap(max_extra_days)
+        try:
+            k = self._fewest_days(days, cap, budget=False)
+            if k is None:
+                return [self._cannot("combination", "deadline and budget",
+                                     f"a later deadline (up to {cap} days) with any budget does not make it feasible")]
+            part = self._deadline_part(days, k)
+            prob, cat, _ = apply_edits(self.problem.model_copy(update={"budget": None}), self.catalog, part.edits())
+            plan = solve_problem(prob, cat, backend=self.backend, time_limit=self.time_limit, gap=0.0)
+        except (_Undetermined, Infeasible):
+            return [self._undetermined("combination", "deadline and budget",
+                                       "the smallest later deadline with more budget")]
+        need = max(1, math.ceil(plan.total_cost - self.problem.budget - TOL))
+        return [self._finish("combination", "deadline and budget",
+                             [part, Part(money.name, "budget", need, money.unit_in(self.problem))])]
 
     # --- "without" (budget): the cheapest plan without one ------------------------------------
 
@@ -282,7 +347,9 @@ class _Context:
         if self.problem.budget is None:
             return []
         if self.stranded:
-            return [self._cannot(fam.name, "budget", "more budget alone does not make it feasible")]
+            jobs = [j.name for j in self.problem.jobs if not any(o.job == j.name for o in self.inst.options)]
+            return [self._cannot(fam.name, "budget", "more budget alone does not make it feasible (no offer can "
+                                                     f"carry {', '.join(jobs)} as written, at any price)")]
         try:
             plan = solve_problem(self.problem.model_copy(update={"budget": None}), self.catalog, backend=self.backend,
                                  time_limit=self.time_limit, gap=0.0)
@@ -332,21 +399,24 @@ class _Context:
                 return [self._undetermined(fam.name, "all sites", "the smallest power increase at all sites")]
             if needs is not None:
                 return [self._finish(fam.name, "all sites", needs)]
-        where = "at " + ", ".join(self.sites) + (" (one at a time or together)" if len(used) > 1 else "")
+        if not used:  # no usable offer draws power anywhere: the limit is not in play, no line about it
+            return []
+        where = "at " + ", ".join(used) + (" (one at a time or together)" if len(used) > 1 else "")
         return [self._cannot(fam.name, "any site", f"more power alone {where} does not make it feasible")]
 
     # --- "together" (availability): raised caps, slack on the written ones --------------------
 
-    def together(self, fam: Family) -> Relaxation:
+    def together(self, fam: Family) -> list[Relaxation]:
         try:
             needs = self._elastic({fam.name: None})
         except _Undetermined:
-            return self._undetermined(fam.name, "offers", "the fewest extra nodes")
+            return [self._undetermined(fam.name, "offers", "the fewest extra nodes")]
         if needs is None:
-            return self._cannot(fam.name, "offers", "more stock (max_nodes) of the offers alone "
-                                                    "does not make it feasible")
+            return [self._cannot(fam.name, "offers", "more stock (max_nodes) of the offers alone "
+                                                     "does not make it feasible")]
         target = ", ".join(p.target for p in needs)
-        return self._finish(fam.name, target, needs)
+        return [self._finish(fam.name, target, needs)]
+
 
     # --- the cheapest combination -------------------------------------------------------------
 
@@ -356,7 +426,7 @@ class _Context:
             how = None if isinstance(fam.relax, NotApplicable) else fam.relax.how
             if how == "without" and self.problem.budget is not None:
                 stretch[fam.name] = {"budget": self._weight(fam, "budget")}
-            elif how == "each":
+            elif how == "each" and any(self.sites.values()):  # a site no usable offer draws at is not in play
                 stretch[fam.name] = {dc: self._weight(fam, dc) for dc, in_model in self.sites.items() if in_model}
             elif how == "together":
                 stretch[fam.name] = None
@@ -366,8 +436,10 @@ class _Context:
             self.notes.append("the cheapest combination: not determined within the time limit")
             return None
         if needs is None:
-            self.notes.append("no combination of more budget, power and stock helps while the deadlines stay "
-                              "as written")
+            names = {"without": "budget", "each": "power", "together": "stock"}
+            limits = [names.get(family(name).relax.how, name) for name in stretch]
+            words = ", ".join(limits[:-1]) + (f" and {limits[-1]}" if len(limits) > 1 else limits[0] if limits else "")
+            self.notes.append(f"no combination of more {words} helps while the deadlines stay as written")
             return None
         return self._finish("combination", "limits", needs)
 

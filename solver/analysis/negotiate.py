@@ -63,8 +63,10 @@ from ortools.linear_solver.python import model_builder as mb
 
 from solver.analysis.edits import apply_edits, row_path
 from solver.api import AVAILABILITY, POWER, Family, Milp, build_instance, solve_problem
+from solver.clock import RunClock
 from solver.errors import Infeasible, ProblemError
 from solver.files import csv_cell, save_atomic, text_cells
+from solver.i18n import N_, _
 from solver.model.catalog import MODE_UNITS, UNIT_DAYS, Catalog, Offer
 from solver.model.plan import Plan
 from solver.model.problem import Problem
@@ -152,7 +154,7 @@ class Negotiation:
     seconds: float
     unproven: int = 0           # solves not proven optimal (time limit): prices are then approximate
     price_note: str = PRICE_NOTE
-    levers_note: str = ""       # why `levers` is empty though they were asked for ("" when analysed)
+    levers_note: str = ""       # the levers not run (out of time, or could not change any plan), each reason once
 
     def to_dict(self) -> dict:
         out = asdict(self)
@@ -267,17 +269,39 @@ class Point:
         return self.plan.total_cost
 
 
-class Session:
-    """Counts solves; solves the problem with one offer's price changed, free, forced in or left out."""
+class OutOfBudget(Exception):
+    """The run's time ran out (or the command was stopped) before a solve settled its question."""
 
-    def __init__(self, problem: Problem, catalog: Catalog, **options) -> None:
-        self.problem, self.catalog, self.options = problem, catalog, options
+
+OUT_OF_TIME = "not analysed: the run's time budget (--max-seconds) ran out"
+
+
+class Session:
+    """Counts solves; solves the problem with one offer's price changed, free, forced in or left out.
+
+    Every solve is cut to what is left of the run (solver.clock): a solve that ends without a
+    plan for lack of time raises OutOfBudget, never passes for "infeasible" (a walk-away price
+    read from an unfinished solve would be a guess)."""
+
+    def __init__(self, problem: Problem, catalog: Catalog, *, stop_at: float | None = None, **options) -> None:
+        self.problem, self.catalog = problem, catalog
+        self.clock = RunClock(options.pop("time_limit", None), stop_at, least=0.0)
+        self.options = options
         self.solves = 0
         self.unproven = 0   # solves stopped by the time limit or gap before optimality was proven
 
     def solve(self, catalog: Catalog | None = None, problem: Problem | None = None, constrain=None) -> Plan:
+        left = self.clock.left()  # solve_problem cuts its solves to it (and counts as one solve: solver.clock)
+        if left is not None and left <= 0:
+            raise OutOfBudget()
         self.solves += 1
-        plan = solve_problem(problem or self.problem, catalog or self.catalog, constrain=constrain, **self.options)
+        try:
+            plan = solve_problem(problem or self.problem, catalog or self.catalog, constrain=constrain,
+                                 time_limit=self.clock.time_limit, max_seconds=left, **self.options)
+        except Infeasible as exc:
+            if not exc.proven:
+                raise OutOfBudget(str(exc)) from None
+            raise
         self.unproven += plan.status != "optimal"
         return plan
 
@@ -352,7 +376,13 @@ def negotiate(problem: Problem, catalog: Catalog, *, vendors: list[str] | None =
     if backend is not None:
         options["backend"] = backend
     session = Session(problem, catalog, **options)
-    base = session.solve()
+    try:
+        base = session.solve()  # within the command's budget (solver.clock), not max_seconds: nothing is known without it
+    except OutOfBudget as exc:
+        raise Infeasible("no plan found (not proven infeasible) before the run's time ran out"
+                         + (f": {exc}" if str(exc) else ""),
+                         reasons=["raise --max-seconds"], proven=False) from None
+    session.clock.stop_at = None if max_seconds is None else started + max_seconds
     horizon = problem.horizon_days
     base_days = node_days(base, catalog, horizon)
     used = offers_used(base)
@@ -368,22 +398,36 @@ def negotiate(problem: Problem, catalog: Catalog, *, vendors: list[str] | None =
                        node_days=round(base_days.get(offer.offer, 0.0), 3))
         if t.status == "unusable":
             t.reason = why.get(offer.offer, "no job can use it")
-        elif max_seconds is not None and time.perf_counter() - started > max_seconds:
-            t.analysed = False
-            t.reason = "not analysed: the run's time budget (--max-seconds) ran out"
+        elif out_of_time(session):
+            _not_analysed(t)
         else:
             before = session.solves
-            _price_limit(session, t, base, margin, max_solves, tolerance)
+            try:
+                _price_limit(session, t, base, margin, max_solves, tolerance)
+            except OutOfBudget:
+                _not_analysed(t)
             t.solves = session.solves - before
         terms.append(t)
 
-    out_of_time = max_seconds is not None and time.perf_counter() - started > max_seconds
-    lever_list = (_levers(session, base, terms, kinds, vendors, kw, lead_days, nodes)
-                  if levers and not out_of_time else [])
-    levers_note = "not analysed: the run's time budget (--max-seconds) ran out" if levers and out_of_time else ""
+    lever_list, levers_note = [], ""
+    if levers:
+        lever_list, levers_note = _levers(session, base, terms, kinds, vendors, kw, lead_days, nodes)
     return Negotiation(problem.name, base.currency, base.total_cost, base.status, margin, options["gap"],
                        vendors, terms, lever_list, session.solves, round(time.perf_counter() - started, 3),
                        session.unproven, levers_note=levers_note)
+
+
+def out_of_time(session: Session) -> bool:
+    """No time is left for another solve (the run's budget, or the command was stopped)."""
+    left = session.clock.left()
+    return left is not None and left <= 0
+
+
+def _not_analysed(t: OfferTerms) -> None:
+    """An offer the run's time did not reach, or whose search it cut: nothing half-found is shown."""
+    t.analysed, t.reason = False, OUT_OF_TIME
+    t.limit_kind = t.limit_price = t.target_price = t.target_cost = t.saving_at_target = None
+    t.replaced_by, t.displaces, t.target_node_days, t.target_nodes, t.converged = [], [], 0.0, 0, True
 
 
 def _price_limit(session: Session, t: OfferTerms, base: Plan, margin: float, max_solves: int,
@@ -477,14 +521,17 @@ def reason_kinds(reason: str) -> set[str]:
 
 
 def _levers(session: Session, base: Plan, terms: list[OfferTerms], kinds: dict[str, set[str]],
-            vendors: list[str] | None, kw: float, lead_days: int, nodes: int) -> list[Lever]:
-    """Power at binding sites (+kw), shorter lead times, stock of binding offers (+nodes), in that order."""
+            vendors: list[str] | None, kw: float, lead_days: int, nodes: int) -> tuple[list[Lever], str]:
+    """Power at binding sites (+kw), shorter lead times, stock of binding offers (+nodes), in that order;
+    and a note on the levers not run (each reason said once). A lever the run's time does not reach
+    is not shown half-done: the note says so."""
     cat = session.catalog
 
     def mine(offer: str) -> bool:
         return not vendors or cat.offers[offer].vendor in vendors
 
-    out = _family_levers(session, base, POWER, kw, mine)
+    todo = _family_levers(session, POWER, kw, base, mine)
+    skipped: list[str] = []
     if lead_days > 0:
         lead = [t.offer for t in terms if t.status == "in_plan"]
         lead += [t.offer for t in terms if t.status == "not_in_plan" and t.limit_price is not None
@@ -495,22 +542,44 @@ def _levers(session: Session, base: Plan, terms: list[OfferTerms], kinds: dict[s
             days = cat.offers[o].lead_time_days
             if days > 0:
                 shorter = min(lead_days, days)
-                out.append(_lever(session, base, "lead_time", o, cat.offers[o].vendor,
-                                  f"{row_path('offers', 'offer', o)}.lead_time_days={days - shorter}", shorter, "days"))
+                if not lead_time_matters(session.problem, days, shorter):
+                    skipped.append(o)
+                    continue
+                todo.append(("lead_time", o, cat.offers[o].vendor,
+                             f"{row_path('offers', 'offer', o)}.lead_time_days={days - shorter}", shorter, "days"))
     if nodes > 0:
-        out += _family_levers(session, base, AVAILABILITY, nodes, mine)
-    return out
+        todo += _family_levers(session, AVAILABILITY, nodes, base, mine)
+    out, notes = [], []
+    if skipped:
+        notes.append(f"shorter lead times not valued for {len(skipped)} offer(s) ({', '.join(skipped[:3])}"
+                     f"{', …' if len(skipped) > 3 else ''}): before and after, the lead time ends before every job "
+                     "starts or after every deadline, so the plans they allow are the same")
+    for i, spec in enumerate(todo):
+        try:
+            out.append(_lever(session, base, *spec))
+        except OutOfBudget:
+            notes.insert(0, f"{OUT_OF_TIME} ({len(todo) - i} of {len(todo)} levers)")
+            break
+    return out, "; ".join(notes)
 
 
-def _family_levers(session: Session, base: Plan, fam: Family, amount: float, mine) -> list[Lever]:
-    """+amount of the family's limit at each target binding in the plan (an offer: only `mine`)."""
+def lead_time_matters(problem: Problem, days: int, shorter: int) -> bool:
+    """Whether a lead time of `days` shortened by `shorter` can change any plan: only if some job's
+    window [start_day, deadline) has days the longer lead time shuts out and the shorter one opens.
+    Exact: an offer's nodes exist from its lead time on (solver.milp.instance), nothing else moves."""
+    now = days - shorter
+    return any(now < job.deadline_days and job.start_day < days for job in problem.jobs)
+
+
+def _family_levers(session: Session, fam: Family, amount: float, base: Plan, mine) -> list[tuple]:
+    """+amount of the family's limit at each target binding in the plan (an offer: only `mine`), as
+    the arguments of _lever."""
     out = []
     for name in dict.fromkeys(b.name for b in base.binding if b.kind == fam.name):
         vendor = session.catalog.offers[name].vendor if fam.targets == "offer" else None
         if fam.targets != "offer" or mine(name):
             step = fam.lever(session.problem, session.catalog, name, amount)
-            out.append(_lever(session, base, fam.name, name, vendor, step.edits[0], amount,
-                               fam.unit_in(session.problem)))
+            out.append((fam.name, name, vendor, step.edits[0], amount, fam.unit_in(session.problem)))
     return out
 
 
@@ -528,6 +597,10 @@ def _lever(session: Session, base: Plan, kind: str, name: str, vendor: str | Non
 
 EXPORT_COLUMNS = ("offer", "gpu", "mode", "datacenter", "price_unit", "currency", "current_price", "target_price",
                   "node_days_at_target", "peak_nodes_at_target", "volume_unit", "note")
+EXPORT_HEADERS = {c: h for c, h in zip(EXPORT_COLUMNS, (
+    N_("offer"), N_("gpu"), N_("mode"), N_("datacenter"), N_("price_unit"), N_("currency"), N_("current_price"),
+    N_("target_price"), N_("node_days_at_target"), N_("peak_nodes_at_target"), N_("volume_unit"), N_("note")))}
+"""The sheet's header row: the column names, in the language of the command (`--lang`)."""
 
 
 def vendor_rows(result: Negotiation, vendor: str) -> list[dict]:
@@ -542,19 +615,19 @@ def vendor_rows(result: Negotiation, vendor: str) -> list[dict]:
         if t.vendor != vendor:
             continue
         if t.target_price is not None:
-            note = ("in our plan; target is our ask" if t.status == "in_plan"
-                    else "not in our plan; at the target price we would take the volume shown")
+            note = (_("in our plan; target is our ask") if t.status == "in_plan"
+                    else _("not in our plan; at the target price we would take the volume shown"))
         elif t.status == "unusable":
-            note = "cannot carry this problem's jobs as offered"
+            note = _("cannot carry this problem's jobs as offered")
         elif not t.analysed:
-            note = "not analysed"
+            note = _("not analysed")
         else:
-            note = "not competitive for this problem at any price we tried"
+            note = _("not competitive for this problem at any price we tried")
         rows.append({"offer": t.offer, "gpu": t.gpu, "mode": t.mode, "datacenter": t.datacenter,
                      "price_unit": t.price_unit, "currency": t.currency, "current_price": _num(t.price),
                      "target_price": "" if t.target_price is None else f"{t.target_price:.2f}",
                      "node_days_at_target": _num(round(t.target_node_days, 2)),
-                     "peak_nodes_at_target": str(t.target_nodes), "volume_unit": "node-days", "note": note})
+                     "peak_nodes_at_target": str(t.target_nodes), "volume_unit": _("node-days"), "note": note})
     return rows
 
 
@@ -593,8 +666,8 @@ def export_vendor(result: Negotiation, vendor: str, path, *, force: bool = False
                                fix="pip install openpyxl, or write a .csv file") from None
         book = Workbook()
         sheet = book.active
-        sheet.title = "offers"
-        sheet.append(list(EXPORT_COLUMNS))
+        sheet.title = _("offers")
+        sheet.append([_(EXPORT_HEADERS[c]) for c in EXPORT_COLUMNS])
         for row in rows:
             sheet.append([row[c] for c in EXPORT_COLUMNS])
         text_cells(sheet)   # a vendor's offer named =HYPERLINK(…) stays text
@@ -603,7 +676,7 @@ def export_vendor(result: Negotiation, vendor: str, path, *, force: bool = False
         def save(tmp):
             with open(tmp, "w", newline="", encoding="utf-8") as fh:
                 writer = csv.DictWriter(fh, fieldnames=EXPORT_COLUMNS)
-                writer.writeheader()
+                writer.writerow({c: _(EXPORT_HEADERS[c]) for c in EXPORT_COLUMNS})
                 writer.writerows({c: csv_cell(v) for c, v in row.items()} for row in rows)
         save_atomic(path, save)
     return len(rows)

@@ -155,16 +155,35 @@ def why(problem: Problem, catalog: Catalog, *, k: int = 3, backend: str = DEFAUL
     from solver.api import build, solve_problem
 
     start = time.perf_counter()
-    if plan is None:
+    inst, milp = build(problem, catalog)  # the one Instance and model; each forced runner-up is a bound delta on it
+    if plan is None and problem.preferences:
         plan = solve_problem(problem, catalog, backend=backend, time_limit=time_limit, gap=gap,
                              max_seconds=max_seconds)  # the optimum's solve is part of the budget too
-    inst, _ = build(problem, catalog)
+    elif plan is None:
+        plan = _base_plan(inst, milp, backend, time_limit, gap, max_seconds)
     ctx = _Ctx(problem, catalog, inst, plan, backend, time_limit, gap,
-               None if max_seconds is None else start + max_seconds)
+               None if max_seconds is None else start + max_seconds, milp)
     jobs = [ctx.job(j.name, k) for j in problem.jobs]
     levers = [ctx.lever(b) for b in plan.binding]
     return Why(problem.name, plan.total_cost, plan.currency, k, jobs, [lv for lv in levers if lv is not None],
                time.perf_counter() - start, ctx.notes)
+
+
+def _base_plan(inst, milp, backend, time_limit, gap, max_seconds) -> Plan:
+    """The optimum on the built model, as solve_problem finds it for a problem without preferences
+    (the same Instance, model and solve_built), within the run's budget."""
+    from solver.api import explain_quick, solve_built
+
+    stranded = [job.name for job in inst.problem.jobs if not any(o.job == job.name for o in inst.options)]
+    if stranded:  # as solve_problem says it
+        raise Infeasible(f"no offer can carry job {', '.join(stranded)}", reasons=explain_quick(inst))
+    clock = RunClock.starting_now(time_limit, max_seconds, least=0.0)
+    try:
+        limit = clock.next_limit()
+    except OutOfTime:
+        raise Infeasible("no plan found (not proven infeasible): the run's time (--max-seconds) ran out "
+                         "before the solve could start", reasons=["raise --max-seconds"], proven=False) from None
+    return solve_built(inst, milp, backend=backend, time_limit=limit, gap=gap, more_time=clock.more_time)
 
 
 def groups(inst) -> dict[tuple[str, str, str, str], list[str]]:
@@ -187,8 +206,9 @@ def force_job(job: str, keys: set[str]):
 
 
 class _Ctx:
-    def __init__(self, problem, catalog, inst, plan, backend, time_limit, gap, deadline=None) -> None:
+    def __init__(self, problem, catalog, inst, plan, backend, time_limit, gap, deadline=None, milp=None) -> None:
         self.problem, self.catalog, self.inst, self.plan = problem, catalog, inst, plan
+        self.milp = milp  # the built model the forced runners-up are solved on (bound deltas), when given
         self.backend, self.gap = backend, gap
         self.clock = RunClock(time_limit, deadline, least=0.0)
         self.groups = groups(inst)
@@ -319,7 +339,7 @@ class _Ctx:
     def _forced(self, name: str, group, offers: list[str], keys: set[str]) -> Alternative:
         alt = Alternative(name, *group, offers, "price", "")
         try:
-            cost = self._solve(self.problem, constrain=force_job(name, keys))
+            cost = self._solve_forced(name, keys)
             if cost is None:
                 self._elastic(alt, keys)
             else:
@@ -332,6 +352,37 @@ class _Ctx:
             alt.code, alt.determined = "price", False
             alt.text = f"not determined within the time limit (raise {self.clock.more_time})"
         return alt
+
+    def _solve_forced(self, name: str, keys: set[str]) -> float | None:
+        """Cost of the verified plan with job `name` only on `keys`; None when proven infeasible.
+
+        A probe, not a rebuild: on the one built model, the job's replicas outside `keys` get an
+        upper bound of 0 for this solve (the same plans as the row `Why-<job>-only` allows), then
+        their bounds are put back. With preferences (weighed by re-solves in solve_problem), or
+        without a built model, the problem is solved whole with that row."""
+        from solver.api import solve_built
+
+        if self.milp is None or self.problem.preferences:
+            return self._solve(self.problem, constrain=force_job(name, keys))
+        milp = self.milp
+        outside = [var for (i, _), var in milp.replicas.items()
+                   if milp.inst.options[i].job == name and milp.inst.options[i].config not in keys]
+        saved = [(var, var.upper_bound) for var in outside]
+        limit = self.time_limit
+        for var, _ in saved:
+            var.upper_bound = 0
+        try:
+            plan = solve_built(self.inst, milp, backend=self.backend, time_limit=limit, gap=self.gap)
+        except Infeasible as exc:
+            if not exc.proven:
+                raise _Undetermined(str(exc)) from None
+            return None
+        finally:
+            for var, upper in saved:
+                var.upper_bound = upper
+        if plan.status != "optimal" and (self.gap is None or plan.gap > self.gap + 1e-9):
+            raise _Undetermined(f"stopped at a {plan.gap:.1%} gap")
+        return plan.total_cost
 
     def _elastic(self, alt: Alternative, keys: set[str]) -> None:
         """Name the row family whose slack the forced model needs, with the amount."""

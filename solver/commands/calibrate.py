@@ -73,14 +73,16 @@ def calibrate(
         cat = None
         if problem is not None:
             if not job:
-                raise ProblemError("--problem needs --job NAME", key="--job", file=str(problem))
+                raise ProblemError("--problem needs --job NAME", key="--job", file=str(problem),
+                                   fix="add --job with the name of the job that was measured")
             prob, cat = load_problem(problem)
             found = next((j for j in prob.jobs if j.name == job), None)
             if found is None:
                 raise ProblemError(f"no job {job!r}", file=str(problem), key="--job",
                                    fix=f"use one of {', '.join(j.name for j in prob.jobs)}")
             if found.model is None:
-                raise ProblemError("job has no model", file=str(problem), key=f"jobs.{job}.model")
+                raise ProblemError("job has no model", file=str(problem), key=f"jobs.{job}.model",
+                                   fix="give the job a model (at least model.params)")
             from solver.estimate.shape import infer_shape
             shape = infer_shape(found.model)
             spec_kind, spec_precision = found.kind, found.precision
@@ -113,7 +115,8 @@ def calibrate(
         written: dict[str, str] = {}
         if write_problem is not None:
             if not job:
-                raise ProblemError("--write-problem needs --job NAME", key="--job", file=str(write_problem))
+                raise ProblemError("--write-problem needs --job NAME", key="--job", file=str(write_problem),
+                                   fix="add --job with the name of the job to calibrate")
             target = cal.write_problem_mfu(write_problem, job, result.mfu, in_place=in_place, force=force, note=note)
             written["problem"] = str(target)
         if write_gpu or catalog_out is not None:
@@ -125,7 +128,8 @@ def calibrate(
                 try:
                     _, old, new = cal.set_gpu_mfu(src.read_text(encoding="utf-8"), gpu, result.mfu, note)
                 except ValueError as exc:
-                    raise ProblemError(str(exc), file=str(src), key="--gpu") from None
+                    raise ProblemError(str(exc), file=str(src), key="--gpu",
+                                       fix="name a GPU of that gpus.csv (gpuplan catalog show)") from None
             written["gpus_csv_old"], written["gpus_csv_new"] = old, new
         if as_json:
             print_json({**result.to_dict(), "written": written})

@@ -2,12 +2,15 @@
 
 from __future__ import annotations
 
+import os
+from datetime import date
 from pathlib import Path
 from typing import Annotated
 
 import typer
+from rich.console import Console
 
-from solver.commands.common import SAMPLE_CATALOG, plan_console, run_action
+from solver.commands.common import MAX_WIDTH, SAMPLE_CATALOG, colour, run_action
 from solver.commands.options import catalog_option, choices
 from solver.errors import ProblemError
 from solver.report.catalog_table import TABLES, OfferFilter, render_table
@@ -32,7 +35,7 @@ def catalog_show(folder: Path = typer.Argument(SAMPLE_CATALOG, help="catalog fol
                  currency: str = typer.Option("CNY", "--currency", help="the currency --rate converts into"),
                  rate: list[str] = typer.Option([], "--rate", help="CUR=N: N units of --currency for one CUR, to "
                                                 "rank offers in several currencies together (e.g. USD=7.1)")) -> None:
-    """Print one table of a catalog (offers by GPU, then all-in price per GPU-hour), within 100 columns;
+    """Print one table of a catalog (offers by GPU, then all-in price per GPU-hour), within the terminal's width;
     each row's date and source are numbered notes under the table. Filters and --top narrow the offers."""
     def listed(values: list[str]) -> tuple[str, ...]:
         return tuple(part.strip() for v in values for part in v.split(",") if part.strip())
@@ -51,8 +54,23 @@ def catalog_show(folder: Path = typer.Argument(SAMPLE_CATALOG, help="catalog fol
                 if name not in names:
                     raise ProblemError(f"no {option[2:]} {name!r} in the catalog", key=option,
                                        fix=f"use one of {', '.join(sorted(names)[:40])}")
-        render_table(cat, plan_console(), table.value, how)
+        render_table(cat, _show_console(), table.value, how)
     run_action(action)
+
+
+def _show_console() -> Console:
+    """catalog show fits the terminal it prints to, however wide (long imported ids then stay whole);
+    COLUMNS when set; 100 columns when piped (like every table)."""
+    probe = Console()
+    width = probe.width if probe.is_terminal or os.environ.get("COLUMNS", "").isdigit() else MAX_WIDTH
+    return Console(width=width, **colour())
+
+
+def _day(text: str | None) -> date | None:
+    try:
+        return date.fromisoformat(text) if text else None
+    except ValueError:
+        raise ProblemError(f"--as-of {text!r} is not a date", key="--as-of", fix="write it as YYYY-MM-DD") from None
 
 
 def _rates(values: list[str]) -> tuple[tuple[str, float], ...]:
@@ -137,7 +155,9 @@ def catalog_import_skypilot(
         skip_unknown: bool = typer.Option(False, "--skip-unknown", help="leave out (and list) rows whose "
                                           "accelerator has no GPU row, instead of stopping"),
         force: bool = typer.Option(False, "--force", help="replace rows of a cloud imported before (old files kept "
-                                   "as .bak)")) -> None:
+                                   "as .bak)"),
+        as_of: str = typer.Option(None, "--as-of", help="YYYY-MM-DD: the catalogs' own date (e.g. their commit's); "
+                                  "default: the overlay's as_of, else each file's modification date, said so")) -> None:
     """Import SkyPilot's price lists: one datacenter per cloud and region, an hourly offer per instance type
     (Price) and a spot offer (SpotPrice), in USD; availability zones folded into their region.
 
@@ -154,6 +174,6 @@ def catalog_import_skypilot(
 
         result = import_skypilot(folder, into, clouds=split(clouds), regions=split(regions), gpus=split(gpus),
                                  overlay=overlay, preemptions_per_day=preemptions, skip_unknown=skip_unknown,
-                                 force=force)
+                                 force=force, as_of=_day(as_of))
         render_skypilot_imported(result, load_catalog(into))
     run_action(action)

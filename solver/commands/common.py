@@ -4,8 +4,8 @@ command prints is drawn by solver.report."""
 
 from __future__ import annotations
 
+import contextvars
 import os
-import sys
 import threading
 import time
 from collections.abc import Iterator
@@ -17,6 +17,7 @@ import typer
 from rich.console import Console
 from rich.markup import escape
 
+from solver.clock import COMMAND, budget_spent, end_command, interrupted, stop_command, stopped
 from solver.errors import Infeasible, PlanRejected, ProblemError
 from solver.files import write_error
 from solver.report import guard
@@ -44,10 +45,101 @@ def speak(flag: str | None, problem=None) -> None:
     activate(choose(flag, getattr(problem, "lang", None)))
 
 
-def run_action(action) -> None:
-    """Map library errors to exit codes with one message and no traceback."""
+MAX_SECONDS_ENV = "GPUPLAN_MAX_SECONDS"
+"""Environment variable: the default budget in seconds instead of 60 (the test suite sets it long, so
+that no test's answer depends on the machine's speed; a user may set it in a slow CI job)."""
+DEFAULT_MAX_SECONDS = float(os.environ.get(MAX_SECONDS_ENV) or 60.0)
+"""Every command that solves stops after this long unless `--max-seconds` says otherwise, and
+prints what it has (issue 34: `why` and `negotiate` ran past 300 s and printed nothing)."""
+EXIT_INTERRUPTED = 130
+"""Ctrl-C: what was known is printed, then the exit a shell gives a process ended by SIGINT (128 + 2)."""
+
+
+def run_action(action, *, stoppable: bool = False) -> None:
+    """Map library errors to exit codes with one message and no traceback.
+
+    stoppable (the commands that solve): the action runs in a worker thread while this one
+    waits, so Ctrl-C is heard at once even inside a solver's C++ code, and so is the end of the
+    command's budget (solver.clock.budget_command): either stops the command's clock and the
+    running HiGHS solve (solver.clock.stop_command, PROGRESS.interrupter), and the action prints
+    what it has. Ctrl-C then exits 130; a second Ctrl-C quits at once. The worker runs in a copy
+    of this thread's context, so the language the action chooses (speak) holds for its messages."""
     with language(current()):  # a language the action chose (speak) ends with it
+        if not stoppable:
+            _run(action)
+            return
+        context = contextvars.copy_context()
+        _run_stoppable(lambda: context.run(_run_and_say_why_it_stopped, action))
+
+
+def _run_and_say_why_it_stopped(action) -> None:
+    """_run, then, if the command was stopped, the line saying so (and exit 130 after Ctrl-C)."""
+    err = Console(stderr=True, soft_wrap=True, **colour())
+    code = 0
+    try:
         _run(action)
+    except typer.Exit as exc:
+        code = exc.exit_code
+    if interrupted():
+        err.print("[yellow]interrupted:[/] the output above is what was known when Ctrl-C came", highlight=False)
+        code = EXIT_INTERRUPTED
+    elif stopped():
+        seconds = COMMAND.stop_at - COMMAND.at if COMMAND.stop_at is not None and COMMAND.at is not None else 0
+        err.print(f"[yellow]time:[/] the command's budget of {seconds:g} s ended; what it had not determined is "
+                  "shown as such (raise --max-seconds)", highlight=False)
+    end_command()
+    if code:
+        raise typer.Exit(code)
+
+
+def announce_infeasible(exc: Infeasible, err: Console | None = None) -> None:
+    """The verdict and the quick reasons on stderr, at once: before any search for relaxations."""
+    err = err or Console(stderr=True, soft_wrap=True, **colour())
+    word = _("infeasible:") if exc.proven else _("no plan:")  # out of time: nothing was ruled out
+    err.print(f"[red]{word}[/] {escape(str(exc))}", highlight=False)
+    for reason in exc.reasons:
+        err.print(f"  - {escape(reason)}", highlight=False)
+    exc.announced = True
+
+
+def _run_stoppable(work) -> None:
+    """Run `work` in a worker thread; Ctrl-C or the end of the command's budget here stops its
+    solves (see run_action). What the worker raised is raised here."""
+    from ortools.util.python.solve_interrupter import SolveInterrupter
+
+    from solver.api import PROGRESS
+
+    PROGRESS.interrupter, outcome, done = SolveInterrupter(), {}, threading.Event()
+
+    def worker() -> None:
+        try:
+            work()
+        except BaseException as exc:  # handed to the main thread (typer.Exit carries the exit code)
+            outcome["error"] = exc
+        finally:
+            done.set()
+
+    # An Event, not Thread.join: a join that Ctrl-C interrupts can mark the thread finished (CPython bpo-45274).
+    threading.Thread(target=worker, name="gpuplan-command", daemon=True).start()
+    err = Console(stderr=True, soft_wrap=True, **colour())
+    try:
+        while not done.is_set():
+            try:
+                done.wait(0.1)
+                if budget_spent() and not stopped():
+                    stop_command("budget")
+                    PROGRESS.interrupter.interrupt()
+            except KeyboardInterrupt:
+                if interrupted():
+                    os._exit(EXIT_INTERRUPTED)  # the second Ctrl-C: no waiting for the worker
+                stop_command("signal")
+                PROGRESS.interrupter.interrupt()
+                err.print("[yellow]stopping:[/] no new solve starts; printing what is known "
+                          "(Ctrl-C again to quit at once)", highlight=False)
+    finally:
+        PROGRESS.interrupter = None
+    if "error" in outcome:
+        raise outcome["error"]
 
 
 def _run(action) -> None:
@@ -58,11 +150,10 @@ def _run(action) -> None:
         err.print(f"[red]error:[/] {escape(exc.render())}", highlight=False)
         raise typer.Exit(2) from None
     except Infeasible as exc:
-        word = _("infeasible") if exc.proven else _("no plan")  # out of time: nothing was ruled out
-        err.print(f"[red]{word}:[/] {escape(str(exc))}", highlight=False)
-        for reason in exc.reasons:
-            err.print(f"  - {escape(reason)}", highlight=False)
-        lines = (exc.explanation or {}).get("lines", [])
+        if not getattr(exc, "announced", False):
+            announce_infeasible(exc, err)
+        from solver.report.explain import explanation_lines  # in the command's language; not loaded for --help
+        lines = explanation_lines(exc.explanation)
         if lines:
             err.print("[bold]" + _("smallest relaxations") + "[/] " + _("(each re-solved to check it):"),
                       highlight=False)
@@ -72,10 +163,8 @@ def _run(action) -> None:
     except PlanRejected as exc:
         err.print(f"[red]internal error, plan withheld:[/] {escape(str(exc))}", highlight=False)
         raise typer.Exit(3) from None
-    except BrokenPipeError:  # standard output's reader went away (`| head`): solver.cli.main exits 141
-        devnull = os.open(os.devnull, os.O_WRONLY)  # what rich does after a failed write; main reads it
-        os.dup2(devnull, sys.stdout.fileno())
-        raise typer.Exit(1) from None
+    except BrokenPipeError:  # a closed stdout: solver.cli.main's exit 141, not a write error
+        raise
     except OSError as exc:   # a write the checks before it could not foresee: bad input, not "infeasible"
         err.print(f"[red]error:[/] {escape(write_error(exc, exc.filename or '?', action='read or write').render())}", highlight=False)
         raise typer.Exit(2) from None
@@ -130,7 +219,8 @@ def working(message: str) -> Iterator[None]:
     """
     err = live_stderr(message)
     if err is None:
-        yield
+        with _heartbeat(message):
+            yield
         return
     start, latest = time.perf_counter(), {"text": ""}
 
@@ -158,3 +248,40 @@ def working(message: str) -> Iterator[None]:
         finally:
             PROGRESS.listener = None
             stop.set()
+
+
+HEARTBEAT_SECONDS = 10.0
+"""Without a live spinner (stderr not a terminal), one progress line this often: a log or CI
+job shows the command is working, never silence."""
+
+
+@contextmanager
+def _heartbeat(message: str) -> Iterator[None]:
+    """Progress lines on stderr while something slow runs and no spinner can be drawn: every
+    HEARTBEAT_SECONDS, the seconds so far and the running solve's best plan and bound; none
+    with --quiet, none for work shorter than that (a quick command's stderr stays empty)."""
+    if OUTPUT.quiet:
+        yield
+        return
+    from solver.api import PROGRESS
+
+    err = Console(stderr=True, color_system=None, highlight=False, soft_wrap=True)
+    start, latest, stop = time.perf_counter(), {"text": ""}, threading.Event()
+
+    def heard(incumbent: float | None, bound: float | None) -> None:
+        parts = [f"best plan {incumbent:,.0f}" if incumbent is not None else "no plan yet"]
+        if bound is not None:
+            parts.append(f"bound {bound:,.0f}")
+        latest["text"] = ", " + ", ".join(parts)
+
+    def tick() -> None:
+        while not stop.wait(HEARTBEAT_SECONDS):
+            err.print(f"{message}: {time.perf_counter() - start:.0f} s{latest['text']}", markup=False)
+    thread = threading.Thread(target=tick, daemon=True)
+    thread.start()
+    PROGRESS.listener = heard
+    try:
+        yield
+    finally:
+        PROGRESS.listener = None
+        stop.set()

@@ -8,10 +8,10 @@ from typing import Annotated, Optional
 import typer
 
 from solver.choices import DEFAULT_BACKEND
-from solver.clock import left_of
-from solver.commands.common import plan_console, run_action, working
-from solver.commands.options import AsJson, BackendChoice, ProblemFile, TimeLimit, bounded, gap_option, \
-    max_seconds_option
+from solver.clock import budget_command, left_of
+from solver.commands.common import DEFAULT_MAX_SECONDS, plan_console, run_action, speak, working
+from solver.commands.options import (AsJson, BackendChoice, bounded, gap_option, Lang, max_seconds_option, ProblemFile,
+                                     TimeLimit)
 from solver.files import check_new_file
 
 
@@ -31,12 +31,14 @@ def negotiate(problem: ProblemFile,
                                                       "(in the plan) or the break-even (not in it)"),
               max_solves: int = typer.Option(8, help="solves per offer at most"),
               max_seconds: Annotated[Optional[float], max_seconds_option(
-                  "start no new offer or lever after this long", example="--max-seconds 60")] = None,
+                  "the whole run's budget: no solve starts after it, none runs past it",
+                  example="--max-seconds 120")] = None,
               export_vendor: Optional[tuple[str, Path]] = typer.Option(None, "--export-vendor", metavar="VENDOR FILE",
                                                              help="write VENDOR's sheet (CSV, or .xlsx with openpyxl): "
                                                                   "its own offers, target prices, volumes only"),
               force: bool = typer.Option(False, "--force", help="overwrite the export file"),
               as_json: AsJson = False,
+              lang: Lang = None,
               backend: BackendChoice = DEFAULT_BACKEND,
               time_limit: TimeLimit = None,
               gap: Annotated[float, gap_option("relative gap of each solve (prices are as exact as costs)")] = 1e-7,
@@ -48,6 +50,7 @@ def negotiate(problem: ProblemFile,
     platform fee and discount stay as they are.
     """
     def action() -> None:
+        budget_command(DEFAULT_MAX_SECONDS if max_seconds is None else max_seconds)
         from solver.analysis.negotiate import check_vendor
         from solver.analysis.negotiate import export_vendor as write_sheet
         from solver.analysis.negotiate import negotiate as analyse
@@ -59,6 +62,7 @@ def negotiate(problem: ProblemFile,
         if sheet_path is not None:
             check_new_file(sheet_path, "--export-vendor", force=force, example="sheet.csv")
         prob, cat = load_problem(problem)
+        speak(lang, prob)
         if sheet_vendor is not None:
             check_vendor(cat, sheet_vendor, "--export-vendor")
         vendors = list(vendor or [])
@@ -78,4 +82,4 @@ def negotiate(problem: ProblemFile,
             print_json(data)
         else:
             render_negotiation(result, plan_console(), written)
-    run_action(action)
+    run_action(action, stoppable=True)

@@ -71,8 +71,12 @@ def gap_option(help: str = "stop each solve at this relative gap"):
 
 
 def max_seconds_option(help: str, example: str):
-    """--max-seconds, the whole command's time: > 0 seconds (`help` says what it bounds)."""
-    return typer.Option("--max-seconds", help=f"{help} (> 0)", callback=bounded(gt=0, example=example))
+    """--max-seconds, the whole command's time: > 0 seconds (`help` says what it bounds). Every command
+    that solves has one, 60 s by default (solver.commands.common.DEFAULT_MAX_SECONDS): it then prints
+    what it has, never nothing."""
+    return typer.Option("--max-seconds", help=f"{help} (> 0; default 60: then the command stops and prints what "
+                                              "it has, showing what it had not determined as such)",
+                        callback=bounded(gt=0, example=example))
 
 
 def catalog_option(help: str):

@@ -3,12 +3,14 @@
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Annotated, Optional
 
 import typer
 
 from solver.choices import DEFAULT_BACKEND
-from solver.commands.common import run_action, speak, working
-from solver.commands.options import BackendChoice, Gap, Lang, ProblemFile, TimeLimit
+from solver.clock import budget_command
+from solver.commands.common import DEFAULT_MAX_SECONDS, run_action, speak, working
+from solver.commands.options import BackendChoice, Gap, Lang, ProblemFile, TimeLimit, max_seconds_option
 
 
 def register(app: typer.Typer) -> None:
@@ -25,11 +27,15 @@ def report_command(
         backend: BackendChoice = DEFAULT_BACKEND,
         time_limit: TimeLimit = None,
         gap: Gap = None,
+        max_seconds: Annotated[Optional[float], max_seconds_option(
+            "the whole run's budget: the solve and the frontier's points; no solve starts after it, "
+            "none runs past it", example="--max-seconds 300")] = None,
         lang: Lang = None) -> None:
     """Cheapest plan for PROBLEM as an HTML report that opens offline: summary, Gantt chart of rentals,
     cost breakdown, job layouts, assumptions and a contract checklist per vendor.
     Never overwrites a file without --force (exit 2). Exit 1 when infeasible (no file written)."""
     def action() -> None:
+        budget_command(DEFAULT_MAX_SECONDS if max_seconds is None else max_seconds)
         from solver.api import solve_problem
         from solver.load import load_problem
         from solver.report.html import check_html_path, write_html
@@ -50,5 +56,5 @@ def report_command(
             front = frontier(prob, cat, "deadline", frontier_points, **options)
         path = write_html(output, plan, prob, cat, frontier=front, force=force, option="--output")
         render_report_written(plan, prob, path)
-    run_action(action)
+    run_action(action, stoppable=True)
 

@@ -10,8 +10,8 @@ from typing import Annotated, Literal, Optional
 import typer
 
 from solver.choices import DEFAULT_BACKEND, DETAILS
-from solver.clock import RunClock
-from solver.commands.common import plan_console, run_action, speak, working
+from solver.clock import RunClock, budget_command
+from solver.commands.common import DEFAULT_MAX_SECONDS, announce_infeasible, plan_console, run_action, speak, working
 from solver.commands.options import (
     AsJson,
     BackendChoice,
@@ -87,6 +87,7 @@ def solve(problem: ProblemFile,
                 raise ProblemError("not written with --objective min_time, which solves a sequence of models",
                                    key="--export-mps", fix="leave out --export-mps, or export the min_cost model")
             check_new_file(export_mps, "--export-mps", force=force, example="model.mps")
+        budget_command(DEFAULT_MAX_SECONDS if max_seconds is None else max_seconds)
         run = RunClock.since_start(time_limit, max_seconds)  # the solve's steps each cut to what is left
         options = {"backend": backend.value, "time_limit": time_limit, "gap": gap}
         try:
@@ -94,8 +95,8 @@ def solve(problem: ProblemFile,
                 plan = _plan(prob, cat, objective.value, export_mps, run, options)
         except Infeasible as exc:
             if exc.proven and explain:
-                exc.explanation = _explanation(prob, cat, backend.value, time_limit,
-                                               run.left() if max_seconds else 600.0)
+                announce_infeasible(exc)  # the verdict at once; the search for relaxations takes longer
+                exc.explanation = _explanation(prob, cat, backend.value, time_limit, run.left())
             if as_json:  # the object on stdout for programs; the words still go to stderr (run_action)
                 print_json(infeasible_json(exc, prob.currency))
             raise
@@ -108,7 +109,7 @@ def solve(problem: ProblemFile,
             print_json(solve_json(plan, why=explained.to_dict() if explained else None, baselines=compared))
         else:
             _render(plan, compared, explained, written)
-    run_action(action)
+    run_action(action, stoppable=True)
 
 
 def _plan(prob, cat, objective: str, export_mps: Path | None, run: RunClock, options: dict):

@@ -2,11 +2,14 @@
 
 from __future__ import annotations
 
+from typing import Annotated, Optional
+
 import typer
 
 from solver.choices import DEFAULT_BACKEND
-from solver.commands.common import plan_console, run_action, working
-from solver.commands.options import AsJson, BackendChoice, Gap, ProblemFile, TimeLimit
+from solver.commands.common import DEFAULT_MAX_SECONDS, plan_console, run_action, speak, working
+from solver.commands.options import AsJson, BackendChoice, Gap, Lang, max_seconds_option, ProblemFile, TimeLimit
+from solver.clock import budget_command
 
 
 def register(app: typer.Typer) -> None:
@@ -18,24 +21,30 @@ def whatif(problem: ProblemFile,
                                            help="PATH=VALUE, PATH*=FACTOR or PATH+=AMOUNT; repeat for more, "
                                                 "e.g. --set 'offers\\[vendor=sinnet].price*=0.9'"),
            as_json: AsJson = False,
+           lang: Lang = None,
            backend: BackendChoice = DEFAULT_BACKEND,
            time_limit: TimeLimit = None,
            gap: Gap = None,
            explain: bool = typer.Option(True, "--explain/--no-explain",
                                         help="when the edits make it infeasible, find the smallest relaxation "
-                                             "of each limit")) -> None:
+                                             "of each limit"),
+           max_seconds: Annotated[Optional[float], max_seconds_option(
+               "the whole run's budget: the baseline, the scenario and its explanation; no solve starts "
+               "after it, none runs past it", example="--max-seconds 120")] = None) -> None:
     """Solve PROBLEM as written and with the edits; print cost delta, mix changes and what binds.
 
     Exit 1 when the edited problem is infeasible (the baseline is still shown, and, unless
     --no-explain, the smallest relaxation of each limit that makes the edited problem feasible).
     """
     def action() -> None:
+        budget_command(DEFAULT_MAX_SECONDS if max_seconds is None else max_seconds)
         from solver.analysis.whatif import what_if
         from solver.load import load_problem
         from solver.report.terminal import print_json
         from solver.report.whatif import render_whatif
 
         prob, cat = load_problem(problem)
+        speak(lang, prob)
         with working("what-if: baseline and scenario"):
             result = what_if(prob, cat, edits, explain=explain, backend=backend.value, time_limit=time_limit,
                              gap=gap)
@@ -45,4 +54,4 @@ def whatif(problem: ProblemFile,
             render_whatif(result, plan_console())
         if result.scenario.plan is None:
             raise typer.Exit(1)
-    run_action(action)
+    run_action(action, stoppable=True)

@@ -8,9 +8,9 @@ from typing import Annotated
 import typer
 
 from solver.choices import DEFAULT_BACKEND
-from solver.clock import left_of
-from solver.commands.common import plan_console, run_action, working
-from solver.commands.options import AsJson, BackendChoice, Gap, ProblemFile, TimeLimit, max_seconds_option
+from solver.clock import budget_command, left_of
+from solver.commands.common import DEFAULT_MAX_SECONDS, plan_console, run_action, speak, working
+from solver.commands.options import AsJson, BackendChoice, Gap, Lang, max_seconds_option, ProblemFile, TimeLimit
 
 
 def register(app: typer.Typer) -> None:
@@ -20,6 +20,7 @@ def register(app: typer.Typer) -> None:
 def why_command(problem: ProblemFile,
                 k: int = typer.Option(3, "--k", "-k", min=1, help="runners-up shown per job"),
                 as_json: AsJson = False,
+                lang: Lang = None,
                 backend: BackendChoice = DEFAULT_BACKEND,
                 time_limit: TimeLimit = None,
                 gap: Gap = None,
@@ -32,12 +33,14 @@ def why_command(problem: ProblemFile,
     plan when forced and those left out before solving; then what one more unit of each binding
     limit is worth, by re-solving. Exit 1 when the problem itself is infeasible."""
     def action() -> None:
+        budget_command(DEFAULT_MAX_SECONDS if max_seconds is None else max_seconds)
         from solver.analysis.why import why
         from solver.load import load_problem
         from solver.report.terminal import print_json
         from solver.report.why import render_why
 
         prob, cat = load_problem(problem)
+        speak(lang, prob)
         with working("why: optimum, runners-up and binding limits"):
             result = why(prob, cat, k=k, backend=backend.value, time_limit=time_limit, gap=gap,
                          max_seconds=left_of(max_seconds))
@@ -45,4 +48,4 @@ def why_command(problem: ProblemFile,
             print_json(result.to_dict())
         else:
             render_why(result, plan_console())
-    run_action(action)
+    run_action(action, stoppable=True)

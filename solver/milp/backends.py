@@ -18,7 +18,7 @@ from ortools.linear_solver.python import model_builder as mb
 
 from solver.milp.core import Milp
 from solver.milp.highs_options import HIGHS_PRESOLVE_RULES_OFF, HIGHS_PSCOST_MIN_RELIABLE
-from solver.milp.progress import Listener, report_progress
+from solver.milp.progress import PROGRESS, Listener, report_progress
 from solver.milp.solution import OPTIMALITY_GAP
 
 from solver.choices import BACKENDS, DEFAULT_BACKEND  # re-exported: written without OR-Tools, for the CLI
@@ -96,7 +96,7 @@ def mathopt_once(model, time_limit: float | None, gap: float | None, log: bool, 
     callback = (lambda lines: report_progress(lines, listener)) if listener is not None else None
     with native_stdout_to_stderr():
         return mathopt.solve(model, mathopt.SolverType.HIGHS, params=params, model_params=model_params,
-                             msg_cb=callback)
+                             msg_cb=callback, interrupter=PROGRESS.interrupter)
 
 
 @contextmanager

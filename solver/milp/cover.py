@@ -18,6 +18,25 @@ valid for z_c = 1 by MIR, and for z_c = 0 since its left side is never negative.
 Coefficients are rounded up to thousandths (still valid, and exact for CP-SAT, which
 scales every row to integers). Seed 000's problem: the LP bound rises from 295,824 to the
 optimum, 307,180 CNY.
+
+Volume discounts lift the right side. A discount d on node variable x_d (a contract start,
+or one period's hourly nodes) has a flag y_d with x_d ≥ N0_d·y_d (solver.milp.capacity), so
+
+    Σ_i α_i·x_i ≥ ⌈β⌉·z_c + Σ_d max(0, α_d·N0_d − ⌈β⌉)·y_d
+
+is valid too: with no flag at 1 it is the cut above; with the flags of a set D at 1 its left
+side is at least Σ_{d∈D} α_d·N0_d, and its right side at most ⌈β⌉ + Σ_{d∈D} (α_d·N0_d − ⌈β⌉),
+which is no more for |D| ≥ 1. A second row replaces those x_d by their full-price nodes v_d
+(v_d = x_d when y_d = 0) and takes ⌈β⌉ off the right side per flag:
+
+    Σ_{i∉S} α_i·x_i + Σ_{d∈S} α_d·v_d ≥ ⌈β⌉·(z_c − Σ_{d∈S} y_d)      (S: the lifted discounts)
+
+valid since with every y_d = 0 it is the cut above, and otherwise its right side is ≤ 0.
+Why: without it the LP takes a discount with a fractional flag
+(3 of a 4-node threshold at y = 0.75), the gap the realistic suite's attribution found the
+largest (tests/bench/HISTORY.md, issue 33): on issue 33's problem the discount flags alone
+closed 90 % of the LP's gap. With one configuration the two rows are the convex hull's
+x ≥ ⌈β⌉ + (N0 − ⌈β⌉)·y and v ≥ ⌈β⌉·(1 − y).
 """
 
 from __future__ import annotations
@@ -28,6 +47,7 @@ from collections import defaultdict
 from ortools.linear_solver.python import model_builder as mb
 
 from solver.milp.assignment import node_share
+from solver.milp.capacity import discounted_variable
 from solver.milp.core import Milp
 from solver.milp.warmstart import WARM_START_VARIABLES
 from solver.milp.work import work_coefficients
@@ -41,6 +61,11 @@ rule and aggregator off (solver.milp.highs_options): one divisor 9.3, 2.3, 1.3 s
 seed-13b-100b, 1.5 against 2.5 s.)"""
 GRID = 1000
 """Coefficients are rounded up to multiples of 1/GRID."""
+LIFT_DISCOUNTS = False
+"""Lift each cut by the volume discounts' flags (module docstring). Off by default: it raises
+the LP bound (issue 33's problem 354,600 → 389,052 CNY of 393,000) but measured no faster
+on the realistic suite (tests/bench/HISTORY.md, 2026-12-07), and it changes which of the
+equally cheap plans the bundled problems get (their golden answers)."""
 
 
 def add_cover_cuts(milp: Milp) -> None:
@@ -106,6 +131,7 @@ def _node_work(milp: Milp, options: list[int],
 def _add_cuts(milp: Milp, job: str, capacity: dict[mb.Variable, float], need: float, flag) -> None:
     divisors = sorted({a for a in capacity.values()}, reverse=True)[:DIVISORS]
     names = milp.cover.setdefault(job, [])
+    discounts = _discounts(milp) if LIFT_DISCOUNTS else {}
     for w in divisors:
         beta = need / w
         f = beta - math.floor(beta)
@@ -114,9 +140,55 @@ def _add_cuts(milp: Milp, job: str, capacity: dict[mb.Variable, float], need: fl
         coefs = {var: _mir(a / w, f) for var, a in capacity.items()}
         lhs = mb.LinearExpr.weighted_sum(list(coefs), list(coefs.values()))
         rhs = math.ceil(beta) * (flag if flag is not None else 1)
+        lifts = _lifts(coefs, discounts, math.ceil(beta))
+        if lifts:
+            _add_full_price_cut(milp, job, coefs, discounts, lifts, rhs, math.ceil(beta))
+            rhs = rhs + mb.LinearExpr.weighted_sum(list(lifts), list(lifts.values()))
         name = f"Cover-{job}-{len(milp.rows)}"
         milp.add_row(name, lhs >= rhs)
         names.append(name)
+
+
+def _add_full_price_cut(milp: Milp, job: str, coefs: dict[mb.Variable, float],
+                        discounts: dict[int, tuple[mb.Variable, int, mb.Variable]], lifts: dict[mb.Variable, float],
+                        rhs, whole: int) -> None:
+    """The cut with each lifted discount's nodes x_d replaced by its full-price nodes v_d, and
+    ⌈β⌉ taken off the right side per flag: valid (module docstring), the other half of the hull."""
+    flags = {y.index for y in lifts}
+    terms = {}
+    for var, alpha in coefs.items():
+        d = discounts.get(var.index)
+        if d is not None and d[0].index in flags:
+            var = d[2]
+        terms[var] = terms.get(var, 0.0) + alpha
+    lhs = mb.LinearExpr.weighted_sum(list(terms), list(terms.values()))
+    name = f"Cover-{job}-{len(milp.rows)}"
+    milp.add_row(name, lhs >= rhs - whole * mb.LinearExpr.sum(list(lifts)))
+    milp.cover[job].append(name)
+
+
+def _discounts(milp: Milp) -> dict[int, tuple[mb.Variable, int, mb.Variable]]:
+    """Each volume discount's node variable x (by index) → (its flag y, the nodes N0 it needs,
+    its full-price nodes v)."""
+    out = {}
+    for (key, t), y in milp.discount_flag.items():
+        x = discounted_variable(milp, key, t)
+        out[x.index] = y, milp.inst.configs[key].discount_nodes, milp.full_price[key, t]
+    return out
+
+
+def _lifts(coefs: dict[mb.Variable, float], discounts: dict[int, tuple[mb.Variable, int, mb.Variable]],
+           whole: int) -> dict[mb.Variable, float]:
+    """The discount flags' terms lifting a cover cut's right side (module docstring): y_d with
+    coefficient α_d·N0_d − ⌈β⌉, rounded down to the grid, where that is positive."""
+    out = {}
+    for var, alpha in coefs.items():
+        if var.index in discounts:
+            y, n0, _v = discounts[var.index]
+            lift = math.floor((alpha * n0 - whole) * GRID + 1e-9) / GRID
+            if lift > 0:
+                out[y] = lift
+    return out
 
 
 def _mir(alpha: float, f: float) -> float:

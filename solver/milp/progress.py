@@ -22,6 +22,7 @@ class Progress:
     """Who wants to hear a running HiGHS solve's incumbent and bound (the CLI's spinner), if anyone."""
 
     listener: Listener | None = None
+    interrupter: object | None = None  # an OR-Tools SolveInterrupter: HiGHS solves stop when it is triggered (Ctrl-C)
 
 
 PROGRESS = Progress()

@@ -11,9 +11,10 @@ from typing import Literal
 
 from collections.abc import Mapping
 
-from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
+from pydantic import BaseModel, ConfigDict, Field, ValidationInfo, field_validator, model_validator
 
 from solver.errors import ProblemError
+from solver.model.magnitudes import check_magnitude
 from solver.model.modes import MODES, UNIT_DAYS, Mode
 from solver.model.text import refuse_control
 
@@ -41,13 +42,18 @@ optional `wan_gbps` cell is blank. Inside one link group (dedicated lines) movin
 dataset is taken as immediate; between groups the slower end's wan_gbps applies."""
 
 
+MAX_GPUS_PER_NODE = 64
+"""The most GPUs one node of an offer holds; a SkyPilot AcceleratorCount above it is a bad cell."""
+
+
 class _Row(BaseModel):
     model_config = ConfigDict(extra="forbid", frozen=True, populate_by_name=True, allow_inf_nan=False)
 
     @field_validator("*", mode="before")
     @classmethod
-    def _printable(cls, value: object) -> object:
-        return refuse_control(value)   # solver.model.text: no ESC in a name
+    def _printable_and_sane(cls, value: object, info: ValidationInfo) -> object:
+        """No ESC in a name (solver.model.text); no number beyond its key's cap (solver.model.magnitudes)."""
+        return check_magnitude(info.field_name, refuse_control(value))
 
 
 class Gpu(_Row):
@@ -108,7 +114,7 @@ class Offer(_Row):
     price_unit: PriceUnit
     currency: str = Field(default=DEFAULT_CURRENCY, pattern=CURRENCY_PATTERN,
                           description="ISO 4217 code of price, interconnect_price, storage and egress prices")
-    gpus_per_node: int = Field(gt=0, le=64)
+    gpus_per_node: int = Field(gt=0, le=MAX_GPUS_PER_NODE)
     max_nodes: int = Field(gt=0)
     min_term_days: int = Field(default=0, ge=0)
     lead_time_days: int = Field(default=0, ge=0)

@@ -7,10 +7,11 @@ import re
 from datetime import date
 from typing import Literal
 
-from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
+from pydantic import BaseModel, ConfigDict, Field, ValidationInfo, field_validator, model_validator
 
 from solver.choices import Kind, Precision
 from solver.model.catalog import CURRENCY_PATTERN, DEFAULT_CURRENCY, DEFAULT_WAN_GBPS, Interconnect, Stack
+from solver.model.magnitudes import check_magnitude
 from solver.model.modes import Mode
 from solver.model.text import refuse_control
 
@@ -26,8 +27,9 @@ class _Strict(BaseModel):
 
     @field_validator("*", mode="before")
     @classmethod
-    def _printable(cls, value: object) -> object:
-        return refuse_control(value)   # solver.model.text: no ESC in a name
+    def _printable_and_sane(cls, value: object, info: ValidationInfo) -> object:
+        """No ESC in a name (solver.model.text); no number beyond its key's cap (solver.model.magnitudes)."""
+        return check_magnitude(info.field_name, refuse_control(value))
 
     @model_validator(mode="before")
     @classmethod
@@ -297,6 +299,15 @@ class Problem(_Strict):
         """Every preference in the order it is weighed: each job's own (in job order), then the
         problem's; with the job it is about (None: every job)."""
         return [(j.name, p) for j in self.jobs for p in j.preferences] + [(p.job, p) for p in self.prefer]
+
+    @field_validator("start_date")
+    @classmethod
+    def _calendar(cls, value: date | None) -> date | None:
+        """Day 0 within 1900-2200: the horizon (up to 3650 days) and its calendar months then stay
+        inside the calendar (9999-12-31 ran past year 9999 in the cash flow: a traceback)."""
+        if value is not None and not date(1900, 1, 1) <= value <= date(2200, 12, 31):
+            raise ValueError(f"{value.isoformat()} is out of range (1900-01-01 to 2200-12-31)")
+        return value
 
     @model_validator(mode="after")
     def _jobs_fit_horizon(self) -> "Problem":

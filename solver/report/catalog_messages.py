@@ -57,17 +57,26 @@ def render_skypilot_imported(result, catalog, *, notes: int = 8) -> None:
             modes[offer.mode] = modes.get(offer.mode, 0) + 1
         kinds = ", ".join(f"{n} {mode}" for mode, n in sorted(modes.items()))
         out.print(f"{cloud.cloud}: {_n(cloud.rows, 'row')} of {cloud.file} -> {_n(len(cloud.offers), 'offer')} "
-                  f"({kinds or 'none'}) in {_n(len(cloud.datacenters), 'region')}; {cloud.cpu_rows} rows without an "
-                  f"AcceleratorName (CPU-only) skipped, {cloud.filtered} left out by --regions/--gpus"
+                  f"({kinds or 'none'}) in {_n(len(cloud.datacenters), 'region')}; {cloud.cpu_rows} CPU-only rows "
+                  f"(nothing in them names a GPU) skipped, {cloud.filtered} left out by --regions/--gpus"
                   + (f"; replaced its {cloud.replaced_offers} earlier offers" if cloud.replaced_offers else ""),
                   highlight=False)
         for reason, rows in cloud.skipped.items():
             shown = ", ".join(map(str, rows[:8])) + (", ..." if len(rows) > 8 else "")
-            err.print(f"  {cloud.cloud}: left out {_n(len(rows), 'row')}: {reason} (rows {shown})", highlight=False)
+            err.print(f"  {cloud.cloud}: left out {_n(len(rows), 'row')}: {reason} "
+                      f"({'row' if len(rows) == 1 else 'rows'} {shown})", highlight=False)
+        for warning in cloud.warnings[:notes]:
+            err.print(f"  {cloud.cloud}: warning: {warning} (its offer's source says CHECK)", highlight=False)
+        if len(cloud.warnings) > notes:
+            err.print(f"  {cloud.cloud}: ... and {len(cloud.warnings) - notes} more warnings", highlight=False)
         for note in cloud.notes[:notes]:
             err.print(f"  {cloud.cloud}: {note}", highlight=False)
         if len(cloud.notes) > notes:
             err.print(f"  {cloud.cloud}: ... and {len(cloud.notes) - notes} more notes", highlight=False)
+    if result.unchanged:
+        out.print(f"{result.into} already holds exactly these rows: nothing written ({len(catalog.offers)} offers, "
+                  f"{len(catalog.datacenters)} datacenters, {len(catalog.gpus)} GPUs in the catalog)", highlight=False)
+        return
     out.print(f"wrote {result.into}: {len(catalog.offers)} offers, {len(catalog.datacenters)} datacenters, "
               f"{len(catalog.gpus)} GPUs in the catalog", highlight=False)
     for backup in result.backups:

@@ -1,14 +1,16 @@
-"""`gpuplan catalog show`: one catalog table within the console (README: at most 100 columns).
+"""`gpuplan catalog show`: one catalog table within the console's width (the terminal's, 100 when piped).
 
 Why its own widths: rich on its own cut whole columns off at 100 columns; here names a
-user copies into edits are never folded, and every row's as_of and source stay on
-screen as a numbered note under the table.
+user copies into edits are never folded while they fit, and when they cannot (long imported
+ids in a narrow terminal) they break only after a '-' or '_', never inside a word; every
+row's as_of and source stay on screen as a numbered note under the table.
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+import re
 from collections import Counter
+from dataclasses import dataclass
 
 from rich import box
 
@@ -134,8 +136,13 @@ def render_table(catalog, console: Console, name: str, how: OfferFilter | None =
     notes: dict[tuple[str, str], int] = {}
     refs = [str(notes.setdefault((str(r.as_of or ""), r.source), len(notes) + 1)) for r in rows]
     title = f"{catalog.path} — {name}"
-    table = _table(title, header, cells, refs, groups, _widths([*header, "src"], [c + [r] for c, r in zip(cells, refs)],
-                                                               console.width))
+    widths = _widths([*header, "src"], [c + [r] for c, r in zip(cells, refs)], console.width)
+    if widths is None:        # names cannot stay whole: break them after '-' or '_' only
+        widths = _widths([*header, "src"], [c + [r] for c, r in zip(cells, refs)], console.width, whole=False)
+        if widths is not None:
+            cells = [[_wrap_name(c, widths[k]) if _names(header[k]) else c for k, c in enumerate(row)]
+                     for row in cells]
+    table = _table(title, header, cells, refs, groups, widths)
     console.print(table)
     if caption:
         console.print(caption, highlight=False, markup=False)
@@ -148,11 +155,14 @@ def render_table(catalog, console: Console, name: str, how: OfferFilter | None =
     console.print(sources)
 
 
-def _widths(header: list[str], cells: list[list[str]], width: int) -> list[int] | None:
+def _widths(header: list[str], cells: list[list[str]], width: int, *, whole: bool = True) -> list[int] | None:
     """Column widths within `width` (one space between columns): each at least its widest word
-    (names in KEEP_WHOLE: their longest value), then widened towards its longest line as room
-    allows. None when even that does not fit: rich then folds cells, but drops no column."""
+    (names in KEEP_WHOLE: their longest value; with whole=False their longest piece between
+    '-' and '_' breaks), then widened towards its longest line as room allows. None when even
+    that does not fit: rich then folds cells, but drops no column."""
     def words(k: int) -> list[str]:
+        if not whole and _names(header[k]):
+            return header[k].split() + [p for row in cells for line in row[k].split("\n") for p in _pieces(line)]
         return header[k].split() + [w for row in cells for w in
                                     ([row[k]] if header[k] in KEEP_WHOLE else
                                      row[k].split("\n") if _whole_lines(header[k]) else row[k].split())]
@@ -163,7 +173,8 @@ def _widths(header: list[str], cells: list[list[str]], width: int) -> list[int] 
     if room < 0:
         return None
     widths = list(least)
-    for k in sorted(range(len(header)), key=lambda k: most[k] - least[k]):   # small gaps closed first
+    # small gaps closed first; names that must break first of all (fewer breaks in what users copy)
+    for k in sorted(range(len(header)), key=lambda k: (whole or not _names(header[k]), most[k] - least[k])):
         grow = min(room, most[k] - least[k])
         widths[k] += grow
         room -= grow
@@ -186,6 +197,32 @@ def _table(title: str, header: list[str], cells: list[list[str]], refs: list[str
             table.add_row(Text(group, style="bold"))
         table.add_row(*(Text(c) for c in row), ref)
     return table
+
+
+def _names(column: str) -> bool:
+    """Columns of names a user copies (ids, sites): broken only between pieces when they must be."""
+    return column in KEEP_WHOLE or column == "offer / site"
+
+
+def _pieces(name: str) -> list[str]:
+    """A name cut after each '-' or '_' (the hyphen stays at the end of its piece); leading spaces kept."""
+    return [p for p in re.split(r"(?<=[-_])", name) if p]
+
+
+def _wrap_name(cell: str, width: int) -> str:
+    """Each line of a name cell filled with whole pieces up to `width` characters (a continued
+    name is indented by two spaces, like a site under its offer)."""
+    out = []
+    for line in cell.split("\n"):
+        current = ""
+        for piece in _pieces(line):
+            if current and len(current) + len(piece) > width:
+                out.append(current)
+                current = "  " + piece.lstrip() if len(piece.lstrip()) + 2 <= width else piece.lstrip()
+            else:
+                current += piece
+        out.append(current)
+    return "\n".join(out)
 
 
 def _whole_lines(column: str) -> bool:

@@ -23,7 +23,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from solver.files import check_new_file, write_text
-from solver.i18n import N_, _, current, headline, is_zh, money_unit, ngettext
+from solver.i18n import N_, _, current, headline, is_zh, money_unit, ngettext, text_width
 from solver.model.catalog import Catalog
 from solver.model.ledger import BILLING, blocks
 from solver.model.modes import MODES, legend_order
@@ -75,16 +75,15 @@ def money(value: float) -> str:
 
 
 def _short_money(value: float) -> str:
+    if is_zh():  # Chinese counts in 万 (1e4) and 亿 (1e8)
+        if abs(value) >= 1e8:
+            return f"{value / 1e8:,.2f}亿"
+        return f"{value / 1e4:,.0f}万" if abs(value) >= 1e4 else f"{value:,.0f}"
     if abs(value) >= 1e6:
         return f"{value / 1e6:,.2f}M"
     if abs(value) >= 1e4:
         return f"{value / 1e3:,.0f}k"
     return f"{value:,.0f}"
-
-
-def text_width(text: str) -> int:
-    """Width of `text` in Latin characters: a CJK character (or a full-width sign) takes two."""
-    return sum(2 if ord(c) >= 0x2E80 else 1 for c in text)
 
 
 def _num(value: float) -> str:
@@ -151,10 +150,11 @@ def render_html(plan: Plan, problem: Problem, catalog: Catalog, *, frontier=None
     sections = [
         "<h1>" + esc(_("GPU rental plan: {name}").format(name=plan.problem)) + "</h1>",
         f'<p class="summary" id="summary">{summary_sentence(plan, problem)}</p>',
-        (f'<p class="summary" id="stack-switch"><strong>Software stack:</strong> {esc(plan.stack_switch.text)}</p>'
+        ('<p class="summary" id="stack-switch"><strong>' + esc(_("Software stack:")) + f'</strong> {esc(plan.stack_switch.text)}</p>'
          if plan.stack_switch is not None else ""),
-        (f'<p class="summary" id="robust-plan"><strong>Robust plan</strong> (every MFU × '
-         f'{plan.robust_plan.mfu_factor:g}): {esc(plan.robust_plan.text)}</p>' if plan.robust_plan is not None else ""),
+        ('<p class="summary" id="robust-plan"><strong>' + esc(_("Robust plan")) + "</strong> " +
+         esc(_("(every MFU × {factor}):").format(factor=f"{plan.robust_plan.mfu_factor:g}")) +
+         f" {esc(plan.robust_plan.text)}</p>" if plan.robust_plan is not None else ""),
         _status_line(plan),
         _illustrative_banner(used),
         "<h2>" + _("Rentals over time") + "</h2>",
@@ -435,10 +435,12 @@ def _horizon_text(plan: Plan, problem: Problem) -> str:
     return _("last day {date}").format(date=day_text(plan.start_date, problem.horizon_days - 1))
 
 
-LAYOUT_GLOSS = ("Layout: TP×PP is the GPUs one copy of the model is split over (TP: each layer across GPUs, "
-                "PP: layers in stages); replicas are copies trained side by side, and DP, the data-parallel "
-                "degree, counts them (× any ZeRO sharding).")
-"""One line for readers who do not train models, wherever a layout is shown to them."""
+LAYOUT_GLOSS = N_("Layout: TP×PP is the GPUs one copy of the model is split over (TP: each layer across GPUs, "
+                   "PP: layers in stages); replicas are copies trained side by side, and DP, the data-parallel "
+                   "degree, counts them (× any ZeRO sharding).")
+"""One line for readers who do not train models, wherever a layout is shown to them (`_()` it there)."""
+MARGIN_GLOSS = N_("MFU margin: the lowest MFU, as a share of the one planned with, at which the job still ends in "
+                  "time.")
 
 FABRIC_NAMES = {"ib_ndr": "InfiniBand NDR", "ib_hdr": "InfiniBand HDR", "roce": "RoCE", "ethernet": "Ethernet"}
 """The catalog's interconnect codes in words (never `ib_ndr|roce` in a report)."""
@@ -490,7 +492,8 @@ def cost_svg(plan: Plan) -> str:
         tx, anchor = (x1 + 6, "start") if not negative else (x0 - 6, "end")
         if negative and x0 - 6 < left:
             tx, anchor = x(0) + 6, "start"
-        share = "discount" if negative else f"{shares[key]:.1%} of the cost before discounts"
+        share = _("discount") if negative else _("{share} of the cost before discounts").format(
+            share=f"{shares[key]:.1%}")
         out.append(f'<text x="{_num(tx)}" y="{y + 18}" text-anchor="{anchor}">{money(value)} '
                    f'<tspan class="muted">({share})</tspan></text>')
         y += row_h
@@ -597,7 +600,7 @@ def _allocation_table(plan: Plan) -> str:
              str(a.nodes), str(a.gpus), esc(span_text(plan.start_date, a.start_day, a.end_day)), money(a.cost)]
             for n, a in numbered]
     when = _("dates (first – last day held)") if plan.start_date else _("days")
-    return _table(["#", _("site"), _("vendor"), _("mode"), _("offer"), "GPU", _("fabric"), _("nodes"), "GPUs", when,
+    return _table(["#", _("site"), _("vendor"), _("mode"), _("offer"), "GPU", _("fabric"), _("nodes"), _("GPUs"), when,
                    _("cost ({unit})").format(unit=unit(plan.currency))], rows, numeric=(0, 7, 8, 10),
                   cls="allocations")
 
@@ -668,7 +671,7 @@ def _jobs_table(plan: Plan, problem: Problem, catalog: Catalog) -> str:
         zero = lay.get("zero")
         rows.append([esc(j.name), f"{j.gpus:,}", esc(", ".join(j.gpu_types)) + " @ " + esc(", ".join(j.sites)),
                      str(lay.get("gpus", "—")),
-                     esc(j.layout_text) if lay else "—",
+                     esc(layout_words(j)) if lay else "—",
                      "—" if zero is None else (_("off") if zero == 0 else _("stage {n}").format(n=zero)),
                      "—" if "recompute" not in lay else (_("yes") if lay["recompute"] else _("no")),
                      "—" if "multi_node" not in lay else (_("yes") if lay["multi_node"] else _("no")),
@@ -678,10 +681,10 @@ def _jobs_table(plan: Plan, problem: Problem, catalog: Catalog) -> str:
     return _table([_("job"), _("peak GPUs"), _("on"), _("GPUs per replica"), _("layout"), "ZeRO", _("recompute"),
                    _("spans nodes"), _("memory per GPU (GB)"),
                    _("last day / deadline") if plan.start_date else _("finish day / deadline"),
-                   _("work done / needed (EFLOP)"), "MFU margin"], rows, numeric=(1, 3, 8, 10, 11), cls="jobs") + \
-        "<p>" + esc(LAYOUT_GLOSS) + " " + esc(_("Layout of the configuration that carries most of each job's "
-                                               "GPU-periods; work includes redundancy.")) + \
-        " MFU margin: the lowest MFU, as a share of the one planned with, at which the job still ends in time.</p>"
+                   _("work done / needed (EFLOP)"), _("MFU margin")], rows, numeric=(1, 3, 8, 10, 11), cls="jobs") + \
+        "<p>" + esc(_(LAYOUT_GLOSS)) + " " + esc(_("Layout of the configuration that carries most of each job's "
+                                                  "GPU-periods; work includes redundancy.")) + \
+        " " + esc(_(MARGIN_GLOSS)) + "</p>"
 
 
 def _finish_text(plan: Plan, finish: int, deadline: int | None) -> str:
@@ -705,7 +708,7 @@ def _why_section(why: dict, currency: str) -> str:
     parts = []
     for job in why.get("jobs", []):
         rows = [[esc(a["label"]), money(a["cost"]) if a.get("cost") is not None else _("no plan"),
-                 money(a["delta"]) if a.get("delta") is not None else "—", esc(a["code"]), esc(a["text"])]
+                 money(a["delta"]) if a.get("delta") is not None else "—", esc(reason_name(a["code"])), esc(a["text"])]
                 for a in job.get("alternatives", [])]
         used = esc(_("{job}: uses {what}").format(job=job["job"], what=_(", ").join(job.get("used", []))))
         parts.append(f"<h3>{used}</h3>")
@@ -713,7 +716,7 @@ def _why_section(why: dict, currency: str) -> str:
                              _("vs this plan"), _("reason"), _("why")], rows, numeric=(1, 2), cls="why")
                      if rows else "<p>" + _("No other alternative has a plan.") + "</p>")
         for key, title in (("infeasible", N_("No plan when forced onto it")), ("excluded", N_("Left out before solving"))):
-            apart = [[esc(a["label"]), esc(a["code"]), esc(a["text"])] for a in job.get(key, [])]
+            apart = [[esc(a["label"]), esc(reason_name(a["code"])), esc(a["text"])] for a in job.get(key, [])]
             if apart:
                 parts.append(f"<p>{_(title)}:</p>" + _table([_("option"), _("reason"), _("why")], apart,
                                                             cls="why-apart"))
@@ -730,11 +733,57 @@ def _why_section(why: dict, currency: str) -> str:
 def _binding_table(plan: Plan) -> str:
     if not plan.binding:
         return "<p>" + esc(_("None: no budget, power, stock or deadline limit is reached.")) + "</p>"
-    rows = [[esc(limit_name(b.kind)), esc(span_text(plan.start_date, b.start_day, b.end_day)), esc(b.text)]
+    rows = [[esc(limit_name(b.kind)), esc(span_text(plan.start_date, b.start_day, b.end_day)), esc(binding_text(b))]
             for b in plan.binding]
     return _table([_("limit"), _("dates (first – last day)") if plan.start_date else _("days"), _("what")], rows,
                   cls="binding") + \
         "<p>" + esc(_("More of a limit reached could make the plan cheaper, or feasible sooner.")) + "</p>"
+
+
+def layout_words(job) -> str:
+    """A job's layout (JobResult.layout_text, "55 replicas of TP4×PP2 (DP55), recompute"), in Chinese
+    written from its layout's numbers; the plan's own text in English."""
+    lay = job.layout or {}
+    if not is_zh() or not {"tp", "pp", "dp", "replicas"} <= set(lay):
+        return job.layout_text
+    shards = lay.get("zero_shards", 1)   # the group's own ZeRO sharding; `dp` is the job's whole DP
+    group = f"TP{lay['tp']}×PP{lay['pp']}" + (_(" sharded over {n}").format(n=shards) if shards > 1 else "")
+    parts = [_("{n} replicas of {group} (DP{dp})").format(n=lay["replicas"], group=group, dp=lay["dp"])]
+    if lay.get("zero"):
+        parts.append(f"ZeRO-{lay['zero']}")
+    if lay.get("recompute"):
+        parts.append(_("recompute"))
+    return _(", ").join(parts)
+
+
+def binding_text(b) -> str:
+    """What a binding limit is (Binding.text), in Chinese written from its numbers; the plan's own text in English."""
+    if not is_zh():
+        return b.text
+    span = f"{b.start_day}–{b.end_day}"
+    words = {"budget": _("budget: {used} of {limit} {unit} used"),
+             "power": _("power at {name}, days {span}: {used} of {limit} kW"),
+             "availability": _("availability of {name}, days {span}: all {limit} nodes"),
+             "deadline": _("deadline of {name}: runs until day {limit}")}
+    if b.kind not in words:
+        return b.text
+    money = b.kind == "budget"
+    return words[b.kind].format(name=b.name, span=span, unit=money_unit(b.unit) if money else b.unit,
+                                used=f"{b.used:,.0f}" if money else f"{b.used:,.1f}",
+                                limit=f"{b.limit:,.0f}" if b.kind != "power" else f"{b.limit:,.1f}")
+
+
+REASONS = {"price": N_("price"), "memory": N_("memory"), "power": N_("power"), "lead_time": N_("lead time"),
+           "availability": N_("availability"), "residency": N_("residency"), "deadline": N_("deadline"),
+           "fabric": N_("fabric"), "restrict": N_("restricted"), "stack": N_("software stack"), "spot": N_("spot"),
+           "precision": N_("precision"), "window": N_("window"), "capacity": N_("capacity"),
+           "dominated": N_("dominated")}
+"""Why an option lost or was left out (solver.analysis.why.CODES, solver.milp.exclusion.CODES) in words,
+in Chinese; an English report keeps the code, as `--json` does."""
+
+
+def reason_name(code: str) -> str:
+    return _(REASONS[code]) if is_zh() and code in REASONS else code
 
 
 LIMIT_NAMES = {"budget": N_("budget"), "power": N_("power"), "availability": N_("availability"),
@@ -801,17 +850,19 @@ def _assumptions(plan: Plan, problem: Problem, catalog: Catalog, used: dict) -> 
 # ----- contract checklist (seed 002: 合同签署前必须确认的条款) -----------------------------------------
 QUESTIONS = (
     ("storage", N_("Are storage and bandwidth included in the price?"), "含存储和带宽吗？"),
-    ("stopped", N_("Is there a fee for stopped-but-kept machines (often 20–50% of the list price)? "
+    ("stopped", N_("Is there a fee for stopped-but-kept machines (often {share} of the list price)? "
                    "Put the stop policy in a contract annex."), "停机保留费？停机策略写进合同附件"),
     ("faults", N_("Fault compensation: for an outage (power, network, hardware), is the machine-time fee refunded "
                   "in full, or only the rent of the outage itself?"), "故障赔偿条款"),
-    ("performance", N_("Performance: at least 95% of the GPU's rated compute, for the GPU model named in the "
+    ("performance", N_("Performance: at least {share} of the GPU's rated compute, for the GPU model named in the "
                        "contract?"), "性能达标：不低于官方标准算力的95%"),
     ("export", N_("Is export of model weights, logs and data free when training ends?"),
      "数据迁移：模型权重、日志、数据集是否免费导出？"),
 )
 """The questions (English, translated by the catalog) and the rental guides' own Chinese clause,
-shown beside the English question in an English report."""
+shown beside the English question in an English report. Percentages are `{share}` (QUESTION_SHARES):
+gettext tools read "50% of" as a printf placeholder."""
+QUESTION_SHARES = {"stopped": "20–50%", "performance": "95%"}
 
 
 def checklist(plan: Plan, problem: Problem, catalog: Catalog, used: dict) -> str:
@@ -830,7 +881,8 @@ def checklist(plan: Plan, problem: Problem, catalog: Catalog, used: dict) -> str
     out = [f"<p>{intro} {legend}</p>"]
     for vendor, offers in sorted(by_vendor.items()):
         answers = _answers(offers, plan, storage_tb, egress_tb)
-        rows = [[str(i), esc(_(q)) + ("" if is_zh() else f' <span class="zh" lang="zh-CN">{esc(zh)}</span>'),
+        rows = [[str(i), esc(_(q).format(share=QUESTION_SHARES.get(key, ""))) +
+                 ("" if is_zh() else f' <span class="zh" lang="zh-CN">{esc(zh)}</span>'),
                  answers[key]] for i, (key, q, zh) in enumerate(QUESTIONS, 1)]
         names = ", ".join(sorted(f"{o.offer}" for o in offers))
         offers_line = esc(_("offers: {names}").format(names=names))

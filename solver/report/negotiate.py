@@ -7,6 +7,7 @@ from rich.markup import escape
 from rich.table import Table
 
 from solver.analysis.negotiate import reason_kinds
+from solver.i18n import N_, _, money_unit
 
 
 def _money(x: float | None) -> str:
@@ -27,45 +28,51 @@ def _price_currency(offers) -> tuple[str, bool]:
     """(the prices' unit for a table title, whether the table needs a currency column): the
     offers' one currency, or a note that each row names its own."""
     codes = sorted({t.currency for t in offers})
-    return (f"{codes[0]} per price unit", False) if len(codes) == 1 else ("per price unit, in the currency column", True)
+    if len(codes) == 1:
+        return _("{unit} per price unit").format(unit=money_unit(codes[0])), False
+    return _("per price unit, in the currency column"), True
 
 
 def render_negotiation(result, console: Console, written: dict | None = None) -> None:
     """The tables, then the vendor's sheet when one was written (`written`: vendor, file, rows)."""
-    cur = result.currency
-    console.print(f"{escape(result.problem)}: optimum {result.base_cost:,.0f} {cur} ({result.base_status}); "
-                  f"{result.solves} solves in {result.seconds:.1f} s", highlight=False)
-    console.print(f"[dim]{escape(result.price_note)}; target = {result.margin:.0%} below the current price (in the plan) "
-                  f"or below the break-even (not in it)[/]", highlight=False)
+    cur = money_unit(result.currency)
+    console.print(_("{problem}: optimum {cost} {unit} ({status}); {n} solves in {seconds} s").format(
+        problem=escape(result.problem), cost=f"{result.base_cost:,.0f}", unit=cur, status=_(result.base_status),
+        n=result.solves, seconds=f"{result.seconds:.1f}"), highlight=False)
+    console.print("[dim]" + escape(result.price_note) + _("; target = {margin} below the current price (in the plan) "
+                  "or below the break-even (not in it)").format(margin=f"{result.margin:.0%}") + "[/]", highlight=False)
     if result.unproven:
-        console.print(f"[yellow]warning:[/] {result.unproven} solves stopped before optimality was proven "
-                      "(time limit): the prices below are approximate", highlight=False)
+        console.print("[yellow]" + _("warning:") + "[/] " + _("{n} solves stopped before optimality was proven "
+                      "(time limit): the prices below are approximate").format(n=result.unproven), highlight=False)
     inside = [t for t in result.offers if t.status == "in_plan"]
     if inside:
         unit, mixed = _price_currency(inside)
-        table = Table(title=f"Walk-away prices: offers in the plan ({unit}; saves in {cur})")
-        _columns(table, "offer", *(["currency"] if mixed else []), "price", "walk-away", "may rise", "target",
-                 "saves at target")
+        table = Table(title=_("Walk-away prices: offers in the plan ({unit}; saves in {currency})").format(
+            unit=unit, currency=cur))
+        _columns(table, N_("offer"), *([N_("currency")] if mixed else []), N_("price"), N_("walk-away"),
+                 N_("may rise"), N_("target"), N_("saves at target"))
         for t in inside:
-            limit = ("not analysed" if not t.analysed else
-                     "none (no plan without it)" if t.limit_price is None and t.cost_without is None
+            limit = (_("not analysed") if not t.analysed else
+                     _("none (no plan without it)") if t.limit_price is None and t.cost_without is None
                      else _price(t.limit_price) + ("" if t.converged else " ≥"))
             table.add_row(escape(t.offer), *([t.currency] if mixed else []), _price(t.price), limit,
                           _pct(t.limit_change), _price(t.target_price), _money(t.saving_at_target))
         console.print(table)
         for t in inside:
             if t.replaced_by:
-                console.print(escape(f"  above {_price(t.limit_price)} {t.currency}, {t.offer} is replaced by {', '.join(t.replaced_by)}"),
-                              highlight=False)
+                console.print(escape("  " + _("above {price} {unit}, {offer} is replaced by {others}").format(
+                    price=_price(t.limit_price), unit=money_unit(t.currency), offer=t.offer,
+                    others=", ".join(t.replaced_by))), highlight=False)
     outside = [t for t in result.offers if t.status == "not_in_plan"]
     if outside:
         unit, mixed = _price_currency(outside)
-        table = Table(title=f"Break-even prices: offers not in the plan ({unit}; saves in {cur})")
-        _columns(table, "offer", *(["currency"] if mixed else []), "price", "break-even", "must fall", "target",
-                 "saves at target", "node-days")
+        table = Table(title=_("Break-even prices: offers not in the plan ({unit}; saves in {currency})").format(
+            unit=unit, currency=cur))
+        _columns(table, N_("offer"), *([N_("currency")] if mixed else []), N_("price"), N_("break-even"),
+                 N_("must fall"), N_("target"), N_("saves at target"), N_("node-days"))
         for t in outside:
             if t.limit_price is None:
-                limit = ("not analysed" if not t.analysed else "never" if t.searched_down_to is None
+                limit = (_("not analysed") if not t.analysed else _("never") if t.searched_down_to is None
                          else f"< {_price(t.searched_down_to)}")
                 table.add_row(escape(t.offer), *([t.currency] if mixed else []), _price(t.price), limit, "", "—", "—",
                               "—")
@@ -79,23 +86,28 @@ def render_negotiation(result, console: Console, written: dict | None = None) ->
             if t.limit_price is None or not t.converged:
                 console.print(escape(f"  {t.offer}: {t.reason}"), highlight=False)
             if t.displaces:
-                console.print(escape(f"  at {_price(t.target_price)} {t.currency}, {t.offer} takes work from {', '.join(t.displaces)}"
-                                     " (each rented less, not necessarily dropped)"),
-                              highlight=False)
+                console.print(escape("  " + _("at {price} {unit}, {offer} takes work from {others} (each rented "
+                                              "less, not necessarily dropped)").format(
+                    price=_price(t.target_price), unit=money_unit(t.currency), offer=t.offer,
+                    others=", ".join(t.displaces))), highlight=False)
     if result.levers:
-        table = Table(title=f"What other concessions are worth ({cur}, re-solved; --json has the edits)")
-        _columns(table, "lever", "on", "saves", "per unit")
+        table = Table(title=_("What other concessions are worth ({unit}, re-solved; --json has the edits)").format(
+            unit=cur))
+        _columns(table, N_("lever"), N_("on"), N_("saves"), N_("per unit"))
         for lv in result.levers:
-            what = {"power": f"+{lv.amount:g} kW", "lead_time": f"lead time −{lv.amount:g} d",
-                    "availability": f"+{lv.amount:g} nodes"}[lv.kind]
+            what = {"power": f"+{lv.amount:g} kW", "lead_time": _("lead time −{n} d").format(n=f"{lv.amount:g}"),
+                    "availability": _("+{n} nodes").format(n=f"{lv.amount:g}")}[lv.kind]
             per = "—" if lv.per_unit is None else f"{lv.per_unit:,.0f}/{lv.unit.rstrip('s')}"
-            table.add_row(what, escape(lv.name), "infeasible" if lv.saving is None else _money(lv.saving), per)
+            table.add_row(what, escape(lv.name), _("infeasible") if lv.saving is None else _money(lv.saving), per)
         console.print(table)
+        if result.levers_note:
+            console.print(escape(_("note: {text}").format(text=result.levers_note)), highlight=False)
     elif result.levers_note:
-        console.print(escape(f"What other concessions are worth: {result.levers_note}"), highlight=False)
+        console.print(escape(_("What other concessions are worth: {note}").format(note=result.levers_note)),
+                      highlight=False)
     unusable = [t for t in result.offers if t.status == "unusable"]
     if unusable and result.vendors:
-        console.print("[bold]Offers no job can use[/] (they cannot enter at any price):")
+        console.print("[bold]" + _("Offers no job can use") + "[/] " + _("(they cannot enter at any price):"))
         for t in unusable:
             console.print(escape(f"  {t.offer}: {t.reason}"), highlight=False)
     elif unusable:
@@ -105,10 +117,11 @@ def render_negotiation(result, console: Console, written: dict | None = None) ->
                 "/".join(sorted(reason_kinds(t.reason)))
             kinds[kind] = kinds.get(kind, 0) + 1
         summary = ", ".join(f"{n} {k}" for k, n in sorted(kinds.items(), key=lambda kv: -kv[1]))
-        console.print(f"{len(unusable)} offers no job can use ({summary}); --vendor lists them with reasons",
-                      highlight=False)
+        console.print(_("{n} offers no job can use ({summary}); --vendor lists them with reasons").format(
+            n=len(unusable), summary=summary), highlight=False)
     if written:
-        console.print(escape(f"wrote {written['rows']} offers of {written['vendor']} to {written['file']}"))
+        console.print(escape(_("wrote {n} offers of {vendor} to {file}").format(
+            n=written["rows"], vendor=written["vendor"], file=written["file"])))
 
 LEFT = {"offer", "on", "lever", "currency"}
 
@@ -116,6 +129,6 @@ LEFT = {"offer", "on", "lever", "currency"}
 def _columns(table: Table, *names: str) -> None:
     for name in names:
         if name == "offer":
-            table.add_column(name, no_wrap=True)
+            table.add_column(_(name), no_wrap=True)
         else:
-            table.add_column(name, justify="left" if name in LEFT else "right")
+            table.add_column(_(name), justify="left" if name in LEFT else "right")

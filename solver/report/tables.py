@@ -51,7 +51,7 @@ from solver.choices import DETAILS
 from solver.errors import ProblemError
 from solver.files import (check_writable_folder, csv_frame, replace_together, require_openpyxl, save_atomic,
                           text_cells, write_error)
-from solver.i18n import N_, _, current, money_unit
+from solver.i18n import N_, _, current, money_unit, text_width
 from solver.model.catalog import Catalog
 from solver.model.ledger import BILLING, blocks
 from solver.model.modes import UNIT_DAYS
@@ -505,11 +505,6 @@ def write_csv_dir(tables: Mapping[str, pd.DataFrame], folder: str | Path, *, for
 def _sheet_name(name: str) -> str:
     cleaned = "".join("_" if c in "[]:*?/\\" else c for c in name)
     return cleaned[:31] or "sheet"
-
-
-def text_width(text: str) -> int:
-    """Columns a cell's text takes: a CJK character two."""
-    return sum(2 if ord(c) >= 0x2E80 else 1 for c in text)
 
 
 def _text(value: Any) -> str:

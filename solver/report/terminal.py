@@ -20,7 +20,7 @@ from solver.model.plan import Plan
 from solver.model.problem import Problem
 from solver.report.days import day_text, span_note, span_text
 from solver.report.cash import cash_flow_grid
-from solver.report.html import LAYOUT_GLOSS, limit_name, mode_name, part_name
+from solver.report.html import LAYOUT_GLOSS, MARGIN_GLOSS, layout_words, limit_name, mode_name, part_name
 from solver.i18n import N_, _, amount, headline, is_zh, money_unit
 
 
@@ -29,6 +29,9 @@ def _money(value: float) -> str:
 
 
 STATUS = {"optimal": N_("optimal"), "feasible": N_("feasible")}
+TERMINAL_PARTS = {"gpu_rent": N_("gpu rent"), "interconnect": N_("interconnect"), "platform_fee": N_("platform fee"),
+                  "storage": N_("storage"), "egress": N_("egress"), "volume_discount": N_("volume discount")}
+"""The cost parts as the terminal names them."""
 """A plan's status in words."""
 
 
@@ -48,8 +51,8 @@ def render_plan(plan: Plan, console: Console) -> None:
     console.print(_jobs_table(plan))
     console.print(_cost_table(plan))
     if plan.robust_plan is not None:  # beside the optimum: what a plan surviving a slower run costs
-        console.print(f"[bold]robust plan[/] (every MFU × {plan.robust_plan.mfu_factor:g}): "
-                      f"{escape(plan.robust_plan.text)}", highlight=False)
+        console.print("[bold]" + _("robust plan") + "[/] " + _("(every MFU × {factor}):").format(
+            factor=f"{plan.robust_plan.mfu_factor:g}") + f" {escape(plan.robust_plan.text)}", highlight=False)
     if plan.rental_use:
         if any(u.idle_gpu_days >= IDLE_SHOWN for u in plan.rental_use):
             console.print(_use_table(plan))
@@ -169,26 +172,26 @@ def _jobs_table(plan: Plan) -> Table:
     table = Table(title=_("Jobs (work in EFLOP = 1e18 FLOPs, redundancy included)"))
     finish = N_("last day") if plan.start_date else N_("finish day")
     longest = max((len(j.name) for j in plan.jobs), default=3)
-    for col in (N_("job"), "GPUs", N_("on"), N_("layout"), "GB/GPU", finish, N_("work done / needed"), "MFU margin"):
+    for col in (N_("job"), "GPUs", N_("on"), N_("layout"), "GB/GPU", finish, N_("work done / needed"),
+                N_("MFU margin")):
         # a long name wraps whole, never cut with …; a job's name of up to 28 characters stays on one
         # line, and the layout ("20 replicas of TP2×PP1 (DP20)") or the sites fold instead
         table.add_column(_(col), overflow="fold", no_wrap=col == "job" and longest <= 28)
     for j in plan.jobs:
         table.add_row(escape(j.name), str(j.gpus), escape(", ".join(j.gpu_types) + " @ " + ", ".join(j.sites)),
-                      escape(j.layout_text), f"{j.memory_per_gpu_gb:.1f}",
+                      escape(layout_words(j)), f"{j.memory_per_gpu_gb:.1f}",
                       day_text(plan.start_date, j.finish_day - 1) if plan.start_date and j.finish_day else
                       str(j.finish_day),
                       f"{j.done_eflop:,.0f} / {j.required_eflop:,.0f}", margin_text(j.mfu_margin))
-    table.caption = LAYOUT_GLOSS
+    table.caption = _(LAYOUT_GLOSS)
     if any(j.mfu_margin is not None for j in plan.jobs):
-        table.caption += (" MFU margin: the lowest MFU, as a share of the one planned with, at which the job "
-                          "still ends in time.")
+        table.caption += " " + _(MARGIN_GLOSS)
     return table
 
 
 def margin_text(margin: float | None) -> str:
-    """`83.4%` of the planned MFU (the caption says what it is); `—` for a job with no work."""
-    return "—" if margin is None else f"{margin:.1%}"
+    """`down to 83.4 %` of the planned MFU; `—` for a job with no work."""
+    return "—" if margin is None else _("down to {share}").format(share=f"{margin:.1%}")
 
 
 def _cost_table(plan: Plan) -> Table:
@@ -197,7 +200,7 @@ def _cost_table(plan: Plan) -> Table:
     table.add_column(_("cost"), justify="right")
     for part, value in plan.cost_breakdown.items():
         if abs(value) >= 0.005:
-            table.add_row(part_name(part), _money(value))
+            table.add_row(_(TERMINAL_PARTS.get(part, part.replace("_", " "))), _money(value))
     table.add_row("[bold]" + _("total") + "[/]", f"[bold]{_money(plan.total_cost)}[/]")
     return table
 

@@ -7,50 +7,59 @@ from rich.markup import escape
 from rich.table import Table
 
 from solver.analysis.whatif import Outcome, WhatIf
+from solver.i18n import N_, _, money_unit
+from solver.report.explain import explanation_lines
+from solver.report.html import binding_text
 
 
 def render_whatif(result: WhatIf, console: Console) -> None:
-    edits = Table(title="Edits", show_header=True, header_style="bold")
-    for col in ("field", "was", "now"):
-        edits.add_column(col)
+    edits = Table(title=_("Edits"), show_header=True, header_style="bold")
+    for col in (N_("field"), N_("was"), N_("now")):
+        edits.add_column(_(col))
     for c in result.changes:
         edits.add_row(escape(c.where), escape(_value(c.old)), escape(_value(c.new)))
     console.print(edits)
-    console.print(f"baseline: {_line(result.baseline)}")
-    console.print(f"scenario: {_line(result.scenario)}")
-    for side, outcome in (("baseline", result.baseline), ("scenario", result.scenario)):
+    console.print(_("baseline: {line}").format(line=_line(result.baseline)))
+    console.print(_("scenario: {line}").format(line=_line(result.scenario)))
+    for side, outcome in ((N_("baseline's software stack:"), result.baseline),
+                          (N_("scenario's software stack:"), result.scenario)):
         if outcome.plan is not None and outcome.plan.stack_switch is not None:
-            console.print(f"[bold yellow]{side}'s software stack:[/] {escape(outcome.plan.stack_switch.text)}")
+            console.print("[bold yellow]" + _(side) + f"[/] {escape(outcome.plan.stack_switch.text)}")
     for text in _stack_warnings(result):
-        console.print(f"[yellow]warning:[/] {escape(text)}")
+        console.print("[yellow]" + _("warning:") + f"[/] {escape(text)}")
     if not result.changed:
-        console.print("[bold]no change[/]: the baseline plan still holds under the edits and nothing is cheaper")
+        console.print("[bold]" + _("no change") + "[/]" +
+                      _(": the baseline plan still holds under the edits and nothing is cheaper"))
     elif result.same_cost:
-        console.print("[bold]same cost, different plan[/]: the baseline plan breaks the edits; "
-                      "another plan of the same cost meets them")
+        console.print("[bold]" + _("same cost, different plan") + "[/]" +
+                      _(": the baseline plan breaks the edits; another plan of the same cost meets them"))
     if result.delta is not None and result.changed:
         base = result.baseline.cost or 1.0
-        word = "save" if result.delta < 0 else "cost"
-        console.print(f"[bold]the edits {word} {abs(result.delta):,.0f} {result.currency} ({abs(result.delta) / base:.1%})[/]")
+        said = _("the edits save {amount} {unit} ({share})") if result.delta < 0 else \
+            _("the edits cost {amount} {unit} ({share})")
+        console.print("[bold]" + said.format(amount=f"{abs(result.delta):,.0f}", unit=money_unit(result.currency),
+                                             share=f"{abs(result.delta) / base:.1%}") + "[/]")
     moved = result.mix_changes()
     if moved:
-        table = Table(title="Mix (GPU-days rented)", header_style="bold")
-        for col, justify in (("vendor/GPU/mode @ site", "left"), ("baseline", "right"), ("scenario", "right")):
-            table.add_column(col, justify=justify)
+        table = Table(title=_("Mix (GPU-days rented)"), header_style="bold")
+        for col, justify in ((N_("vendor/GPU/mode @ site"), "left"), (N_("baseline"), "right"),
+                             (N_("scenario"), "right")):
+            table.add_column(_(col), justify=justify)
         for line, before, after in moved:
             table.add_row(escape(line), f"{before:,.0f}", f"{after:,.0f}")
         console.print(table)
     new, gone = result.binding_changes()
+    words = {b.text: binding_text(b) for o in (result.baseline, result.scenario) if o.plan for b in o.plan.binding}
     for text in new:
-        console.print(f"now binds: {escape(text)}")
+        console.print(_("now binds: {text}").format(text=escape(words.get(text, text))))
     for text in gone:
-        console.print(f"no longer binds: {escape(text)}")
+        console.print(_("no longer binds: {text}").format(text=escape(words.get(text, text))))
     if not new and not gone and result.scenario.plan and result.baseline.plan:
-        console.print("binding limits unchanged: "
-                      + escape("; ".join(b.text for b in result.scenario.plan.binding) or "none"))
+        console.print(_("binding limits unchanged: ")
+                      + escape(_("; ").join(binding_text(b) for b in result.scenario.plan.binding) or _("none")))
     elif result.scenario.plan and not result.baseline.plan:  # nothing to be "unchanged" against
-        console.print("binding limits (the baseline has no plan): "
-                      + escape("; ".join(b.text for b in result.scenario.plan.binding) or "none"))
+        console.print(_("binding limits (the baseline has no plan): ")
+                      + escape(_("; ").join(binding_text(b) for b in result.scenario.plan.binding) or _("none")))
 
 
 def _stack_warnings(result: WhatIf) -> list[str]:
@@ -61,18 +70,20 @@ def _stack_warnings(result: WhatIf) -> list[str]:
 
 def _line(o: Outcome) -> str:
     if o.plan is None:
-        lines = (o.explanation or {}).get("lines", [])
-        relax = "\n[bold]smallest relaxations[/] (each re-solved to check it):" if lines else ""
-        return (f"[red]infeasible[/] — {escape(o.infeasible or '')}" + "".join(f"\n  - {escape(r)}" for r in o.reasons)
+        lines = explanation_lines(o.explanation)
+        relax = ("\n[bold]" + _("smallest relaxations") + "[/] " + _("(each re-solved to check it):")) if lines else ""
+        return ("[red]" + _("infeasible") + f"[/] — {escape(o.infeasible or '')}"
+                + "".join(f"\n  - {escape(r)}" for r in o.reasons)
                 + relax + "".join(f"\n  * {escape(line)}" for line in lines))
-    finish = escape(", ".join(f"{j.name} day {j.finish_day}" for j in o.plan.jobs))
-    return f"{o.plan.total_cost:,.0f} {o.plan.currency} ({o.plan.status}); finishes {finish}"
+    finish = escape(", ".join(_("{job} day {day}").format(job=j.name, day=j.finish_day) for j in o.plan.jobs))
+    return _("{cost} {unit} ({status}); finishes {finish}").format(
+        cost=f"{o.plan.total_cost:,.0f}", unit=money_unit(o.plan.currency), status=_(o.plan.status), finish=finish)
 
 
 def _value(v) -> str:
     """A number the way the costs beside it are written (150,000, not 150000)."""
     if isinstance(v, bool) or v is None:
-        return "not set" if v is None else str(v).lower()
+        return _("not set") if v is None else str(v).lower()
     if isinstance(v, float):
         if abs(v) >= 1e5:  # money and kW: every digit, no exponent (1,269,900, not 1.2699e+06)
             return f"{v:,.2f}".rstrip("0").rstrip(".")

@@ -8,50 +8,54 @@ from rich.markup import escape
 from rich.table import Table
 
 from solver.analysis.why import Why
+from solver.i18n import _, money_unit
+from solver.report.html import reason_name
 
 
 def render_why(result: Why, console: Console) -> None:
-    console.print(f"[bold]why[/] {escape(result.problem)}: optimum {result.cost:,.0f} {result.currency}; "
-                  f"runners-up are re-solved with the job forced onto them")
+    unit = money_unit(result.currency)
+    console.print(_("{why} {problem}: optimum {cost} {unit}; runners-up are re-solved with the job forced onto "
+                    "them").format(why="[bold]why[/]", problem=escape(result.problem), cost=f"{result.cost:,.0f}",
+                                   unit=unit))
     for jw in result.jobs:
-        used = ", ".join(jw.used) or "nothing"
+        used = ", ".join(jw.used) or _("nothing")
         shown = len(jw.alternatives)
-        more = f", best {shown} of {jw.feasible} with a plan" if jw.feasible > shown else ""
-        table = Table(title=f"Job {escape(jw.job)}: uses {escape(used)}; runners-up by forced cost "
-                            f"({result.currency}){more}",
+        more = _(", best {shown} of {n} with a plan").format(shown=shown, n=jw.feasible) if jw.feasible > shown else ""
+        table = Table(title=_("Job {job}: uses {used}; runners-up by forced cost ({unit}){more}").format(
+                          job=escape(jw.job), used=escape(used), unit=unit, more=more),
                       header_style="bold", title_justify="left", expand=False)
-        table.add_column("alternative", overflow="fold", max_width=28)
-        table.add_column("forced cost", justify="right", no_wrap=True)
-        table.add_column("vs plan", justify="right", no_wrap=True)
-        table.add_column("lost on", no_wrap=True)
-        table.add_column("why", overflow="fold")
+        table.add_column(_("alternative"), overflow="fold", max_width=28)
+        table.add_column(_("forced cost"), justify="right", no_wrap=True)
+        table.add_column(_("vs plan"), justify="right", no_wrap=True)
+        table.add_column(_("lost on"), no_wrap=True)
+        table.add_column(_("why"), overflow="fold")
         for alt in jw.alternatives:
-            cost = f"{alt.cost:,.0f}" if alt.cost is not None else "not determined"
+            cost = f"{alt.cost:,.0f}" if alt.cost is not None else _("not determined")
             delta = f"{alt.delta:+,.0f}" if alt.delta is not None else ""
-            table.add_row(escape(alt.label), cost, delta, alt.code, escape(alt.text))
+            table.add_row(escape(alt.label), cost, delta, reason_name(alt.code), escape(alt.text))
         if not jw.alternatives:
-            table.add_row("none", "", "", "", "no other GPU type × mode × site × vendor has a plan for this job")
+            table.add_row(_("none"), "", "", "", _("no other GPU type × mode × site × vendor has a plan for this job"))
         console.print(table)
-        _apart(console, f"No plan when the job is forced onto it ({len(jw.infeasible)})", jw.infeasible)
-        _apart(console, f"Left out before solving ({len(jw.excluded)})", jw.excluded)
+        _apart(console, _("No plan when the job is forced onto it ({n})").format(n=len(jw.infeasible)), jw.infeasible)
+        _apart(console, _("Left out before solving ({n})").format(n=len(jw.excluded)), jw.excluded)
     if result.binding:
-        table = Table(title=f"Binding limits: value of one more unit (re-solve delta, {result.currency})",
+        table = Table(title=_("Binding limits: value of one more unit (re-solve delta, {unit})").format(unit=unit),
                       header_style="bold",
                       title_justify="left")
-        table.add_column("limit", overflow="fold")
-        table.add_column("slack", justify="right", no_wrap=True)
-        table.add_column("relaxed by", overflow="fold", max_width=24)
-        table.add_column("cost then", justify="right", no_wrap=True)
-        table.add_column("delta", justify="right", no_wrap=True)
+        table.add_column(_("limit"), overflow="fold")
+        table.add_column(_("slack"), justify="right", no_wrap=True)
+        table.add_column(_("relaxed by"), overflow="fold", max_width=24)
+        table.add_column(_("cost then"), justify="right", no_wrap=True)
+        table.add_column(_("delta"), justify="right", no_wrap=True)
         for b in result.binding:
-            cost = f"{b.cost:,.0f}" if b.cost is not None else ("infeasible" if b.determined else "not determined")
+            cost = f"{b.cost:,.0f}" if b.cost is not None else (_("infeasible") if b.determined else _("not determined"))
             delta = f"{b.delta:+,.0f}" if b.delta is not None else "—"
             table.add_row(escape(b.text), f"{b.slack:,.4g} {b.unit}", escape(b.relax), cost, delta)
         console.print(table)
     else:
-        console.print("binding limits: none (no power, stock, budget or deadline limit is tight)")
+        console.print(_("binding limits: none (no power, stock, budget or deadline limit is tight)"))
     for note in result.notes:
-        console.print(f"note: {escape(note)}")
+        console.print(_("note: {text}").format(text=escape(note)))
 
 
 def _apart(console: Console, title: str, alternatives: list) -> None:
@@ -59,9 +63,9 @@ def _apart(console: Console, title: str, alternatives: list) -> None:
     if not alternatives:
         return
     table = Table(title=title, header_style="bold", title_justify="left", expand=False)
-    table.add_column("option", overflow="fold", max_width=34)
-    table.add_column("reason", no_wrap=True)
-    table.add_column("why", overflow="fold")
+    table.add_column(_("option"), overflow="fold", max_width=34)
+    table.add_column(_("reason"), no_wrap=True)
+    table.add_column(_("why"), overflow="fold")
     for alt in alternatives:
-        table.add_row(escape(alt.label), alt.code, escape(alt.text))
+        table.add_row(escape(alt.label), reason_name(alt.code), escape(alt.text))
     console.print(table)

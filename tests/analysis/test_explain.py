@@ -365,3 +365,45 @@ def test_an_unverified_suggestion_says_why():
     assert _flag(rel(verified=True, cost=5.0)) == "10 CNY more budget"
     assert _flag(rel()) == "10 CNY more budget (not verified: out of time)"
     assert _flag(rel(refuted=True)) == "10 CNY more budget (re-solved: still infeasible)"
+
+
+# --- pairs: a later deadline and more budget (issue 36) ----------------------------------------
+
+def _late_and_poor():
+    """C arrives on day 14 (one node, 8 GPU-days a day), the job (just under 40 GPU-days) is due on
+    day 7 with a budget of 1,000: no deadline alone (the budget holds 0.87 node-days), no budget
+    alone (nothing arrives in the window). Day 19 with 5 node-days at 1,152 = 5,760 CNY is the
+    first pair that works: 12 more days and 4,760 more budget. Racks at D2 draw power but arrive
+    on day 60, never usable: the power quota there is a limit the problem does not touch."""
+    prob = problem(job("j", days=40, deadline_days=7), horizon_days=30, budget=1000)
+    racks = HOSTED.model_copy(update={"offer": "R2", "datacenter": "D2", "lead_time_days": 60})
+    cat = catalog(hourly("C", 6.0, max_nodes=1, lead_time_days=14), racks,
+                  datacenters=(datacenter("D1"), datacenter("D2", power_quota_kw=13)))
+    return prob, cat
+
+
+def test_the_two_limit_explanation_finds_deadline_and_budget_with_numbers():
+    prob, cat = _late_and_poor()
+    exp = explain_infeasible(prob, cat, time_limit=60, max_seconds=None)
+    assert not any(r.helps for r in exp.alone)
+    (pair,) = exp.pairs
+    assert pair.verified and pair.cost == pytest.approx(5760)
+    parts = {p.kind: p.amount for p in pair.parts}
+    assert parts == {"deadline": 12, "budget": 4760}
+    lines = exp.text_lines()
+    assert any(line.startswith("needs both: 12 more days on every deadline and 4,760 CNY more budget")
+               for line in lines), lines
+    # each reason with its numbers; no line about limits the problem does not touch
+    assert any("within the budget of 1,000 CNY" in line for line in lines), lines
+    assert not any("power" in line or "D2" in line for line in lines), lines
+    # the smallest: one day less, or one CNY less, has no plan
+    for edits in (["jobs[*].deadline_days+=11", "budget+=4760"], ["jobs[*].deadline_days+=12", "budget+=4759"]):
+        with pytest.raises(Infeasible):
+            solve_problem(*apply_edits(prob, cat, edits)[:2])
+
+
+def test_quick_reasons_give_the_lead_time_against_the_window():
+    prob, cat = _late_and_poor()
+    with pytest.raises(Infeasible) as caught:
+        solve_problem(prob, cat)
+    assert any("14 d" in r and "7-day window" in r for r in caught.value.reasons), caught.value.reasons

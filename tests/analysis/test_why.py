@@ -10,7 +10,7 @@ from __future__ import annotations
 import json
 
 import pytest
-from tests.builders import BIG, MID, catalog, datacenter, hourly, job, problem, solve
+from tests.builders import BIG, MID, ROOT, catalog, datacenter, hourly, job, problem, solve
 from typer.testing import CliRunner
 
 from solver.analysis.why import force_job, why
@@ -280,3 +280,32 @@ def test_runners_up_are_forced_plans_and_the_rest_is_listed_apart(tmp_path):
     assert "Left out before solving (2)" in out.output and "No plan when the job is forced onto it (1)" in out.output
     data = json.loads(CliRunner().invoke(app, ["why", str(path), "--json"]).output)["jobs"][0]
     assert len(data["alternatives"]) == 2 and len(data["excluded"]) == 2 and len(data["infeasible"]) == 1
+
+
+def test_runners_up_are_probes_on_one_built_model(monkeypatch):
+    """Issue 34: each forced runner-up is a bound delta on the one built model, not a new
+    Instance and model (`why` on global-burst built 78 Instances and 81 models). The answers
+    are the golden ones (tests/cli/test_golden_outputs.py, why-seed-7b-200b-30d)."""
+    import solver.api as api
+    from solver.analysis.why import why
+    from solver.load import load_problem
+
+    counts = {"instance": 0, "model": 0}
+    build_instance, build_milp = api.build_instance, api.build_milp
+
+    def counted_instance(*a, **k):
+        counts["instance"] += 1
+        return build_instance(*a, **k)
+
+    def counted_model(*a, **k):
+        counts["model"] += 1
+        return build_milp(*a, **k)
+
+    monkeypatch.setattr(api, "build_instance", counted_instance)
+    monkeypatch.setattr(api, "build_milp", counted_model)
+    prob, cat = load_problem(ROOT / "problems" / "seed-7b-200b-30d.yaml")
+    result = why(prob, cat, k=3)
+    forced = [a for j in result.jobs for a in j.alternatives]
+    assert forced and all(a.cost is not None for a in forced)
+    assert counts["instance"] == 1 + len(result.binding)   # the levers edit the problem: one each, for now
+    assert counts["model"] == 2 + len(result.binding)      # the exact model and the LP bounds' relaxation

@@ -4,10 +4,10 @@ Runs tests/bench/user_like.py's 30 seeds (and issue 33's problem file,
 tests/bench/problems/issue33-2job-45d.yaml) and prints one row per problem:
 variables, rows, the LP relaxation's seconds (`lp_s`), the plain LP's gap to the
 optimum (`lp_gap`), HiGHS' root gaps against the optimum (`root_lp_gap`: its root LP after
-presolve; `root_gap`: its bound when the root node ends, cuts included), when HiGHS' log first showed a plan (`plan_at`) and the
-optimal one (`opt_at`), the first stage's seconds (`proof_s`: the optimum proven, or the
-time limit) and the whole solve with the tie-break, as `gpuplan solve` does it
-(`total_s`). Then the suite's median and P90 of `total_s` and the median of
+presolve; `root_gap`: its bound when the root node ends, cuts included), when HiGHS' log
+first showed a plan (`plan_at`) and the optimal one (`opt_at`), the first stage's seconds
+(`proof_s`: the optimum proven, or the time limit) and the whole solve with the tie-break,
+as `gpuplan solve` does it (`total_s`). Then the suite's median and P90 of `total_s` and the median of
 `total_s ÷ lp_s` and of `root_gap`: issue 33's targets.
 
 `--attribution` prints instead, per problem, the LP value with one family of integer
@@ -41,6 +41,7 @@ if str(ROOT) not in sys.path:
 from solver.load import load_problem  # noqa: E402
 from solver.milp import backends  # noqa: E402
 from solver.milp.build import build_milp  # noqa: E402
+from solver.milp.export import to_mathopt  # noqa: E402
 from solver.milp.instance import build_instance  # noqa: E402
 from solver.milp.progress import PROGRESS  # noqa: E402
 from solver.milp.solution import OPTIMALITY_GAP, NoSolution  # noqa: E402
@@ -48,7 +49,7 @@ from solver.milp.solve import solve_milp  # noqa: E402
 from solver.milp.tiebreak import break_ties  # noqa: E402
 from tests.bench import user_like  # noqa: E402
 
-EXTRA = (ROOT / "tests" / "bench" / "problems" / "issue33-2job-45d.yaml",)
+EXTRA = tuple(ROOT / "tests" / "bench" / "problems" / f"issue33-2job-45d{tail}.yaml" for tail in ("", "-storage"))
 COLUMNS = ["instance", "catalog", "jobs", "periods", "vars", "rows", "lp_s", "lp_value", "status", "cost",
            "lp_gap", "root_lp_gap", "root_gap", "plan_at", "opt_at", "proof_s", "total_s", "total_x_lp", "load1"]
 FAMILIES = {  # variable name prefix → family, for --attribution
@@ -154,12 +155,13 @@ def _done(row: dict) -> dict:
 
 
 def attribution(name: str, problem, catalog, time_limit: float) -> dict:
-    """LP values with one variable family integral at a time; the optimum for reference."""
+    """LP values with one variable family integral at a time (each solve within `time_limit`,
+    its bound kept when it stops early); the optimum, within 10 × that, for reference."""
     inst = build_instance(problem, catalog)
     milp = build_milp(inst)
     row: dict = dict(instance=name, vars=milp.model.num_variables)
     try:
-        opt = solve_milp(build_milp(inst), time_limit=time_limit)
+        opt = solve_milp(build_milp(inst), time_limit=10 * time_limit)
         row["optimum"], row["status"] = opt.objective, opt.status
     except NoSolution:
         row["status"] = "no plan"
@@ -171,25 +173,29 @@ def attribution(name: str, problem, catalog, time_limit: float) -> dict:
     for fam in present + ["all but replicas"]:
         keep = set(present) - {"replicas"} if fam == "all but replicas" else {fam}
         value = _relaxed_value(milp, family, keep, time_limit)
-        row[fam] = None if value is None else (value - row["lp"]) / max(1e-9, row["optimum"] - row["lp"])
+        if value is None or value < row["lp"] - 1e-6 * abs(row["lp"]):  # stopped before its root bound
+            row[fam] = None
+        else:
+            row[fam] = (value - row["lp"]) / max(1e-9, row["optimum"] - row["lp"])
     return _done(row)
 
 
 def _relaxed_value(milp, family: dict[int, str | None], keep: set[str], time_limit: float) -> float | None:
-    """The model's bound with only `keep`'s families integral (restored afterwards)."""
+    """The model's dual bound with only `keep`'s families integral (restored afterwards): the
+    optimum when HiGHS proves it within `time_limit`, else the bound it reached (a lower value
+    than the family's true one: the table marks it)."""
     variables = milp.model.get_variables()
     for v in variables:
         if v.index in family:
             v.is_integral = family[v.index] in keep
     try:
-        sol = solve_milp(milp, time_limit=time_limit)
-        return sol.bound if sol.status == "optimal" or not keep else max(sol.bound, -math.inf)
-    except NoSolution:
-        return None
+        result = backends.mathopt_once(to_mathopt(milp.model), time_limit, None, False, None)
     finally:
         for v in variables:
             if v.index in family:
                 v.is_integral = True
+    bound = result.termination.objective_bounds.dual_bound
+    return bound if math.isfinite(bound) else None
 
 
 def summary(rows: list[dict]) -> str:
@@ -208,27 +214,65 @@ def summary(rows: list[dict]) -> str:
             f"{statistics.median([r['lp_gap'] for r in done if r.get('lp_gap') is not None]):.2%}")
 
 
+PERCENT = {"lp_gap", "root_lp_gap", "root_gap"}
+MONEY = {"lp_value", "cost", "optimum", "lp"}
+SECONDS = {"lp_s", "plan_at", "opt_at", "proof_s", "total_s", "load1"}
+
+
 def markdown(rows: list[dict], columns: list[str]) -> str:
-    def cell(col, v):
+    """The rows as a Markdown table (HISTORY.md's form); an attribution's family shares in %."""
+    def cell(col: str, v) -> str:
         if v is None or (isinstance(v, float) and math.isnan(v)):
             return "-"
-        if col in ("lp_gap", "root_lp_gap", "root_gap") or (isinstance(v, float) and col not in ("lp_value", "cost", "optimum", "lp")
-                                             and not col.endswith("_s") and col not in ("plan_at", "opt_at",
-                                                                                         "total_x_lp", "load1")):
-            return f"{v:.1%}"
-        if col in ("lp_value", "cost", "optimum", "lp"):
+        if col in MONEY:
             return f"{v:,.0f}"
-        if isinstance(v, float):
-            return f"{v:.2f}" if col != "total_x_lp" else f"{v:.0f}"
+        if col in SECONDS:
+            return f"{v:.2f}"
+        if col == "total_x_lp":
+            return f"{v:.0f}"
+        if col in PERCENT or isinstance(v, float):  # the gaps, and --attribution's shares
+            return f"{v:.1%}"
         return f"{v:,}" if isinstance(v, int) else str(v)
     lines = ["| " + " | ".join(columns) + " |", "|" + "---|" * len(columns)]
     lines += ["| " + " | ".join(cell(c, r.get(c)) for c in columns) + " |" for r in rows]
     return "\n".join(lines)
 
 
+def _flag(text: str):
+    """`solver.milp.cover.LIFT_DISCOUNTS` → (the module, `LIFT_DISCOUNTS`, (False, True));
+    `…warmstart.WARM_START_VARIABLES=20000,0` → the two values given (off, on)."""
+    import ast
+    import importlib
+    path, _, values = text.partition("=")
+    module, _, flag = path.rpartition(".")
+    states = tuple(ast.literal_eval(v) for v in values.split(",")) if values else (False, True)
+    if len(states) != 2:
+        raise SystemExit(f"--toggle {text}: give two values, off and on (e.g. =20000,0)")
+    return importlib.import_module(module), flag, states
+
+
+def toggle_summary(rows: list[dict]) -> str:
+    """Per problem measured both ways: total seconds on ÷ off, and whether the costs agree."""
+    by = {r["instance"]: r for r in rows}
+    ratios, differ = [], []
+    for name, off in by.items():
+        if not name.endswith("@off") or (on := by.get(name[:-4] + "@on")) is None:
+            continue
+        if off.get("total_s") and on.get("total_s"):
+            ratios.append(on["total_s"] / off["total_s"])
+        both = off.get("status") == on.get("status") == "optimal"
+        if both and not math.isclose(off["cost"], on["cost"], rel_tol=1e-4):
+            differ.append(name[:-4])
+    if not ratios:
+        return "toggle: nothing measured both ways"
+    return (f"toggle: total on ÷ off, median {statistics.median(ratios):.2f}, geometric mean "
+            f"{math.exp(statistics.fmean(math.log(r) for r in ratios)):.2f} over {len(ratios)} problems; "
+            f"optimal costs differ on: {', '.join(differ) or 'none'}")
+
+
 def parse_seeds(text: str) -> list[int]:
     out: list[int] = []
-    for part in filter(None, text.split(",")):
+    for part in filter(None, text.split(",")) if text != "none" else ():
         lo, _, hi = part.partition("-")
         out.extend(range(int(lo), int(hi or lo) + 1))
     return out
@@ -236,11 +280,16 @@ def parse_seeds(text: str) -> list[int]:
 
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--seeds", type=parse_seeds, default=list(user_like.SEEDS), help="e.g. 1-30 or 3,7,9")
+    ap.add_argument("--seeds", type=parse_seeds, default=list(user_like.SEEDS),
+                    help="e.g. 1-30 or 3,7,9; none: the extra files only")
     ap.add_argument("--no-extra", action="store_true", help="without issue 33's problem file")
     ap.add_argument("--time-limit", type=float, default=60.0, help="seconds per solve (default 60)")
     ap.add_argument("--attribution", action="store_true", help="one integer family at a time (item 2)")
     ap.add_argument("--out", type=Path, default=None, help="also write the rows to this CSV")
+    ap.add_argument("--toggle", default=None, metavar="MODULE.FLAG",
+                    help="measure each problem with this boolean module flag off, then on (e.g. "
+                         "solver.milp.cover.LIFT_DISCOUNTS), or with two values (MODULE.NAME=OFF,ON): "
+                         "one run, rows `name@off`, `name@on`")
     args = ap.parse_args(argv)
     print(f"# realistic suite  {time.strftime('%Y-%m-%dT%H:%M:%S')}  load "
           f"{', '.join(f'{x:.2f}' for x in os.getloadavg())}  time limit {args.time_limit:g} s", flush=True)
@@ -248,15 +297,25 @@ def main(argv: list[str] | None = None) -> int:
     try:
         for name, catalog_name, problem, catalog in problems(args.seeds, not args.no_extra):
             print(f"  {name} …", file=sys.stderr, flush=True)
-            rows.append(attribution(name, problem, catalog, args.time_limit) if args.attribution
-                        else measure(name, catalog_name, problem, catalog, args.time_limit))
+            if args.attribution:
+                rows.append(attribution(name, problem, catalog, args.time_limit))
+            elif args.toggle:
+                module, flag, states = _flag(args.toggle)
+                for on, state in enumerate(states):
+                    setattr(module, flag, state)
+                    rows.append(measure(name, catalog_name, problem, catalog, args.time_limit))
+                    rows[-1]["instance"] = f"{name}@{'on' if on else 'off'}"
+            else:
+                rows.append(measure(name, catalog_name, problem, catalog, args.time_limit))
     except KeyboardInterrupt:
         print("interrupted: partial results below", file=sys.stderr)
     columns = COLUMNS if not args.attribution else (
         ["instance", "vars", "status", "lp", "optimum"] + sorted({k for r in rows for k in r} - {
             "instance", "vars", "status", "lp", "optimum", "load1"}) + ["load1"])
     print(markdown(rows, columns))
-    if not args.attribution:
+    if args.toggle:
+        print(toggle_summary(rows))
+    elif not args.attribution:
         print(summary(rows))
     if args.out:
         with args.out.open("w", newline="", encoding="utf-8") as fh:

@@ -188,7 +188,10 @@ def _budget(data: dict, seed: int) -> float:
 def _price_per_eflop(inst: Instance, opt) -> float:
     cfg = inst.configs[opt.config]
     gpn = cfg.offer.gpus_per_node
-    per_gpu_hour = cfg.node_cost_hour / gpn if not cfg.committed else cfg.node_cost_term / gpn / (24 * cfg.offer.min_term_days)
+    if cfg.committed:
+        per_gpu_hour = cfg.node_cost_term / gpn / (24 * max(1, cfg.offer.min_term_days))
+    else:
+        per_gpu_hour = cfg.node_cost_hour / gpn
     eflop_per_gpu_hour = opt.work_per_replica(1.0, min(t.factor for t in opt.tiers)) / opt.group_gpus
     return per_gpu_hour / eflop_per_gpu_hour if eflop_per_gpu_hour > 0 else float("inf")
 

@@ -193,3 +193,16 @@ def test_outside_text_in_an_error_message_is_shown_escaped(tmp_path):
                        encoding="utf-8")
     run = gpuplan("solve", problem)
     assert run.returncode == 2 and "\x1b" not in run.stderr and "\\x1b" in run.stderr, run.stderr
+
+
+def test_a_prefilled_csv_template_imports_back_to_the_same_names(hostile, tmp_path):
+    """The leading quote that keeps =… from being a formula is read off again on import."""
+    from solver.load import load_catalog
+    from solver.quotes import read_quotes, write_template
+
+    catalog = load_catalog(hostile.parent / "cat")
+    write_template(tmp_path / "q.csv", catalog, prefill=True)
+    quotes = read_quotes(tmp_path / "q.csv", catalog.gpus, catalog.datacenters)
+    assert not quotes.bad, quotes.bad[:2]
+    assert {o.vendor for o in quotes.offers.values()} == {o.vendor for o in catalog.offers.values()}
+    assert OFFER in {o.offer for o in quotes.offers.values()}

@@ -62,6 +62,11 @@ def check_installed(site: Path) -> None:
     estimate = run_installed(site, "estimate", "--params", "7e9", "--tokens", "2e11", "--json")
     assert estimate.returncode == 0, estimate.stderr
     assert json.loads(estimate.stdout)["gpu"] == "A100-80G"
+    chinese = subprocess.run([sys.executable, "-c", "from solver.i18n import _, language, LOCALE_DIR\n"
+                              "with language('zh-CN'): print(_('Cost breakdown'), LOCALE_DIR)"],
+                             capture_output=True, text=True, cwd=site.parent, env={**os.environ, "PYTHONPATH": str(site)})
+    assert chinese.returncode == 0, chinese.stderr                      # the compiled catalog ships in the wheel
+    assert chinese.stdout.split() == ["费用构成", str(site / "solver" / "locale")]
 
 
 def test_an_installed_layout_finds_the_catalog_inside_the_package(tmp_path):

@@ -9,7 +9,7 @@ not import solver.milp or solver.verify):
 - nothing before the lead time; interconnect price per node per price unit;
 - volume discount on rent only (not interconnect) of one period's rental / one contract
   once it reaches `discount_from_gpus` GPUs; platform fee on everything;
-- storage (per TB-month from the job's start to its finish) and egress once per vendor@datacenter used;
+- storage (per TB-month from the job's first GPU day at the site to its finish) and egress once per vendor@datacenter used;
 - a single-site job uses one vendor within one link group;
 - the job's group is one GPU (1B model on 80 GB), so every rented GPU inside the job's
   window does peak·1e12·mfu·perf·3600 FLOP per hour (perf = guarantee or 0.90).
@@ -108,8 +108,9 @@ def _combine(a, b, cap):
 def brute_force(prob, cat, required: float) -> float | None:
     """Minimum cost of a plan doing `required` FLOPs of the single job, or None.
 
-    Storage is paid from the job's start to its finish: every finish day is tried, with
-    work counted only before it (a plan that ends earlier is also tried at its own end)."""
+    Storage is paid from the job's first GPU day at a site to its finish: every finish day is
+    tried, with work counted only before it (a plan that ends earlier is also tried at its own
+    end), and at each site every first day, with work counted only from it."""
     (j,) = prob.jobs
     costs = [_brute_force_until(prob, cat, required, end) for end in range(j.start_day + 1, j.deadline_days + 1)]
     return min((c for c in costs if c is not None), default=None)
@@ -124,14 +125,16 @@ def _brute_force_until(prob, cat, required: float, end: int) -> float | None:
         sites[o.vendor, o.datacenter].append(o)
     domains = defaultdict(list)                    # vendor@link group → site fronts
     for (vendor, dc), offers in sites.items():
-        front = [(0.0, 0.0)]
-        for o in offers:
-            front = _combine(front, _pareto(_offer_patterns(o, prob.horizon_days, window, j.mfu), cap), cap)
-        first = offers[0]
-        data = (j.storage_tb * first.storage_per_tb_month * (end - j.start_day) / 30
-                + j.egress_tb * first.egress_per_tb)
-        front = [(c + (data if w > 0 else 0.0), w) for c, w in front]
-        domains[vendor, cat.datacenters[dc].link_group].append(_pareto(front, cap))
+        points = [(0.0, 0.0)]
+        for day in sorted(window):  # the site's first GPU day: storage runs from it to the finish
+            front = [(0.0, 0.0)]
+            for o in offers:
+                front = _combine(front, _pareto(_offer_patterns(o, prob.horizon_days, set(range(day, end)), j.mfu),
+                                                cap), cap)
+            data = (j.storage_tb * offers[0].storage_per_tb_month * (end - day) / 30
+                    + j.egress_tb * offers[0].egress_per_tb)
+            points += [(c + data, w) for c, w in front if w > 0]
+        domains[vendor, cat.datacenters[dc].link_group].append(_pareto(points, cap))
     domain_fronts = []
     for fronts in domains.values():
         front = [(0.0, 0.0)]

@@ -12,6 +12,7 @@ import math
 from pathlib import Path
 
 import pytest
+from hypothesis import event, given
 
 from solver.load import load_problem
 from solver.milp import cover
@@ -21,6 +22,7 @@ from solver.milp.solution import NoSolution
 from solver.milp.solve import solve_milp
 from solver.milp.work import add_work_slack
 from tests.builders import ROOT
+from tests.milp.test_bruteforce import FAST as FEW_EXAMPLES, Knobs, instances
 
 PROBLEMS = ROOT / "problems"
 FAST = ["seed-7b-200b-30d.yaml", "data-locality.yaml", "hybrid-burst.yaml", "seed-13b-100b.yaml"]
@@ -132,3 +134,96 @@ def test_big_models_get_no_cuts(monkeypatch):
     monkeypatch.setattr(cover, "WARM_START_VARIABLES", 100)
     milp = build_milp(inst)
     assert not milp.cover and not any(name.startswith("Cover-") for name in milp.rows)
+
+
+# --------------------------------------------------------------------------------------
+# Volume discounts lift the cuts (issue 33)
+# --------------------------------------------------------------------------------------
+
+def _discount_case(nodes_needed: float):
+    """One job needing `nodes_needed` monthly nodes for its 10 days, on an offer whose
+    discount starts at 4 nodes (32 GPUs), beside a dearer hourly offer."""
+    from tests.builders import catalog, job, offer, problem
+    cat = catalog(offer("m", mode="monthly", per="node", price=30_000, gpus_per_node=8, max_nodes=8,
+                        discount_from_gpus=32, discount_pct=20),
+                  offer("h", price=120.0, gpus_per_node=8, max_nodes=8))
+    prob = problem(job("j", days=nodes_needed * 8 * 10, deadline_days=10),
+                   horizon_days=10, redundancy=0)
+    return prob, cat
+
+
+def without_lift(inst, monkeypatch):
+    monkeypatch.setattr(cover, "LIFT_DISCOUNTS", False)
+    milp = build_milp(inst)
+    monkeypatch.setattr(cover, "LIFT_DISCOUNTS", True)
+    return milp
+
+
+def test_the_lift_closes_the_discounts_gap_and_keeps_the_optimum(monkeypatch):
+    """3 nodes needed (2.5 nodes' work), discount from 4 at 20 %: the plain cut lets the LP take 3 discounted
+    nodes at y = 0.75 (72,000); the lifted rows are the hull here (x ≥ 3 + y, v ≥ 3·(1 − y)), so the LP bound is
+    the optimum, 3 nodes at full price (90,000) against 4 discounted ones (96,000)."""
+    prob, cat = _discount_case(2.5)
+    inst = build_instance(prob, cat)
+    monkeypatch.setattr(cover, "LIFT_DISCOUNTS", False)
+    plain_lp, plain_opt = lp_bound(build_milp(inst)), solve_milp(build_milp(inst)).objective
+    monkeypatch.setattr(cover, "LIFT_DISCOUNTS", True)
+    lifted_lp, lifted_opt = lp_bound(build_milp(inst)), solve_milp(build_milp(inst)).objective
+    assert plain_opt == pytest.approx(lifted_opt, rel=1e-9) == pytest.approx(90_000, rel=1e-6)
+    assert plain_lp == pytest.approx(72_000, rel=1e-6)
+    assert lifted_lp == pytest.approx(90_000, rel=1e-6)
+
+
+@pytest.mark.parametrize("needed", [0.5, 2.2, 3.5, 3.99, 4.0, 4.3, 7.6])
+def test_lifted_cuts_hold_at_every_integer_plan_of_one_configuration(needed, monkeypatch):
+    """Every plan of the uncut model with x contracts (0..8 at day 0) and the discount flag
+    as the rows allow: each lifted cut holds wherever the plan does the work."""
+    prob, cat = _discount_case(needed)
+    inst = build_instance(prob, cat)
+    monkeypatch.setattr(cover, "LIFT_DISCOUNTS", True)
+    cuts = cut_rows(build_milp(inst))
+    assert len(cuts) > len(cut_rows(without_lift(inst, monkeypatch))) or needed >= 4
+    plain = without_cuts(inst, monkeypatch)
+    x = plain.contracts["m:ib_hdr", 0]
+    y, v = plain.discount_flag["m:ib_hdr", 0], plain.full_price["m:ib_hdr", 0]
+    checked = 0
+    for nodes in range(9):
+        for flag in (0, 1):
+            if flag and nodes < 4:
+                continue
+            for var, value in ((x, nodes), (y, flag), (v, 0 if flag else nodes)):
+                var.lower_bound = var.upper_bound = value
+            try:
+                sol = solve_milp(plain)
+            except NoSolution:
+                continue
+            values = {var.index: sol.value(var) for var in plain.model.get_variables()}
+            assert not violated(cuts, values), (nodes, flag)
+            checked += 1
+    assert checked >= 2
+
+
+@FEW_EXAMPLES
+@given(instances(Knobs(discount=True, extras=True)))
+def test_lifted_cuts_keep_the_optimum_of_small_generated_problems(inst):
+    """With the lift on, the optimum is the unlifted model's (monthly contracts of 1-3 nodes,
+    discounts from 1-4 GPUs on 1-2-GPU nodes: lifts where a contract alone can cover the need).
+    Against the model without the cut, not test_bruteforce's enumeration: that one bills
+    storage from the job's start, the model from its first GPU day at a site."""
+    prob, cat = inst
+    built = build_instance(prob, cat)
+    costs, rows = [], []
+    for lift in (False, True):
+        cover.LIFT_DISCOUNTS = lift
+        try:
+            milp = build_milp(built)
+            rows.append(len(cut_rows(milp)))
+            costs.append(solve_milp(milp).objective)
+        except NoSolution:
+            costs.append(None)
+        finally:
+            cover.LIFT_DISCOUNTS = False
+    event("lifted" if rows[1] > rows[0] else "nothing to lift")
+    assert (costs[0] is None) == (costs[1] is None)
+    if costs[0] is not None:
+        assert costs[1] == pytest.approx(costs[0], rel=1e-6, abs=0.01)

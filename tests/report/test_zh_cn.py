@@ -18,6 +18,7 @@ import sys
 from datetime import date
 
 import pytest
+from rich.cells import cell_len
 
 from solver.api import solve_problem
 from solver.i18n import language
@@ -154,6 +155,7 @@ def test_cli_writes_the_chinese_report_and_tables(tmp_path):
     assert done.returncode == 0, done.stderr
     assert "<h2>费用构成</h2>" in (tmp_path / "p.html").read_text(encoding="utf-8")
     assert "已写入" in done.stdout and "费用构成" in done.stdout and "Cost breakdown" not in done.stdout
+    assert max(cell_len(line) for line in done.stdout.splitlines()) <= 100   # CJK is two columns wide
 
 
 # ----- in a real browser -----------------------------------------------------------------------------------
@@ -202,3 +204,47 @@ def test_chinese_reports_drawn_by_chromium_with_a_cjk_font(driver, plans, tmp_pa
             assert any(k in f for f in used for k in CJK_FONTS), (name, text[:40], used)
             checked += 1
         assert checked > 20, name
+
+
+def test_vendor_sheet_in_chinese(tmp_path):
+    """`negotiate --export-vendor` in zh-CN: Chinese headers and notes, the same figures as in English."""
+    from types import SimpleNamespace
+
+    from solver.analysis.negotiate import OfferTerms, export_vendor
+    terms = OfferTerms(offer="vnet-yz-a100", vendor="21vianet", datacenter="Yizhuang", gpu="A100-80G", mode="monthly",
+                       price=60800.0, price_unit="per_node_month", currency="CNY", status="in_plan",
+                       target_price=57760.0, target_node_days=150.0, target_nodes=5)
+    result = SimpleNamespace(vendors=None, offers=[terms])
+    export_vendor(result, "21vianet", tmp_path / "en.csv")
+    with language("zh-CN"):
+        export_vendor(result, "21vianet", tmp_path / "zh.csv")
+    en, zh = ((tmp_path / f"{n}.csv").read_text(encoding="utf-8").splitlines() for n in ("en", "zh"))
+    assert en[0].startswith("offer,gpu,mode") and zh[0].startswith("报价,GPU,租用方式")
+    assert "在我方方案中" in zh[1] and "节点·天" in zh[1]
+    assert zh[1].split(",")[:10] == en[1].split(",")[:10]       # offer, prices and volumes unchanged
+
+
+def test_why_in_chinese():
+    done = _gpuplan("why", "problems/seed-7b-200b-30d.yaml", "--lang", "zh-CN")
+    assert done.returncode == 0, done.stderr
+    assert "落选原因" in done.stdout and "价格" in done.stdout and "已触及的限制" in done.stdout
+    assert "最优 307,180 元" in done.stdout
+    assert max(cell_len(line) for line in done.stdout.splitlines()) <= 100
+
+
+def test_infeasibility_explanation_in_chinese():
+    """The recorded explanation of the bundled infeasible problem: English as recorded, Chinese written from
+    the relaxations' numbers (the same numbers; Chinese word order puts some elsewhere)."""
+    import json
+
+    from solver.report.explain import explanation_lines
+    recorded = json.loads((ROOT / "tests" / "data" / "golden" / "solve-infeasible-shunyi-racks-short.json")
+                          .read_text(encoding="utf-8"))["output"]["explanation"]
+    assert explanation_lines(recorded) == recorded["lines"]
+    with language("zh-CN"):
+        chinese = explanation_lines(recorded)
+    assert chinese[0].startswith("需要每个截止日期推迟 1 天") and "预算增加 648,032 元" in chinese[-1]
+    numbers = [sorted(re.findall(r"\d[\d,.]*", " ".join(lines))) for lines in (chinese, recorded["lines"])]
+    assert numbers[0] == numbers[1]
+    names = " ".join(chinese).replace("vnet-yz-a100-80-8x-monthly", "").replace("Shunyi", "")
+    assert not re.search(r"[a-z]{4,}", names)                        # no English words left

@@ -1,0 +1,70 @@
+"""Never silent (issue 34): a command stopped by Ctrl-C prints what it knows and exits 130; an
+infeasible problem's verdict comes before its search for relaxations.
+
+The stop is injected, not timed: GPUPLAN_INTERRUPT_AFTER_SOLVES=k makes the process send itself
+SIGINT when its (k+1)-th solve would start (solver.clock), so the same solves ran on every
+machine and the same partial answer is printed. No assertion reads a clock.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+
+import pytest
+
+from solver.clock import INTERRUPT_AFTER
+from tests.builders import ROOT
+
+SEED = "problems/seed-7b-200b-30d.yaml"
+INFEASIBLE = "problems/infeasible/shunyi-racks-short.yaml"
+
+
+def gpuplan(*args: str, after: int | None = None) -> subprocess.CompletedProcess:
+    env = {**os.environ, "COLUMNS": "200"}
+    env.pop(INTERRUPT_AFTER, None)
+    if after is not None:
+        env[INTERRUPT_AFTER] = str(after)
+    return subprocess.run([sys.executable, "-m", "solver.cli", *args], capture_output=True, text=True, cwd=ROOT,
+                          env=env)
+
+
+def test_why_stopped_prints_what_it_knows_and_exits_130():
+    run = gpuplan("why", SEED, after=2)
+    assert run.returncode == 130, run.stderr
+    assert "optimum 307,180 CNY" in run.stdout and "not determined" in run.stdout, run.stdout
+    assert "interrupted" in run.stderr and "Traceback" not in run.stderr
+
+
+def test_why_stopped_still_prints_one_json_object():
+    run = gpuplan("why", SEED, "--json", after=2)
+    assert run.returncode == 130, run.stderr
+    data = json.loads(run.stdout)
+    assert data["cost"] == pytest.approx(307180)
+    undetermined = [a for j in data["jobs"] for a in j["alternatives"] if a.get("cost") is None]
+    assert undetermined, data["jobs"]
+
+
+@pytest.mark.parametrize("args", [("negotiate", SEED), ("frontier", SEED, "--points", "4")])
+def test_other_analyses_stopped_print_their_partial_table(args):
+    run = gpuplan(*args, after=3)
+    assert run.returncode == 130, run.stderr
+    assert "307,180" in run.stdout, run.stdout
+    assert "interrupted" in run.stderr and "Traceback" not in run.stderr
+
+
+def test_unstopped_run_is_unchanged():
+    """The hook off: the same command ends normally, exit 0 and nothing on stderr."""
+    run = gpuplan("why", SEED)
+    assert run.returncode == 0 and run.stderr == "", run.stderr
+    assert "not determined" not in run.stdout
+
+
+def test_infeasible_verdict_comes_first_then_the_relaxations_found_so_far():
+    run = gpuplan("solve", INFEASIBLE, after=3)
+    assert run.returncode == 130, run.stderr
+    err = run.stderr
+    assert err.index("infeasible:") < err.index("stopping:") < err.index("smallest relaxations")
+    assert "needs 1 more day on every deadline" in err and "not determined" in err

@@ -1,0 +1,13 @@
+"""Settings for the whole test run.
+
+The commands' default budget (60 s, solver.commands.common.DEFAULT_MAX_SECONDS) is raised to the
+hang guard for every command a test runs, in this process and in the subprocesses it starts: a
+test's answer must not depend on how fast the machine is. Tests of the budget itself pass
+--max-seconds, or inject a stop (tests/cli/test_anytime.py).
+"""
+
+import os
+
+from tests.builders import HANG_SECONDS
+
+os.environ.setdefault("GPUPLAN_MAX_SECONDS", str(HANG_SECONDS))
