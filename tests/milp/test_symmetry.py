@@ -52,3 +52,21 @@ def test_an_offer_alone_in_its_periods_is_still_ordered():
     _, milp = build(prob, cat)
     assert sum(name.startswith("Order-H-") for name in milp.rows) == 9
     assert solve(prob, cat).total_cost == pytest.approx(5_760)
+
+
+@pytest.mark.parametrize("lead", [2, 1, 0])
+def test_an_offer_at_a_site_storing_the_job_data_is_not_ordered(lead):
+    # 8-GPU nodes, one each; the job needs just under 12 GPU-days by day 4 and keeps 1 TB at
+    # D1 (3 000 CNY/TB-month = 100 a day) from its first GPU day there to its finish.
+    # Cheapest: A (1 920/day) and B (960/day, only from day 3) both on day 3: 2 880 + 100 =
+    # 2 980, whatever A's lead time. Ordering A early-first put its node on its first day
+    # (day `lead`), storing from then on: 3 280 with lead 0, 3 180 with 1, 3 080 with 2, so a
+    # shorter lead time raised the optimum (tests/milp/test_monotone.py found it).
+    cat = catalog(hourly("A", 10, max_nodes=1, lead_time_days=lead, storage_per_tb_month=3_000),
+                  hourly("B", 5, max_nodes=1, lead_time_days=3, storage_per_tb_month=3_000))
+    prob = problem(job(days=12, deadline_days=4, storage_tb=1), horizon_days=4)
+    plan = solve(prob, cat)
+    assert plan.total_cost == pytest.approx(2_980)
+    assert plan.cost_breakdown["storage"] == pytest.approx(100)
+    _, milp = build(prob, cat)
+    assert not any(name.startswith("Order-A-") for name in milp.rows)
