@@ -126,3 +126,48 @@ def test_import_skypilot_killed_at_random_leaves_both_tables_old_or_new(tmp_path
         assert not os.path.exists(tmp_path / "cat" / files.JOURNAL)
         seen.add(now == old)
     assert seen == {True, False}
+
+
+def _complete(path: Path) -> bool:
+    """A whole output: HTML to its last tag, a workbook that opens, a CSV whose lines all end."""
+    if path.suffix == ".html":
+        return path.read_text(encoding="utf-8").rstrip().endswith("</html>")
+    if path.suffix == ".xlsx":
+        from openpyxl import load_workbook
+        try:
+            load_workbook(path)
+            return True
+        except Exception:  # noqa: BLE001 -- any failure to open is an incomplete file here
+            return False
+    return path.read_bytes().endswith(b"\n")
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("args, target", [
+    (["solve", "problems/hybrid-burst.yaml", "--html", "{out}/p.html"], "p.html"),
+    (["solve", "problems/hybrid-burst.yaml", "--xlsx", "{out}/p.xlsx"], "p.xlsx"),
+    (["solve", "problems/hybrid-burst.yaml", "--csv", "{out}/t"], "t"),
+    (["split-bill", "--sacct", "tests/data/sacct-shared-rack.txt", "--rack-cost", "48000", "--power-cost", "13572.37",
+      "--csv", "{out}/bill.csv"], "bill.csv"),
+], ids=["html", "xlsx", "csv-dir", "split-bill"])
+def test_cli_writers_killed_at_random_leave_old_or_whole_new_files(tmp_path, args, target):
+    rng = random.Random(hash(target) % 1000)
+    command = [sys.executable, "-c", "print('ready', flush=True); from solver.cli import main; main()", "--quiet",
+               *[a.format(out=tmp_path) for a in args], "--force"]
+    start = time.perf_counter()
+    assert subprocess.run(command, capture_output=True, cwd=ROOT, timeout=HANG_SECONDS).returncode == 0
+    runtime = time.perf_counter() - start
+    place = tmp_path / target
+    for _ in range(4):
+        if place.is_dir():
+            for old in place.iterdir():
+                old.write_bytes(b"old\n")
+        else:
+            place.write_bytes(b"old\n")
+        kill_at_random(command, rng, runtime * 1.3)
+        outputs = list(place.iterdir()) if place.is_dir() else [place]
+        for path in outputs:
+            assert path.read_bytes() == b"old\n" or _complete(path), path.name
+        if place.is_dir():   # the tables go together: all old, or all new
+            files.finish_interrupted(place)
+            assert len({path.read_bytes() == b"old\n" for path in place.glob("*.csv")}) == 1
