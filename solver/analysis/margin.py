@@ -16,7 +16,8 @@ deadline slips, and what a plan that survives that costs.
 
 from __future__ import annotations
 
-from solver.api import DEFAULT_BACKEND, NotInModel, pin_rentals, solve_problem
+from solver import api
+from solver.api import DEFAULT_BACKEND, NotInModel, pin_rentals
 from solver.clock import OutOfTime, RunClock
 from solver.errors import Infeasible
 from solver.model.catalog import Catalog
@@ -82,7 +83,7 @@ def _carries(problem, catalog, plan, job: str, factor: float, backend, time_limi
         except OutOfTime:
             return None
     try:
-        solve_problem(*at_mfu(problem, catalog, factor, jobs=[job]), backend=backend, time_limit=time_limit, gap=gap,
+        api.solve_problem(*at_mfu(problem, catalog, factor, jobs=[job]), backend=backend, time_limit=time_limit, gap=gap,
                       constrain=pin_rentals(plan.schedule))
     except NotInModel:
         return False
@@ -105,7 +106,7 @@ def robust_plan(problem: Problem, catalog: Catalog, optimum: Plan, factor: float
     """The cheapest plan meeting every deadline with every MFU × factor, beside `optimum`."""
     slow_problem, slow_catalog = at_mfu(problem, catalog, factor)
     try:
-        plan = solve_problem(slow_problem, slow_catalog, backend=backend, time_limit=time_limit, gap=gap,
+        plan = api.solve_problem(slow_problem, slow_catalog, backend=backend, time_limit=time_limit, gap=gap,
                              max_seconds=max_seconds)
     except Infeasible as exc:
         status = "infeasible" if exc.proven else "not solved"

@@ -333,6 +333,8 @@ class _Ctx:
             layout = job_layout(job, gpu, offer.gpus_per_node, 4096)
         except Exception:  # noqa: BLE001 - wording only; the code stands without the number
             layout = None
+        if layout is not None and layout.gpus <= has:
+            return None  # a copy fits the offer's GPUs: preprocessing's own reason says what did not fit
         need = f"needs {layout.gpus}" if layout is not None else "needs more than 4096"
         return f"{need} × {gpu.gpu} per model copy; the offer has {has}"
 

@@ -20,7 +20,7 @@ def render_why(result: Why, console: Console) -> None:
     for jw in result.jobs:
         used = ", ".join(jw.used) or _("nothing")
         shown = len(jw.alternatives)
-        more = _(", best {shown} of {n} with a plan").format(shown=shown, n=jw.feasible) if jw.feasible > shown else ""
+        more = _(", best {shown} of the {n} re-solved with a plan").format(shown=shown, n=jw.feasible) if jw.feasible > shown else ""
         table = Table(title=_("Job {job}: uses {used}; runners-up by forced cost ({unit}){more}").format(
                           job=escape(jw.job), used=escape(used), unit=unit, more=more),
                       header_style="bold", title_justify="left", expand=False)

@@ -79,6 +79,20 @@ def test_memory_a_small_gpu_that_cannot_hold_the_model():
     assert "G24" in alt.text and "the offer has 1" in alt.text
 
 
+def test_memory_words_never_say_a_copy_fits_the_offer(monkeypatch):
+    """Issue 36: "needs 32 × A100-80G per model copy; the offer has 48" read as a contradiction. When
+    a copy's GPUs fit the offer, the reason is preprocessing's own (what did not fit), not the count."""
+    from types import SimpleNamespace
+
+    import solver.api
+
+    monkeypatch.setattr(solver.api, "job_layout", lambda *a, **k: SimpleNamespace(gpus=1))
+    cat = catalog(hourly("A", 6), hourly("S", 1, gpu="G24", gpus_per_node=1, max_nodes=1, vendor="v2"))
+    prob = problem(job(days=8, deadline_days=10, model=MID), horizon_days=10)
+    alt = alternative(why(prob, cat), "v2/G24/hourly @ D1")
+    assert alt.code == "memory" and alt.text and "the offer has" not in alt.text
+
+
 def test_power_a_cheap_hosted_rack_without_quota():
     # Quota 0 kW: the hosted racks (20 000 a node-month, 2 needed = 40 000) would need 20 kW.
     cat = catalog(HOSTED, hourly("C", 6), datacenters=(datacenter("D1", power_quota_kw=0),))
@@ -120,6 +134,16 @@ def test_only_the_k_cheapest_are_solved_and_shown():
     jw = result.jobs[0]
     assert jw.considered == 4 and [a.offers for a in jw.alternatives] == [["B0"], ["B1"]]
     assert any("not re-solved" in note for note in result.notes)
+    # The title counts only what was re-solved, so the note's "more ... not re-solved" adds up (issue 36).
+    from rich.console import Console
+
+    from solver.report.why import render_why
+    console = Console(record=True, width=200)
+    render_why(result, console)
+    text = console.export_text()
+    if jw.feasible > len(jw.alternatives):
+        assert f"best 2 of the {jw.feasible} re-solved with a plan" in text
+    assert jw.feasible + int(next(n for n in result.notes if "not re-solved" in n).split(": ")[1].split()[0]) <= 4
 
 
 def test_availability_another_job_holds_the_stock():

@@ -68,3 +68,15 @@ def test_infeasible_verdict_comes_first_then_the_relaxations_found_so_far():
     err = run.stderr
     assert err.index("infeasible:") < err.index("stopping:") < err.index("smallest relaxations")
     assert "needs 1 more day on every deadline" in err and "not determined" in err
+
+
+def test_progress_lines_on_stderr_when_it_is_not_a_terminal():
+    """A log or CI job sees the command working: progress lines on stderr (here every 0.01 s,
+    so even a quick solve prints some), none on stdout, whose JSON stays one object."""
+    env = {**os.environ, "GPUPLAN_HEARTBEAT_SECONDS": "0.01"}
+    run = subprocess.run([sys.executable, "-m", "solver.cli", "solve", SEED, "--json"],
+                         cwd=ROOT, env=env, capture_output=True, text=True, timeout=1800)
+    assert run.returncode == 0, run.stderr
+    assert json.loads(run.stdout)["status"] == "optimal"
+    assert any(line.startswith("solving seed-7b-200b-30d") and " s" in line for line in run.stderr.splitlines()), \
+        run.stderr[:500]

@@ -31,7 +31,7 @@ def test_margin_always_and_robust_plan_when_asked(tmp_path):
     assert text.returncode == 0, text.stderr[-2000:]
     assert "robust plan (every MFU × 0.8): at 80% of the assumed MFU every deadline is met for 4,608 CNY" in \
         " ".join(text.stdout.split())
-    assert "MFU margin" in text.stdout and "down to 90." in text.stdout
+    assert "MFU margin" in text.stdout and "down to 90.0%" in text.stdout
     page = html.read_text(encoding="utf-8")
     assert 'id="robust-plan"' in page and "4,608 CNY" in page and "MFU margin" in page
     from openpyxl import load_workbook
