@@ -33,9 +33,9 @@ from solver.milp.core import Milp
 from solver.milp.progress import PROGRESS, tell_bound
 
 FIX_AND_OPTIMIZE = False
-"""Off: measured no faster on the realistic suite at load (tests/bench/HISTORY.md, "LP-guided
-fix-and-optimize"); and a different solving path may give the bundled problems another plan
-of the same cost, which their golden answers would see."""
+"""Off: a mixed A/B (faster on the mean, up to 2x slower on some problems: tests/bench/HISTORY.md,
+"LP-guided fix-and-optimize"), and with it on the bundled problems get other plans of the same
+cost, which their golden answers would see."""
 PLAN_SHARE = 0.25
 """Share of the time limit the LP and the restricted plan may take together."""
 
