@@ -225,29 +225,42 @@ def working(message: str) -> Iterator[None]:
     start, latest = time.perf_counter(), {"text": ""}
 
     def heard(incumbent: float | None, bound: float | None) -> None:
-        parts = [f"best plan {incumbent:,.0f}" if incumbent is not None else "no plan yet"]
-        if bound is not None:
-            parts.append(f"bound {bound:,.0f}")
-        if incumbent and bound is not None:
-            parts.append(f"gap {max(0.0, incumbent - bound) / abs(incumbent):.1%}")
-        latest["text"] = " — " + ", ".join(parts)
+        latest["text"] = " — " + ", ".join(_solve_words(incumbent, bound, gap=True))
 
-    from solver.api import PROGRESS  # the solver stack: loaded by the command that solves, not by --help
+    with err.status(message) as status, _listening(
+            0.5, lambda: status.update(f"{message} ({time.perf_counter() - start:.0f} s){latest['text']}"), heard):
+        yield
 
-    with err.status(message) as status:
-        stop = threading.Event()
 
-        def tick() -> None:
-            while not stop.wait(0.5):
-                status.update(f"{message} ({time.perf_counter() - start:.0f} s){latest['text']}")
-        thread = threading.Thread(target=tick, daemon=True)
-        thread.start()
-        PROGRESS.listener = heard
-        try:
-            yield
-        finally:
-            PROGRESS.listener = None
-            stop.set()
+def _solve_words(incumbent: float | None, bound: float | None, *, gap: bool) -> list[str]:
+    """The running solve's news in words: best plan, bound (and the gap between them)."""
+    parts = [f"best plan {incumbent:,.0f}" if incumbent is not None else "no plan yet"]
+    if bound is not None:
+        parts.append(f"bound {bound:,.0f}")
+    if gap and incumbent and bound is not None:
+        parts.append(f"gap {max(0.0, incumbent - bound) / abs(incumbent):.1%}")
+    return parts
+
+
+@contextmanager
+def _listening(every: float, show, heard) -> Iterator[None]:
+    """While the block runs: `show()` every `every` seconds from a thread, and the running solve's
+    best plan and bound handed to `heard` (solver.api.PROGRESS: loaded by the commands that solve,
+    not by --help)."""
+    from solver.api import PROGRESS
+
+    stop = threading.Event()
+
+    def tick() -> None:
+        while not stop.wait(every):
+            show()
+    threading.Thread(target=tick, daemon=True).start()
+    PROGRESS.listener = heard
+    try:
+        yield
+    finally:
+        PROGRESS.listener = None
+        stop.set()
 
 
 HEARTBEAT_ENV = "GPUPLAN_HEARTBEAT_SECONDS"
@@ -266,25 +279,14 @@ def _heartbeat(message: str) -> Iterator[None]:
     if OUTPUT.quiet or HEARTBEAT_SECONDS <= 0:
         yield
         return
-    from solver.api import PROGRESS
-
     err = Console(stderr=True, color_system=None, highlight=False, soft_wrap=True)
-    start, latest, stop = time.perf_counter(), {"text": ""}, threading.Event()
+    start, latest = time.perf_counter(), {"text": ""}
 
     def heard(incumbent: float | None, bound: float | None) -> None:
-        parts = [f"best plan {incumbent:,.0f}" if incumbent is not None else "no plan yet"]
-        if bound is not None:
-            parts.append(f"bound {bound:,.0f}")
-        latest["text"] = ", " + ", ".join(parts)
+        latest["text"] = ", " + ", ".join(_solve_words(incumbent, bound, gap=False))
 
-    def tick() -> None:
-        while not stop.wait(HEARTBEAT_SECONDS):
-            err.print(f"{message}: {time.perf_counter() - start:.0f} s{latest['text']}", markup=False)
-    thread = threading.Thread(target=tick, daemon=True)
-    thread.start()
-    PROGRESS.listener = heard
-    try:
+    def show() -> None:
+        err.print(f"{message}: {time.perf_counter() - start:.0f} s{latest['text']}", markup=False)
+
+    with _listening(HEARTBEAT_SECONDS, show, heard):
         yield
-    finally:
-        PROGRESS.listener = None
-        stop.set()
