@@ -43,7 +43,7 @@ from solver.milp import backends  # noqa: E402
 from solver.milp.build import build_milp  # noqa: E402
 from solver.milp.export import to_mathopt  # noqa: E402
 from solver.milp.instance import build_instance  # noqa: E402
-from solver.milp.progress import PROGRESS  # noqa: E402
+from solver.milp.progress import PROGRESS, _number  # noqa: E402  (HiGHS' log numbers, read as the CLI reads them)
 from solver.milp.solution import OPTIMALITY_GAP, NoSolution  # noqa: E402
 from solver.milp.solve import solve_milp  # noqa: E402
 from solver.milp.tiebreak import break_ties  # noqa: E402
@@ -90,12 +90,6 @@ class Heard:
 _LINE = re.compile(r"^\s*[A-Za-z]?\s+(\d+)\s+\d+\s+\d+\s+[\d.]+%\s+(\S+)\s+(\S+)\s+")
 
 
-def _number(text: str) -> float | None:
-    try:
-        value = float(text)
-    except ValueError:
-        return None
-    return value if math.isfinite(value) else None
 
 
 def problems(seeds: list[int], extra: bool = True):
