@@ -64,6 +64,8 @@ def test_chinese_reports_have_the_english_reports_numbers(plans):
         english, chinese = _pages(plan, problem, catalog)
         assert _table_numbers(chinese) == _table_numbers(english), name
         assert '<html lang="zh-CN">' in chinese and '<html lang="en">' in english
+        fonts = chinese.split("body{font-family:", 1)[1].split(";", 1)[0]   # macOS, Windows, Linux desktops
+        assert all(f'"{font}"' in fonts for font in ("PingFang SC", "Microsoft YaHei", "Noto Sans CJK SC"))
         assert "<h2>费用构成</h2>" in chinese and "<h2>合同检查清单</h2>" in chinese, name
         total = f"{plan.total_cost / 1e4:,.2f} 万元"                      # the headline, rounded to 万元
         assert total in chinese.split('id="summary">', 1)[1].split("</p>", 1)[0], name
