@@ -198,6 +198,18 @@ def peak_gpus(plan, job_name: str = "j") -> int:
     return max(per_period.values(), default=0)
 
 
+def catalog_folder(folder, *tables) -> "Path":
+    """A new catalog folder holding copies of the given CSV tables (paths), for import tests."""
+    import shutil
+    from pathlib import Path
+
+    folder = Path(folder)
+    folder.mkdir()
+    for table in tables:
+        shutil.copy(table, folder)
+    return folder
+
+
 def write_catalog(cat: Catalog, folder) -> None:
     """Dump an in-memory catalog as the three CSV tables the loader reads."""
     import pandas as pd

@@ -7,7 +7,6 @@ per instance type and region; aws: one row per availability zone); the bad files
 from __future__ import annotations
 
 import filecmp
-import shutil
 import subprocess
 import sys
 from pathlib import Path
@@ -17,7 +16,7 @@ import pytest
 from solver.errors import ProblemError
 from solver.load import load_catalog
 from solver.skypilot import ACCELERATORS, SkyPilotError, import_skypilot
-from tests.builders import ROOT
+from tests.builders import ROOT, catalog_folder
 
 SAMPLE = ROOT / "catalogs" / "public-clouds-sample"
 RAW = SAMPLE / "skypilot-v7"
@@ -29,12 +28,7 @@ AWS_HEADER = "InstanceType,AcceleratorName,AcceleratorCount,vCPUs,MemoryGiB,GpuI
 @pytest.fixture
 def target(tmp_path) -> Path:
     """A catalog folder with the world sample's GPUs and Beijing's datacenters and offers."""
-    folder = tmp_path / "cat"
-    folder.mkdir()
-    shutil.copy(SAMPLE / "gpus.csv", folder)
-    shutil.copy(BEIJING / "datacenters.csv", folder)
-    shutil.copy(BEIJING / "offers.csv", folder)
-    return folder
+    return catalog_folder(tmp_path / "cat", SAMPLE / "gpus.csv", BEIJING / "datacenters.csv", BEIJING / "offers.csv")
 
 
 def _cloud(tmp_path: Path, cloud: str, text: str) -> Path:

@@ -4,7 +4,6 @@ rents, GCP's machine types, regions and residency, stock per GPU box, price chec
 
 from __future__ import annotations
 
-import shutil
 import subprocess
 import sys
 from datetime import date
@@ -15,7 +14,7 @@ import pytest
 from solver.load import load_catalog
 from solver.skypilot import SkyPilotError, import_skypilot
 from solver.skypilot_gpus import identify
-from tests.builders import ONE_B, ROOT
+from tests.builders import ONE_B, ROOT, catalog_folder
 
 CLOUDS = ROOT / "tests" / "data" / "skypilot-v7"
 SAMPLE = ROOT / "catalogs" / "public-clouds-sample"
@@ -25,10 +24,7 @@ LAMBDA_HEADER = "InstanceType,AcceleratorName,AcceleratorCount,vCPUs,MemoryGiB,P
 @pytest.fixture
 def target(tmp_path) -> Path:
     """A catalog folder holding only the world sample's GPUs (no offers: every price is USD)."""
-    folder = tmp_path / "cat"
-    folder.mkdir()
-    shutil.copy(SAMPLE / "gpus.csv", folder)
-    return folder
+    return catalog_folder(tmp_path / "cat", SAMPLE / "gpus.csv")
 
 
 def _import(cloud: str, target: Path, **kw):
