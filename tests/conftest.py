@@ -12,5 +12,5 @@ import os
 
 from tests.builders import HANG_SECONDS
 
-os.environ.setdefault("GPUPLAN_MAX_SECONDS", str(HANG_SECONDS))
-os.environ.setdefault("GPUPLAN_HEARTBEAT_SECONDS", "0")   # no progress lines: their count depends on speed
+os.environ["GPUPLAN_MAX_SECONDS"] = str(HANG_SECONDS)   # assigned, not defaulted: a shell's own value must not leak in
+os.environ["GPUPLAN_HEARTBEAT_SECONDS"] = "0"   # no progress lines: their count depends on speed

@@ -207,7 +207,7 @@ def test_a_first_plan_that_does_not_pack_and_spends_the_time_limit_still_gives_a
     assert plan.total_cost == pytest.approx(3 * NODE_DAY)
     # the first round, then only the repair, within the floor's time (the limit is spent): its
     # top-up of the failing configuration's rentals, given half of it, finds the plan
-    assert calls == [pytest.approx(5, abs=0.05), pytest.approx(REPAIR_FLOOR / 2, abs=0.05)]
+    assert calls == [pytest.approx(5, abs=1.0), pytest.approx(REPAIR_FLOOR / 2, abs=0.05)]   # the first: 5 s less what the build took
     # the first round's bound stands (16 GPUs by count), not the repair's own
     assert plan.lower_bound == pytest.approx(2 * NODE_DAY) and plan.status == "feasible"
     assert verify_plan(prob, cat, plan) == []
