@@ -78,7 +78,7 @@ __all__ = [
 def solve_problem(problem: Problem, catalog: Catalog, *, backend: str = DEFAULT_BACKEND,
                   time_limit: float | None = None, gap: float | None = None,
                   export_mps: str | Path | None = None, constrain: Callable[[Milp], None] | None = None,
-                  max_seconds: float | None = None) -> Plan:
+                  max_seconds: float | None = None, price_stack: bool = True) -> Plan:
     """Cheapest plan for the problem, checked by the independent verifier before it is returned.
 
     Among plans of that cost, the one finishing earliest, then renting the fewest
@@ -88,7 +88,10 @@ def solve_problem(problem: Problem, catalog: Catalog, *, backend: str = DEFAULT_
     Soft preferences (a job's or the problem's `prefer`: site, vendor, mode, GPU; only there, a
     share there, or avoid) are weighed by re-solving with each imposed; see solver.milp.prefer
     for the rule, Plan.preferences for what each did and cost. `time_limit` bounds each solve,
-    `max_seconds` all of them (a re-solve with no time left is not started)."""
+    `max_seconds` all of them (a re-solve with no time left is not started). A plan off the
+    catalog's usual software stack is priced against the best usual-stack plan (one more solve)
+    unless `price_stack` is False: a probe that only asks whether a plan exists (the margin's)
+    has no use for that price."""
     clock = RunClock.starting_now(time_limit, max_seconds, least=0.0)  # building the model is part of the run
     inst = build_instance(problem, catalog)
     stranded = [job.name for job in problem.jobs if not any(o.job == job.name for o in inst.options)]
@@ -115,7 +118,7 @@ def solve_problem(problem: Problem, catalog: Catalog, *, backend: str = DEFAULT_
             return solve_built(inst, pinned_milp(inst, pins, constrain), backend=backend, time_limit=limit, gap=gap)
         plan = keep_preferred(inst, plan, pinned)
     others = off_stack(plan, problem, catalog)
-    if others:  # a switch of software stack the problem never asked for: what it saves (solver.milp.stacks)
+    if others and price_stack:  # a switch of software stack the problem never asked for: what it saves (solver.milp.stacks)
         plan = _stack_switch(plan, problem, catalog, others, clock, backend, gap, constrain)
     return plan
 

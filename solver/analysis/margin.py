@@ -84,7 +84,7 @@ def _carries(problem, catalog, plan, job: str, factor: float, backend, time_limi
             return None
     try:
         api.solve_problem(*at_mfu(problem, catalog, factor, jobs=[job]), backend=backend, time_limit=time_limit, gap=gap,
-                      constrain=pin_rentals(plan.schedule))
+                      constrain=pin_rentals(plan.schedule), price_stack=False)  # feasibility only
     except NotInModel:
         return False
     except Infeasible as exc:
