@@ -5,6 +5,7 @@ command prints is drawn by solver.report."""
 from __future__ import annotations
 
 import contextvars
+import math
 import os
 import threading
 import time
@@ -17,7 +18,7 @@ import typer
 from rich.console import Console
 from rich.markup import escape
 
-from solver.clock import COMMAND, budget_spent, end_command, interrupted, stop_command, stopped
+from solver.clock import COMMAND, budget_command, budget_spent, end_command, interrupted, stop_command, stopped
 from solver.errors import Infeasible, PlanRejected, ProblemError
 from solver.files import write_error
 from solver.report import guard
@@ -46,11 +47,35 @@ def speak(flag: str | None, problem=None) -> None:
 
 
 MAX_SECONDS_ENV = "GPUPLAN_MAX_SECONDS"
-"""Environment variable: the default budget in seconds instead of 60 (the test suite sets it long, so
-that no test's answer depends on the machine's speed; a user may set it in a slow CI job)."""
-DEFAULT_MAX_SECONDS = float(os.environ.get(MAX_SECONDS_ENV) or 60.0)
+DEFAULT_MAX_SECONDS = 60.0
 """Every command that solves stops after this long unless `--max-seconds` says otherwise, and
-prints what it has (issue 34: `why` and `negotiate` ran past 300 s and printed nothing)."""
+prints what it has (issue 34: `why` and `negotiate` ran past 300 s and printed nothing).
+GPUPLAN_MAX_SECONDS changes the default (the test suite sets it long, so that no test's answer
+depends on the machine's speed; a user may set it in a slow CI job)."""
+
+
+def seconds_from_env(name: str, default: float) -> float:
+    """A number of seconds from the environment, read when a command runs (a bad value is exit 2
+    for that command, not a traceback for every command and --help)."""
+    text = os.environ.get(name)
+    if not text:
+        return default
+    try:
+        value = float(text)
+    except ValueError:
+        value = math.nan
+    if not math.isfinite(value) or value < 0:
+        raise ProblemError(f"{name}={text!r} is not a number of seconds", key=name,
+                           fix=f"set it to a number such as {default:g}, or unset it")
+    return value
+
+
+def command_budget(max_seconds: float | None) -> None:
+    """Start the command's clock (solver.clock.budget_command): `--max-seconds`, else
+    GPUPLAN_MAX_SECONDS, else DEFAULT_MAX_SECONDS."""
+    budget_command(seconds_from_env(MAX_SECONDS_ENV, DEFAULT_MAX_SECONDS) if max_seconds is None else max_seconds)
+
+
 EXIT_INTERRUPTED = 130
 """Ctrl-C: what was known is printed, then the exit a shell gives a process ended by SIGINT (128 + 2)."""
 
@@ -264,7 +289,7 @@ def _listening(every: float, show, heard) -> Iterator[None]:
 
 
 HEARTBEAT_ENV = "GPUPLAN_HEARTBEAT_SECONDS"
-HEARTBEAT_SECONDS = float(os.environ.get(HEARTBEAT_ENV) or 10.0)
+HEARTBEAT_SECONDS = 10.0
 """Without a live spinner (stderr not a terminal), one progress line this often: a log or CI
 job shows the command is working, never silence. GPUPLAN_HEARTBEAT_SECONDS changes it, 0 turns
 the lines off (the test suite does: how many lines a command prints depends on the machine's speed,
@@ -276,7 +301,8 @@ def _heartbeat(message: str) -> Iterator[None]:
     """Progress lines on stderr while something slow runs and no spinner can be drawn: every
     HEARTBEAT_SECONDS, the seconds so far and the running solve's best plan and bound; none
     with --quiet, none for work shorter than that (a quick command's stderr stays empty)."""
-    if OUTPUT.quiet or HEARTBEAT_SECONDS <= 0:
+    every = seconds_from_env(HEARTBEAT_ENV, HEARTBEAT_SECONDS)
+    if OUTPUT.quiet or every <= 0:
         yield
         return
     err = Console(stderr=True, color_system=None, highlight=False, soft_wrap=True)
@@ -288,5 +314,5 @@ def _heartbeat(message: str) -> Iterator[None]:
     def show() -> None:
         err.print(f"{message}: {time.perf_counter() - start:.0f} s{latest['text']}", markup=False)
 
-    with _listening(HEARTBEAT_SECONDS, show, heard):
+    with _listening(every, show, heard):
         yield

@@ -8,8 +8,8 @@ from typing import Annotated, Optional
 import typer
 
 from solver.choices import AXES, DEFAULT_BACKEND
-from solver.clock import budget_command, left_of
-from solver.commands.common import DEFAULT_MAX_SECONDS, plan_console, run_action, working
+from solver.clock import left_of
+from solver.commands.common import command_budget, plan_console, run_action, working
 from solver.commands.options import AsJson, BackendChoice, Gap, ProblemFile, TimeLimit, choices, max_seconds_option
 from solver.errors import ProblemError
 
@@ -40,7 +40,7 @@ def frontier_command(
     """Trade-off of PROBLEM along one axis: ε-constraint solves on one model, non-dominated plans only,
     each verified. Exit 1 when the problem itself has no plan."""
     def action() -> None:
-        budget_command(DEFAULT_MAX_SECONDS if max_seconds is None else max_seconds)
+        command_budget(max_seconds)
         from solver.analysis.frontier import existing_plan_files, frontier, write_plans
         from solver.files import check_writable_folder
         from solver.load import load_problem

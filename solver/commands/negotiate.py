@@ -8,8 +8,8 @@ from typing import Annotated, Optional
 import typer
 
 from solver.choices import DEFAULT_BACKEND
-from solver.clock import budget_command, left_of
-from solver.commands.common import DEFAULT_MAX_SECONDS, plan_console, run_action, speak, working
+from solver.clock import left_of
+from solver.commands.common import command_budget, plan_console, run_action, speak, working
 from solver.commands.options import (AsJson, BackendChoice, bounded, gap_option, Lang, max_seconds_option, ProblemFile,
                                      TimeLimit)
 from solver.files import check_new_file
@@ -50,7 +50,7 @@ def negotiate(problem: ProblemFile,
     platform fee and discount stay as they are.
     """
     def action() -> None:
-        budget_command(DEFAULT_MAX_SECONDS if max_seconds is None else max_seconds)
+        command_budget(max_seconds)
         from solver.analysis.negotiate import check_vendor
         from solver.analysis.negotiate import export_vendor as write_sheet
         from solver.analysis.negotiate import negotiate as analyse

@@ -8,8 +8,7 @@ from typing import Annotated, Optional
 import typer
 
 from solver.choices import DEFAULT_BACKEND
-from solver.clock import budget_command
-from solver.commands.common import DEFAULT_MAX_SECONDS, run_action, speak, working
+from solver.commands.common import command_budget, run_action, speak, working
 from solver.commands.options import BackendChoice, Gap, Lang, ProblemFile, TimeLimit, max_seconds_option
 
 
@@ -35,7 +34,7 @@ def report_command(
     cost breakdown, job layouts, assumptions and a contract checklist per vendor.
     Never overwrites a file without --force (exit 2). Exit 1 when infeasible (no file written)."""
     def action() -> None:
-        budget_command(DEFAULT_MAX_SECONDS if max_seconds is None else max_seconds)
+        command_budget(max_seconds)
         from solver.api import solve_problem
         from solver.load import load_problem
         from solver.report.html import check_html_path, write_html

@@ -10,8 +10,8 @@ from typing import Annotated, Literal, Optional
 import typer
 
 from solver.choices import DEFAULT_BACKEND, DETAILS
-from solver.clock import RunClock, budget_command
-from solver.commands.common import DEFAULT_MAX_SECONDS, announce_infeasible, plan_console, run_action, speak, working
+from solver.clock import RunClock
+from solver.commands.common import command_budget, announce_infeasible, plan_console, run_action, speak, working
 from solver.commands.options import (
     AsJson,
     BackendChoice,
@@ -87,7 +87,7 @@ def solve(problem: ProblemFile,
                 raise ProblemError("not written with --objective min_time, which solves a sequence of models",
                                    key="--export-mps", fix="leave out --export-mps, or export the min_cost model")
             check_new_file(export_mps, "--export-mps", force=force, example="model.mps")
-        budget_command(DEFAULT_MAX_SECONDS if max_seconds is None else max_seconds)
+        command_budget(max_seconds)
         run = RunClock.since_start(time_limit, max_seconds)  # the solve's steps each cut to what is left
         options = {"backend": backend.value, "time_limit": time_limit, "gap": gap}
         try:

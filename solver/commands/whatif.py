@@ -7,9 +7,8 @@ from typing import Annotated, Optional
 import typer
 
 from solver.choices import DEFAULT_BACKEND
-from solver.commands.common import DEFAULT_MAX_SECONDS, plan_console, run_action, speak, working
+from solver.commands.common import command_budget, plan_console, run_action, speak, working
 from solver.commands.options import AsJson, BackendChoice, Gap, Lang, max_seconds_option, ProblemFile, TimeLimit
-from solver.clock import budget_command
 
 
 def register(app: typer.Typer) -> None:
@@ -37,7 +36,7 @@ def whatif(problem: ProblemFile,
     --no-explain, the smallest relaxation of each limit that makes the edited problem feasible).
     """
     def action() -> None:
-        budget_command(DEFAULT_MAX_SECONDS if max_seconds is None else max_seconds)
+        command_budget(max_seconds)
         from solver.analysis.whatif import what_if
         from solver.load import load_problem
         from solver.report.terminal import print_json

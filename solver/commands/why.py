@@ -8,8 +8,8 @@ from typing import Annotated
 import typer
 
 from solver.choices import DEFAULT_BACKEND
-from solver.clock import budget_command, left_of
-from solver.commands.common import DEFAULT_MAX_SECONDS, plan_console, run_action, speak, working
+from solver.clock import left_of
+from solver.commands.common import command_budget, plan_console, run_action, speak, working
 from solver.commands.options import AsJson, BackendChoice, Gap, Lang, max_seconds_option, ProblemFile, TimeLimit
 
 
@@ -33,7 +33,7 @@ def why_command(problem: ProblemFile,
     plan when forced and those left out before solving; then what one more unit of each binding
     limit is worth, by re-solving. Exit 1 when the problem itself is infeasible."""
     def action() -> None:
-        budget_command(DEFAULT_MAX_SECONDS if max_seconds is None else max_seconds)
+        command_budget(max_seconds)
         from solver.analysis.why import why
         from solver.load import load_problem
         from solver.report.terminal import print_json

@@ -80,3 +80,14 @@ def test_progress_lines_on_stderr_when_it_is_not_a_terminal():
     assert json.loads(run.stdout)["status"] == "optimal"
     assert any(line.startswith("solving seed-7b-200b-30d") and " s" in line for line in run.stderr.splitlines()), \
         run.stderr[:500]
+
+
+@pytest.mark.parametrize("name", ["GPUPLAN_MAX_SECONDS", "GPUPLAN_HEARTBEAT_SECONDS"])
+def test_a_bad_seconds_setting_is_exit_2_for_the_command_and_help_still_works(name):
+    env = {**os.environ, name: "soon"}
+    run = subprocess.run([sys.executable, "-m", "solver.cli", "solve", SEED], cwd=ROOT, env=env,
+                         capture_output=True, text=True, timeout=1800)
+    assert run.returncode == 2 and name in run.stderr and "Traceback" not in run.stderr, run.stderr
+    helped = subprocess.run([sys.executable, "-m", "solver.cli", "--help"], cwd=ROOT, env=env,
+                            capture_output=True, text=True, timeout=1800)
+    assert helped.returncode == 0 and "Usage" in helped.stdout
