@@ -23,8 +23,18 @@ def test_the_suite_is_thirty_fixed_seeds():
 
 @pytest.mark.parametrize("seed", [1, 7, 16, 30])
 def test_a_seed_gives_the_same_problem_every_time(seed):
-    assert user_like.problem_yaml(seed) == user_like.problem_yaml(seed)
+    """Also in another interpreter with another hash seed: set order or hashing cannot leak in."""
+    import os
+    import subprocess
+    import sys
+
+    from tests.builders import ROOT
+
     assert user_like.generate(seed)[0] == user_like.generate(seed)[0]
+    code = f"from tests.bench import user_like; print(user_like.problem_yaml({seed}), end='')"
+    other = subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True, check=True,
+                           env={**os.environ, "PYTHONHASHSEED": str(seed + 1000)})
+    assert other.stdout == user_like.problem_yaml(seed)
 
 
 def test_seeds_give_different_problems(suite):
