@@ -16,7 +16,7 @@ from solver.report.tables import plan_tables
 def test_shares_add_up_and_discounts_stand_apart():
     shares = cost_shares({"gpu_rent": 1_000.0, "interconnect": 333.33, "platform_fee": 66.67,
                           "volume_discount": -150.0})
-    assert sum(shares.values()) == 1.0 and max(shares.values()) <= 1.0
+    assert sum(shares.values()) == 1.0 and min(shares.values()) >= 0   # so none exceeds 100 %
     assert "volume_discount" not in shares and shares["gpu_rent"] == 0.714
     assert cost_shares({"gpu_rent": 1.0, "a": 1.0, "b": 1.0}) == {"gpu_rent": 0.334, "a": 0.333, "b": 0.333}
 
