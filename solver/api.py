@@ -14,8 +14,9 @@ Solving a problem:
         it adds are part of the model the verifier's plan came from, but the verifier
         checks only the problem's own constraints.
     build(problem, catalog) → (Instance, Milp) and solve_built(inst, milp, ...) → Plan:
-        build once, change bounds (a budget row, a deadline as upper bounds of zero), solve
-        again — for frontiers that reuse one model between points.
+        build once, change bounds (each constraint family's `set_bound`: the budget, a site's
+        power, an offer's stock, a job's deadline, the spot work, the vendor count), solve
+        again — for frontiers and probes that reuse one model.
     explain_quick(inst): the obvious blockers of a problem with no plan, from preprocessing.
 
 The model itself, for analyses that edit it and solve it raw (an elastic solve's plan
@@ -49,7 +50,9 @@ from solver.milp.instance import Instance, build_instance, job_layout
 from solver.milp.pin import NotInModel, pin_rentals, pin_schedule
 from solver.milp.prefer import keep_preferred, pinned_milp
 from solver.milp.progress import PROGRESS
-from solver.milp.registry import AVAILABILITY, FAMILIES, POWER, Family, NotApplicable, family
+from solver.milp.registry import (
+    AVAILABILITY, BINDING_KINDS, BUDGET, DEADLINE, FAMILIES, MONEY, POWER, SPOT, VENDORS, Family, NotApplicable, family,
+)
 from solver.milp.solution import NoSolution, Solution
 from solver.milp.solve import solve_milp
 from solver.milp.stacks import off_stack, stack_switch, stack_warnings, usual_stack
@@ -68,7 +71,8 @@ __all__ = [
     "held_nodes", "asked_work", "job_layout",
     "budget_slack", "power_slack", "power_sites", "stock_slack", "add_work_slack", "widen_discount",
     # the constraint families (solver.milp.registry) and what preprocessing excluded
-    "FAMILIES", "Family", "NotApplicable", "family", "AVAILABILITY", "POWER", "Exclusion",
+    "FAMILIES", "Family", "NotApplicable", "family", "BINDING_KINDS", "MONEY", "Exclusion",
+    "BUDGET", "POWER", "AVAILABILITY", "DEADLINE", "VENDORS", "SPOT",
     "add_vendor_count", "vendor_nodes",
     # for the commands
     "BACKENDS", "DEFAULT_BACKEND", "PROGRESS",
@@ -143,9 +147,14 @@ def _stack_switch(plan: Plan, problem: Problem, catalog: Catalog, others: list[s
 
 def solve_built(inst: Instance, milp: Milp, *, backend: str = DEFAULT_BACKEND, time_limit: float | None = None,
                 gap: float | None = None, more_time: str = "--time-limit") -> Plan:
-    """Solve an already built (and possibly re-bounded) model; verify the plan against inst's problem.
+    """Solve an already built (and possibly re-bounded) model; verify the plan against inst's problem
+    with the budget the model holds (BUDGET.set_bound: a budget dropped or moved on the built model is
+    the one the plan is checked against; the other families' bounds only tighten what the problem allows,
+    or are refused where they would not: solver.milp.registry.Bound).
     `more_time`: the option that would have given the solve more time, named when it found no plan."""
     problem, catalog = inst.problem, inst.catalog
+    if BUDGET.bound(milp) != problem.budget:
+        problem = problem.model_copy(update={"budget": BUDGET.bound(milp)})
     try:
         solution = solve_milp(milp, backend=backend, time_limit=time_limit, gap=gap, tiebreak=True)
     except NoSolution as exc:

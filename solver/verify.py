@@ -48,6 +48,23 @@ def vendors_rented(plan: Plan) -> set[str]:
     return {a.vendor for a in plan.allocations}
 
 
+def spot_work(problem: Problem, catalog: Catalog, plan: Plan) -> tuple[float, float]:
+    """(FLOPs the plan does on preemptible (spot) offers, FLOPs it does in all), read from the
+    problem, the catalog and the schedule alone: what a spot-work limit (a frontier's ε,
+    solver.milp.spot) bounds, as the verifier counts work."""
+    v = _Verifier(problem, catalog, plan)
+    pieces: dict[tuple[str, int], list] = defaultdict(list)
+    for a in plan.schedule.assignments:
+        pieces[a.job, a.period].append(a)
+    spot = total = 0.0
+    for (name, _), group in pieces.items():
+        for a in group:
+            done = v._work(v.jobs[name], group, a)
+            total += done
+            spot += done if MODES[catalog.offers[a.offer].mode].preemptible else 0.0
+    return spot, total
+
+
 class _Verifier(ShownFields):
     def __init__(self, problem: Problem, catalog: Catalog, plan: Plan) -> None:
         self.p, self.cat, self.plan = problem, catalog, plan

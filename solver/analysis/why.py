@@ -37,14 +37,17 @@ from dataclasses import asdict, dataclass, field
 from ortools.linear_solver.python import model_builder as mb
 
 from solver.analysis.edits import apply_edits
-from solver.api import DEFAULT_BACKEND, FAMILIES, Exclusion, Milp, NoSolution, NotApplicable, family, solve_milp
+from solver.api import BUDGET, DEFAULT_BACKEND, FAMILIES, Exclusion, Milp, NoSolution, NotApplicable, family, solve_milp
 from solver.clock import OutOfTime, RunClock
 from solver.errors import Infeasible
 from solver.model.catalog import Catalog, Offer
 from solver.model.plan import Plan
 from solver.model.problem import Problem
 
-CODES = ("price", "memory", "power", "lead_time", "availability", "residency", "deadline", "fabric")
+OWN_CODES = ("memory", "lead_time", "residency", "fabric")
+"""Reasons an alternative loses that are no limit a family owns: what preprocessing left out."""
+CODES = (*dict.fromkeys(f.lost.code for f in FAMILIES if not isinstance(f.lost, NotApplicable)), *OWN_CODES)
+"""Every reason an alternative may lose on: each family's (Family.lost.code), then why's own."""
 STOCK_RAISE = 8
 """Offers' node bounds are raised this much for the stock slack of a forced model."""
 TOL = 1e-6
@@ -193,6 +196,17 @@ def groups(inst) -> dict[tuple[str, str, str, str], list[str]]:
         o = cfg.offer
         out.setdefault((o.vendor, o.gpu, o.mode, o.datacenter), []).append(key)
     return out
+
+
+def _forced_hook(job: str, keys: set[str], budget: bool):
+    """force_job, and without the budget when `budget` is False (a `constrain=` hook)."""
+    force = force_job(job, keys)
+
+    def constrain(milp: Milp) -> None:
+        force(milp)
+        if not budget:
+            BUDGET.set_bound(milp, "", None)
+    return constrain
 
 
 def force_job(job: str, keys: set[str]):
@@ -355,8 +369,9 @@ class _Ctx:
             alt.text = f"not determined within the time limit (raise {self.clock.more_time})"
         return alt
 
-    def _solve_forced(self, name: str, keys: set[str]) -> float | None:
+    def _solve_forced(self, name: str, keys: set[str], *, budget: bool = True) -> float | None:
         """Cost of the verified plan with job `name` only on `keys`; None when proven infeasible.
+        `budget` False: without the problem's budget (the budget family's bound lifted).
 
         A probe, not a rebuild: on the one built model, the job's replicas outside `keys` get an
         upper bound of 0 for this solve (the same plans as the row `Why-<job>-only` allows), then
@@ -365,14 +380,17 @@ class _Ctx:
         from solver.api import solve_built
 
         if self.milp is None or self.problem.preferences:
-            return self._solve(self.problem, constrain=force_job(name, keys))
+            return self._solve(self.problem, constrain=_forced_hook(name, keys, budget))
         milp = self.milp
         outside = [var for (i, _), var in milp.replicas.items()
                    if milp.inst.options[i].job == name and milp.inst.options[i].config not in keys]
         saved = [(var, var.upper_bound) for var in outside]
+        written = BUDGET.bound(milp)
         limit = self.time_limit
         for var, _ in saved:
             var.upper_bound = 0
+        if not budget:
+            BUDGET.set_bound(milp, "", None)
         try:
             plan = solve_built(self.inst, milp, backend=self.backend, time_limit=limit, gap=self.gap)
         except Infeasible as exc:
@@ -382,6 +400,7 @@ class _Ctx:
         finally:
             for var, upper in saved:
                 var.upper_bound = upper
+            BUDGET.set_bound(milp, "", written)
         if plan.status != "optimal" and (self.gap is None or plan.gap > self.gap + 1e-9):
             raise _Undetermined(f"stopped at a {plan.gap:.1%} gap")
         return plan.total_cost
@@ -415,8 +434,7 @@ class _Ctx:
         fam, target, amount, _, limit = max(used, key=lambda u: u[3])
         alt.code, alt.text = fam.lost.code, fam.lost.words(milp, target, amount, limit)
         if alt.code == "price":  # only the budget stands in the way: what the forced plan costs without it
-            unbounded = self.problem.model_copy(update={"budget": None})
-            cost = self._solve(unbounded, constrain=force_job(alt.job, keys))
+            cost = self._solve_forced(alt.job, keys, budget=False)
             if cost is not None:
                 alt.cost, alt.delta = cost, cost - self.plan.total_cost
                 alt.text = (f"{_dearer(alt.delta, self.problem.currency)}; over the budget by "

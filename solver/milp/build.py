@@ -13,7 +13,7 @@ from solver.milp.instance import Instance
 
 def build_milp(inst: Instance, *, relax: bool = False) -> Milp:
     """Create every variable and constraint family; relax=True gives the LP relaxation."""
-    milp = Milp(inst)
+    milp = Milp(inst, relaxed=relax)
     milp.model.name = inst.problem.name
     capacity.add_capacity(milp)
     capacity.add_availability(milp)

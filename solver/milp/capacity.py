@@ -188,3 +188,40 @@ def discount_table(milp: Milp) -> np.ndarray:
         rows.append([v.index, x.index, milp.discount_flag[key, t].index,
                      *(milp.rows[name].index for name in discount_rows(key, t))])
     return np.array(rows, dtype=np.int64).reshape(-1, 6)
+
+
+def offer_variables(milp: Milp, offer: str) -> list[mb.Variable]:
+    """The node and contract variables of every interconnect option of `offer`."""
+    configs = milp.inst.configs
+    return [var for (key, _), var in [*milp.nodes.items(), *milp.contracts.items()] if configs[key].offer.offer == offer]
+
+
+def stock_bound(milp: Milp, offer: str) -> float | None:
+    """The nodes of `offer` the built model lets a plan hold at once (its variables' bounds and
+    its stock rows, elastic `Stock` rows included); None: the offer has no capacity in the model."""
+    variables = offer_variables(milp, offer)
+    if not variables:
+        return None
+    rows = [row.upper_bound for row in milp.family_rows("availability", offer).values()]
+    return min([max(var.upper_bound for var in variables), *rows])
+
+
+def set_stock_bound(milp: Milp, offer: str, nodes: float | None) -> None:
+    """At most `nodes` of `offer` held at once on the built model (None: the catalog's
+    `max_nodes` again); at most the catalog's stock.
+
+    Why not above it: preprocessing (size tiers, a domain too small for a job), the volume
+    discount's rows and the site rows' big-Ms were built from the written stock, so a model
+    with more would not be the model of a catalog with more. Lowering it is exact (those
+    bounds stay valid, only looser). For more stock solve an elastic model
+    (solver.milp.elastic.stock_slacks) or rebuild from the edited catalog."""
+    written = milp.inst.catalog.offers[offer].max_nodes
+    cap = written if nodes is None else nodes
+    if cap > written:
+        raise ValueError(f"stock of {offer}: {cap:g} nodes is above the catalog's {written}; "
+                         "rebuild from the edited catalog, or use the elastic stock slack")
+    for var in offer_variables(milp, offer):
+        var.upper_bound = cap
+    for key, row in milp.family_rows("availability", offer).items():
+        if not key.part:
+            row.upper_bound = cap

@@ -59,6 +59,10 @@ class Milp:
     cost: dict[str, list[tuple[mb.Variable, float]]] = field(default_factory=lambda: defaultdict(list))
     rows: dict[str, mb.LinearConstraint] = field(default_factory=dict)
     keyed: dict[RowKey, mb.LinearConstraint] = field(default_factory=dict)
+    relaxed: bool = False       # the LP relaxation (build_milp(relax=True)): rows added later take continuous flags
+    built_replica_ub: dict[tuple[int, int], float] = field(default_factory=dict)
+    # (option, t) → the replica variable's upper bound as built, kept by the first deadline bound set
+    # (solver.milp.work.set_deadline_bound) so that lifting the bound puts it back
 
     def add_row(self, name: str, constraint, key: RowKey | None = None) -> None:
         """Add a named constraint and keep its handle (names must be unique); a limit's row

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import math
 from collections import defaultdict
 
 from ortools.linear_solver.python import model_builder as mb
@@ -27,3 +28,22 @@ def add_power(milp: Milp) -> None:
         quota = inst.catalog.datacenters[dc].power_quota_kw
         lhs = mb.LinearExpr.weighted_sum([v for v, _ in terms], [kw for _, kw in terms])
         milp.add_row(f"Power-{dc}-{t}", lhs <= quota, RowKey("power", dc, t))
+
+
+def power_bound(milp: Milp, dc: str) -> float | None:
+    """The kW the built model allows at site `dc` in each period; None: no quota (or no
+    capacity there counts power, so the model has no row for it)."""
+    rows = milp.family_rows("power", dc)
+    ups = {row.upper_bound for row in rows.values()}
+    if not ups or all(math.isinf(u) for u in ups):
+        return None
+    return min(ups)
+
+
+def set_power_bound(milp: Milp, dc: str, kw: float | None) -> None:
+    """Site `dc`'s quota in every period of the built model (None: no quota). The rows exist
+    where the site's capacity counts power whatever the quota, so any value reads as a rebuild
+    with that `power_quota_kw` would; a site without such capacity has no row and nothing to set.
+    Elastic slack on the rows (solver.milp.elastic.power_slack) stays on top of the new quota."""
+    for row in milp.family_rows("power", dc).values():
+        row.upper_bound = math.inf if kw is None else kw

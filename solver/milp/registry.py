@@ -25,18 +25,20 @@ import math
 from collections.abc import Callable
 from dataclasses import dataclass, fields, is_dataclass
 
+from solver.i18n import N_
 from solver.milp import binding, elastic
-from solver.milp.budget import add_budget
-from solver.milp.capacity import add_availability
+from solver.milp.budget import add_budget, budget_bound, set_budget_bound
+from solver.milp.capacity import add_availability, set_stock_bound, stock_bound
 from solver.milp.core import Milp
-from solver.milp.power import add_power
-from solver.milp.vendors import add_vendor_count
-from solver.milp.work import add_work, asked_work
+from solver.milp.power import add_power, power_bound, set_power_bound
+from solver.milp.spot import add_spot_cap, set_spot_bound, spot_bound
+from solver.milp.vendors import add_vendor_count, set_vendor_bound, vendor_bound
+from solver.milp.work import add_work, asked_work, deadline_bound, set_deadline_bound
 from solver.model.catalog import Catalog
 from solver.model.paths import row_path
 from solver.model.plan import Binding, JobResult
 from solver.model.problem import Problem
-from solver.verify import _Verifier, vendors_rented
+from solver.verify import _Verifier, spot_work, vendors_rented
 
 TOL = 1e-6
 WORK_WEIGHT = 1000.0
@@ -99,16 +101,59 @@ class Lost:
     words: Callable[[Milp, str, float, float], str]          # (milp, target, slack used, limit) → text
 
 
+@dataclass(frozen=True)
+class Bound:
+    """The limit's right-hand side on a BUILT model, per target: read it, or set it and solve
+    again, without rebuilding (the frontiers' ε, a probe's delta, an analysis dropping the budget).
+
+    get: (milp, target) → the value the model holds the target to, in the family's unit;
+         None: no such limit in the model.
+    set: (milp, target, value) → None; value None lifts the limit where the model can go
+         without it (budget, power, spot work, vendor count) and puts the written one back
+         where it cannot (an offer's stock, a job's deadline: the model has no variables
+         past them). A row the family adds only on demand (spot, vendors, a budget the
+         problem does not set) is added by the first value that is not None and kept
+         (math.inf adds it unbounded: a model about to be re-bounded has it from the start).
+    Each setter's docstring says which values read exactly as a model rebuilt with the
+    edited problem would, and which it refuses (ValueError).
+    """
+
+    get: Callable[[Milp, str], float | None]
+    set: Callable[[Milp, str, float | None], None]
+
+
+@dataclass(frozen=True)
+class Labels:
+    """The words a report shows for the family, marked with solver.i18n.N_ (Babel extracts
+    them; the report translates them with `_` where it shows them).
+
+    name:    the kind in words (a binding limit's, a relaxation's, a lever's).
+    binding: a binding limit's text written from its numbers ({name} {span} {used} {limit}
+             {unit}), for a language other than the plan's English `Binding.text`.
+    """
+
+    name: str
+    binding: str | NotApplicable
+
+
 MONEY = "money"
 """Family.unit of a limit in money: the problem's currency, whatever it is (Family.unit_in)."""
 
 
 @dataclass(frozen=True)
 class Family:
+    """One limit a user can relax, with every part of it.
+
+    `name` is the kind everywhere: `Binding.kind` (when `binding` applies: BINDING_KINDS),
+    explain's Relaxation.kind, why's and negotiate's Lever.kind, the first field of its RowKeys.
+    """
+
     name: str                   # Binding.kind, explain's Relaxation.kind, why's and negotiate's Lever.kind
-    unit: str                   # kW | nodes | days | vendors | MONEY (the problem's currency)
-    targets: str                # what one target is: budget | datacenter | offer | job | vendor
+    unit: str                   # kW | nodes | days | vendors | EFLOP | MONEY (the problem's currency)
+    targets: str                # what one target is: budget | datacenter | offer | job | vendor count | spot work
     rows: Rows
+    bounds: Bound               # its right-hand side on a built model, read and set
+    labels: Labels              # its words in reports
     slack: Callable | NotApplicable          # solver.milp.elastic: (milp, targets, caps, factor) → {target: var}
     binding: Callable[..., list[Binding]] | NotApplicable   # solver.milp.binding: (solution, jobs) → Bindings
     relax: Relax | NotApplicable
@@ -119,6 +164,17 @@ class Family:
     def unit_in(self, problem: Problem) -> str:
         """The unit amounts of this limit are written in for `problem` (money: its currency)."""
         return problem.currency if self.unit == MONEY else self.unit
+
+    def bound(self, milp: Milp, target: str = "") -> float | None:
+        """The target's limit on the built model (Bound.get; "" is the one target of the
+        budget, the vendor count and the spot work, and every job for the deadline)."""
+        return self.bounds.get(milp, target)
+
+    def set_bound(self, milp: Milp, target: str, value: float | None) -> None:
+        """Set the target's limit on the built model, e.g. `BUDGET.set_bound(milp, "", None)`
+        drops the budget, `DEADLINE.set_bound(milp, "", 40)` has every job done by day 40
+        (Bound.set; what None means per family there)."""
+        self.bounds.set(milp, target, value)
 
 
 def _int(x: float) -> int:
@@ -140,6 +196,8 @@ def _budget_lever(problem: Problem, catalog: Catalog, target: str, amount: float
 BUDGET = Family(
     name="budget", unit=MONEY, targets="budget",
     rows=Rows(add_budget, ("Budget",)),
+    bounds=Bound(budget_bound, set_budget_bound),
+    labels=Labels(N_("budget"), N_("budget: {used} of {limit} {unit} used")),
     slack=elastic.budget_slacks,
     binding=binding.budget_binding,
     relax=Relax("without", limit=lambda problem, catalog, target: problem.budget,
@@ -176,6 +234,8 @@ def _power_scale(milp: Milp, dc: str) -> tuple[float, float]:
 POWER = Family(
     name="power", unit="kW", targets="datacenter",
     rows=Rows(add_power, ("Power",)),
+    bounds=Bound(power_bound, set_power_bound),
+    labels=Labels(N_("power"), N_("power at {name}, days {span}: {used} of {limit} kW")),
     slack=elastic.power_slacks,
     binding=binding.power_binding,
     relax=Relax("each", limit=lambda problem, catalog, dc: catalog.datacenters[dc].power_quota_kw,
@@ -206,6 +266,8 @@ def _stock_scale(milp: Milp, offer: str) -> tuple[float, float]:
 AVAILABILITY = Family(
     name="availability", unit="nodes", targets="offer",
     rows=Rows(add_availability, ("Availability", "Stock")),
+    bounds=Bound(stock_bound, set_stock_bound),
+    labels=Labels(N_("availability"), N_("availability of {name}, days {span}: all {limit} nodes")),
     slack=elastic.stock_slacks,
     binding=binding.availability_binding,
     relax=Relax("together", limit=lambda problem, catalog, offer: catalog.offers[offer].max_nodes,
@@ -282,6 +344,8 @@ def eflop(x: float) -> str:
 DEADLINE = Family(
     name="deadline", unit="days", targets="job",
     rows=Rows(add_work, ("Work",)),
+    bounds=Bound(deadline_bound, set_deadline_bound),
+    labels=Labels(N_("deadline"), N_("deadline of {name}: runs until day {limit}")),
     slack=elastic.work_slacks,
     binding=binding.deadline_binding,
     relax=Relax("days", limit=lambda problem, catalog, target: max(j.deadline_days for j in problem.jobs),
@@ -299,6 +363,8 @@ DEADLINE = Family(
 VENDORS = Family(
     name="vendors", unit="vendors", targets="vendor",
     rows=Rows(add_vendor_count, ("Frontier-Vendor", "Frontier-Vendors")),
+    bounds=Bound(vendor_bound, set_vendor_bound),
+    labels=Labels(N_("vendors"), NotApplicable("no plan runs into a vendor count it was not asked for")),
     slack=NotApplicable("a frontier's ε, set on the count row; no analysis stretches it"),
     binding=NotApplicable("no problem writes a vendor count: a plan cannot run into one"),
     relax=NotApplicable("not a written limit, so never the cause of an infeasible problem"),
@@ -308,8 +374,28 @@ VENDORS = Family(
 )
 
 
-FAMILIES: tuple[Family, ...] = (BUDGET, POWER, AVAILABILITY, DEADLINE, VENDORS)
+# --- spot work (a frontier's ε; no problem writes one) ---------------------------------------
+
+SPOT = Family(
+    name="spot", unit="EFLOP", targets="spot work",
+    rows=Rows(add_spot_cap, ("Frontier-Spot",)),
+    bounds=Bound(spot_bound, set_spot_bound),
+    labels=Labels(N_("spot"), NotApplicable("no plan runs into a spot share it was not asked for")),
+    slack=NotApplicable("a frontier's ε, set on its row; no analysis stretches it"),
+    binding=NotApplicable("no problem writes a spot share: a plan cannot run into one"),
+    relax=NotApplicable("not a written limit, so never the cause of an infeasible problem"),
+    lever=NotApplicable("the frontier sweeps ε itself"),
+    lost=NotApplicable("a runner-up is forced onto offers, not onto a share of spot work"),
+    verify=spot_work,   # the frontier checks its ε on the plan's work on spot offers
+)
+
+
+FAMILIES: tuple[Family, ...] = (BUDGET, POWER, AVAILABILITY, DEADLINE, VENDORS, SPOT)
 """In the order a plan lists its binding limits."""
+
+BINDING_KINDS: tuple[str, ...] = tuple(f.name for f in FAMILIES if not isinstance(f.binding, NotApplicable))
+"""What `Binding.kind` may be: the families a plan can run into (checked in binding_limits;
+solver.model sits below this table, so the model cannot name the list itself)."""
 
 STRUCTURAL = ("Capacity", "Use", "Site", "Data", "Storage", "Finish", "Order", "Cover", "Pack", "Discount", "Prefer")
 """Prefixes of the rows that shape the model but are no limit a user could be offered more
@@ -334,8 +420,23 @@ def family_of_row(name: str) -> Family | None:
 
 
 def binding_limits(sol, jobs: list[JobResult]) -> list[Binding]:
-    """Every family's binding limits of the solved plan, in FAMILIES order."""
-    return [b for fam in FAMILIES if not isinstance(fam.binding, NotApplicable) for b in fam.binding(sol, jobs)]
+    """Every family's binding limits of the solved plan, in FAMILIES order; each of its own kind."""
+    out = []
+    for fam in FAMILIES:
+        if not isinstance(fam.binding, NotApplicable):
+            found = fam.binding(sol, jobs)
+            check_kinds(found, fam.name)
+            out += found
+    return out
+
+
+def check_kinds(bindings: list[Binding], kind: str) -> None:
+    """ValueError unless every binding is of `kind`, one of BINDING_KINDS (Binding.kind's validator:
+    a reader writing another family's kind, or a kind no family has, would mislabel a report)."""
+    wrong = [b.kind for b in bindings if b.kind != kind or kind not in BINDING_KINDS]
+    if wrong:
+        raise ValueError(f"binding limits of kind {wrong[0]!r} read by the {kind!r} family "
+                         f"(kinds: {', '.join(BINDING_KINDS)})")
 
 
 # --- completeness: what tests/milp/test_registry.py asserts ----------------------------------

@@ -16,6 +16,9 @@ from ortools.linear_solver.python import model_builder as mb
 
 from solver.milp.core import Milp, RowKey
 
+COUNT = RowKey("vendors", part="count")
+"""The key of the row `Frontier-Vendors` (Σ flags ≤ ε)."""
+
 
 def vendor_nodes(milp: Milp) -> dict[str, list[mb.Variable]]:
     """Every node and contract variable of the model, by the offer's vendor."""
@@ -36,5 +39,38 @@ def add_vendor_count(milp: Milp, held: dict[str, list[mb.Variable]], *, integral
         for k, var in enumerate(variables):
             milp.add_row(f"Frontier-Vendor-{vendor}-{k}", var <= var.upper_bound * flag,
                          RowKey("vendors", vendor, part=str(k)))
-    milp.add_row("Frontier-Vendors", mb.LinearExpr.sum(flags) <= math.inf, RowKey("vendors", part="count"))
-    return milp.keyed[RowKey("vendors", part="count")]
+    milp.add_row("Frontier-Vendors", mb.LinearExpr.sum(flags) <= math.inf, COUNT)
+    return milp.keyed[COUNT]
+
+
+def vendor_bound(milp: Milp, target: str = "") -> float | None:
+    """The most vendors the built model lets a plan rent from; None: no such limit."""
+    _check(target)
+    row = milp.keyed.get(COUNT)
+    return None if row is None or math.isinf(row.upper_bound) else row.upper_bound
+
+
+def set_vendor_bound(milp: Milp, target: str, count: float | None) -> None:
+    """At most `count` vendors on the built model (None: any number). The flags and rows are
+    added on the first finite count (continuous flags on an LP relaxation, Milp.relaxed) and
+    kept: later counts move the count row's bound only.
+
+    The flags' rows take each node variable's upper bound as it is then: set this after any
+    stock bound is lowered, never before stock is raised (solver.milp.elastic)."""
+    _check(target)
+    row = milp.keyed.get(COUNT)
+    if row is None:
+        if count is None:
+            return
+        row = add_vendor_count(milp, vendor_nodes(milp), integral=not milp.relaxed)
+    row.upper_bound = math.inf if count is None else count
+
+
+def vendors_used(held: dict[str, list[mb.Variable]], sol) -> set[str]:
+    """Vendors whose node or contract variables (vendor_nodes) are positive in the solution."""
+    return {v for v, variables in held.items() if any(sol.count(var) > 0 for var in variables)}
+
+
+def _check(target: str) -> None:
+    if target:
+        raise KeyError(f"the vendor count has one target, \"\", not {target!r}")

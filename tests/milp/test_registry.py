@@ -58,7 +58,7 @@ def test_families_are_listed_once_with_distinct_names_and_prefixes():
     assert not set(p.split("-")[0] for p in prefixes) & set(registry.STRUCTURAL)
     assert registry.family("power") is registry.POWER
     with pytest.raises(KeyError):
-        registry.family("spot")
+        registry.family("lead_time")
 
 
 def test_consumers_know_every_family():

@@ -1,0 +1,64 @@
+"""Spot work: at most ε EFLOP of the jobs' work done on preemptible (spot) nodes, the
+frontier's spot-share limit.
+
+Why a row on work, not on nodes or cost: the frontier asks "how much of the work may run
+on capacity that can be reclaimed", and the work rows already weigh every replica by what
+it does (solver.milp.work.replica_work), so the same weights give the spot work exactly.
+Which offers are spot is the modes table's answer (`MODES[mode].preemptible`). The row is
+added on the first finite bound (a model no frontier asks about has none) and kept.
+"""
+
+from __future__ import annotations
+
+import math
+
+from ortools.linear_solver.python import model_builder as mb
+
+from solver.milp.core import Milp, RowKey
+from solver.milp.work import replica_work
+from solver.model.modes import MODES
+
+KEY = RowKey("spot")
+
+
+def spot_terms(milp: Milp) -> list[tuple[mb.Variable, float]]:
+    """(replica variable, its work in EFLOP) of every replica on a preemptible offer."""
+    inst = milp.inst
+    return [(var, replica_work(milp, i, t)) for (i, t), var in milp.replicas.items()
+            if MODES[inst.configs[inst.options[i].config].offer.mode].preemptible]
+
+
+def add_spot_cap(milp: Milp, eflop: float = math.inf) -> mb.LinearConstraint:
+    """Σ work on spot nodes ≤ ε   row `Frontier-Spot` (returned)."""
+    terms = spot_terms(milp)
+    lhs = mb.LinearExpr.weighted_sum([v for v, _ in terms], [w for _, w in terms])
+    milp.add_row("Frontier-Spot", lhs <= eflop, KEY)
+    return milp.keyed[KEY]
+
+
+def spot_bound(milp: Milp, target: str = "") -> float | None:
+    """The EFLOP the built model lets a plan do on spot nodes; None: no such limit."""
+    _check(target)
+    row = milp.keyed.get(KEY)
+    return None if row is None or math.isinf(row.upper_bound) else row.upper_bound
+
+
+def set_spot_bound(milp: Milp, target: str, eflop: float | None) -> None:
+    """At most `eflop` EFLOP of work on spot nodes (None: any), counted as the work rows count it."""
+    _check(target)
+    row = milp.keyed.get(KEY)
+    if row is None:
+        if eflop is None:
+            return
+        row = add_spot_cap(milp)
+    row.upper_bound = math.inf if eflop is None else eflop
+
+
+def spot_work(terms: list[tuple[mb.Variable, float]], sol) -> float:
+    """EFLOP the solution does on spot nodes (terms: spot_terms of its model)."""
+    return sum(w * sol.count(var) for var, w in terms)
+
+
+def _check(target: str) -> None:
+    if target:
+        raise KeyError(f"the spot work has one target, \"\", not {target!r}")
