@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import dataclasses
 import glob
-import typing
 from pathlib import Path
 
 import pytest
@@ -36,10 +35,21 @@ def test_every_family_has_every_part(fam):
     assert registry.missing_parts(fam) == []
 
 
-@pytest.mark.parametrize("part", ["slack", "binding", "lever", "lost", "verify", "relax", "rows"])
+@pytest.mark.parametrize("part", [f.name for f in dataclasses.fields(registry.Family)])
 def test_a_family_lacking_a_part_is_caught(part):
+    """Every part, the bound, labels and name (the Binding kind) included: a family built without it fails."""
     broken = dataclasses.replace(registry.POWER, **{part: None})
-    assert registry.missing_parts(broken) == [f"power.{part}"]
+    assert registry.missing_parts(broken) == [f"{'?' if part == 'name' else 'power'}.{part}"]
+
+
+def test_a_family_whose_bound_or_labels_lack_a_part_is_caught():
+    no_setter = dataclasses.replace(registry.SPOT, bounds=registry.Bound(registry.spot_bound, None))
+    assert registry.missing_parts(no_setter) == ["spot.bounds.set"]
+    not_callable = dataclasses.replace(registry.BUDGET, bounds=registry.Bound("Budget", registry.set_budget_bound))
+    assert registry.missing_parts(not_callable) == ["budget.bounds.get (not callable)"]
+    unnamed = dataclasses.replace(registry.POWER, labels=registry.Labels("", registry.NotApplicable("")))
+    assert registry.missing_parts(unnamed) == ["power.labels.name",
+                                               "power.labels.binding (NotApplicable without a reason)"]
 
 
 def test_a_part_of_a_part_and_a_reasonless_not_applicable_are_caught():
@@ -62,17 +72,42 @@ def test_families_are_listed_once_with_distinct_names_and_prefixes():
 
 
 def test_consumers_know_every_family():
-    """explain has the strategy each family names, why the code, Binding the kind."""
-    kinds = set(typing.get_args(Binding.model_fields["kind"].annotation))
+    """explain has the strategy each family names; why's codes and the Binding kinds are the families'."""
     for fam in registry.FAMILIES:
         if not isinstance(fam.relax, registry.NotApplicable):
             assert fam.relax.how in explain.STRATEGIES, fam.name
-        if not isinstance(fam.lost, registry.NotApplicable):
-            assert fam.lost.code in why.CODES, fam.name
-        if not isinstance(fam.binding, registry.NotApplicable):
-            assert fam.name in kinds, fam.name
+    lost = [f.lost.code for f in registry.FAMILIES if not isinstance(f.lost, registry.NotApplicable)]
+    assert why.CODES == (*lost, *why.OWN_CODES)
+    assert not set(lost) & set(why.OWN_CODES)
+    assert registry.BINDING_KINDS == ("budget", "power", "availability", "deadline")
     assert set(why._EXCLUDED_CODE) == set(EXCLUSION_CODES) - {"restrict"}
     assert set(why._EXCLUDED_CODE.values()) <= set(why.CODES)
+
+
+def test_a_binding_of_a_kind_no_family_reads_is_refused():
+    """Binding.kind is a str (solver.model sits below the family list); binding_limits checks it."""
+    budget = Binding(kind="budget", name="budget", start_day=0, end_day=3, used=1, limit=1, unit="CNY", text="t")
+    registry.check_kinds([budget], "budget")
+    with pytest.raises(ValueError, match="'budget' read by the 'power' family"):
+        registry.check_kinds([budget], "power")
+    with pytest.raises(ValueError, match="vendors"):
+        registry.check_kinds([budget.model_copy(update={"kind": "vendors"})], "vendors")  # no binding reader
+
+
+def test_reports_word_every_kind_from_its_family():
+    """The report's words for a kind are the family's labels, translated; a kind no family has stays as is."""
+    from solver.i18n import language
+    from solver.report.html import binding_text, limit_name
+
+    plan_binding = Binding(kind="power", name="A", start_day=0, end_day=2, used=9.5, limit=10, unit="kW",
+                           text="power at A, days 0–2: 9.5 of 10.0 kW")
+    assert [limit_name(f.name) for f in registry.FAMILIES] == [f.labels.name for f in registry.FAMILIES]
+    assert binding_text(plan_binding) == plan_binding.text
+    with language("zh-CN"):
+        for fam in registry.FAMILIES:
+            assert limit_name(fam.name) not in ("", fam.name), fam.name  # every label has its translation
+        assert binding_text(plan_binding) != plan_binding.text and "9.5" in binding_text(plan_binding)
+        assert limit_name("combination") == "combination"
 
 
 def test_verifier_checks_live_in_the_verifier():
@@ -147,3 +182,13 @@ def test_exclusion_renders_as_the_old_strings():
     assert Exclusion("capacity", "x:ib_hdr", "all of d does at most 1").kind == "capacity"
     with pytest.raises(ValueError):
         Exclusion("memroy", "o:ib", "typo")
+
+
+def test_rows_added_by_a_bound_are_registered_and_keyed():
+    """The ε rows the frontiers add (spot work, vendor count, a budget the problem lacks) are families' rows."""
+    _, milp = _small()
+    for fam in (registry.SPOT, registry.VENDORS, registry.BUDGET):
+        fam.set_bound(milp, "", 1.0)
+    assert {"Frontier-Spot", "Frontier-Vendors", "Budget"} <= set(milp.rows)
+    assert registry.unregistered_rows(milp) == [] and registry.unkeyed_rows(milp) == []
+    assert registry.family_of_row("Frontier-Spot") is registry.SPOT
