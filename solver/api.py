@@ -59,7 +59,7 @@ from solver.milp.registry import (
 from solver.milp.solution import OPTIMALITY_GAP, NoSolution, Solution
 from solver.milp.solve import solve_milp
 from solver.milp.stacks import off_stack, stack_switch, stack_warnings, usual_stack
-from solver.milp.vendors import add_vendor_count, vendor_nodes
+from solver.milp.families.vendors import add_vendor_count, vendor_nodes
 from solver.milp.work import add_work_slack, asked_work
 from solver.model.catalog import Catalog
 from solver.model.plan import Plan

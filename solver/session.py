@@ -49,8 +49,8 @@ from solver.milp.extract import extract_plan
 from solver.milp.registry import SPOT, VENDORS
 from solver.milp.solution import OPTIMALITY_GAP, NoSolution, Solution
 from solver.milp.solve import solve_milp
-from solver.milp.spot import spot_terms, spot_work
-from solver.milp.vendors import vendor_nodes, vendors_used
+from solver.milp.families.spot import spot_terms, spot_work
+from solver.milp.families.vendors import vendor_nodes, vendors_used
 from solver.milp.work import grain_work
 from solver.model.catalog import Catalog
 from solver.model.modes import MODES

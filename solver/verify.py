@@ -44,14 +44,14 @@ def check_plan(problem: Problem, catalog: Catalog, plan: Plan) -> None:
 
 def vendors_rented(plan: Plan) -> set[str]:
     """Vendors the plan rents anything from: what a vendor-count limit (a frontier's ε,
-    solver.milp.vendors) counts, read from the plan alone."""
+    solver.milp.families.vendors) counts, read from the plan alone."""
     return {a.vendor for a in plan.allocations}
 
 
 def spot_work(problem: Problem, catalog: Catalog, plan: Plan) -> tuple[float, float]:
     """(FLOPs the plan does on preemptible (spot) offers, FLOPs it does in all), read from the
     problem, the catalog and the schedule alone: what a spot-work limit (a frontier's ε,
-    solver.milp.spot) bounds, as the verifier counts work."""
+    solver.milp.families.spot) bounds, as the verifier counts work."""
     v = _Verifier(problem, catalog, plan)
     pieces: dict[tuple[str, int], list] = defaultdict(list)
     for a in plan.schedule.assignments:

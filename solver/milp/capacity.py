@@ -8,7 +8,7 @@ from collections import defaultdict
 import numpy as np
 from ortools.linear_solver.python import model_builder as mb
 
-from solver.milp.core import Milp, RowKey
+from solver.milp.core import Milp
 
 
 def add_capacity(milp: Milp) -> None:
@@ -94,22 +94,6 @@ def held_nodes(milp: Milp) -> dict[tuple[str, int], list[mb.Variable]]:
     return out
 
 
-def add_availability(milp: Milp) -> None:
-    """Σ_{o of offer} held[o,t] ≤ max_nodes: interconnect options of one offer share its stock,
-    and a contract holds it to its last day (held_nodes).
-
-    Row `Availability-<offer>-<t>`.
-    """
-    by_offer: dict[tuple[str, int], list[mb.Variable]] = defaultdict(list)
-    for (key, t), variables in held_nodes(milp).items():
-        by_offer[milp.inst.configs[key].offer.offer, t].extend(variables)
-    for (offer, t), variables in by_offer.items():
-        if len(variables) > 1:
-            cap = milp.inst.catalog.offers[offer].max_nodes
-            milp.add_row(f"Availability-{offer}-{t}", mb.LinearExpr.sum(variables) <= cap,
-                         RowKey("availability", offer, t))
-
-
 def add_volume_discount(milp: Milp) -> None:
     """Volume discount d on GPU rent (and the platform fee on it, not the interconnect) when one
     contract (committed) or one period's rental (hourly) reaches N0 nodes.
@@ -188,40 +172,3 @@ def discount_table(milp: Milp) -> np.ndarray:
         rows.append([v.index, x.index, milp.discount_flag[key, t].index,
                      *(milp.rows[name].index for name in discount_rows(key, t))])
     return np.array(rows, dtype=np.int64).reshape(-1, 6)
-
-
-def offer_variables(milp: Milp, offer: str) -> list[mb.Variable]:
-    """The node and contract variables of every interconnect option of `offer`."""
-    configs = milp.inst.configs
-    return [var for (key, _), var in [*milp.nodes.items(), *milp.contracts.items()] if configs[key].offer.offer == offer]
-
-
-def stock_bound(milp: Milp, offer: str) -> float | None:
-    """The nodes of `offer` the built model lets a plan hold at once (its variables' bounds and
-    its stock rows, elastic `Stock` rows included); None: the offer has no capacity in the model."""
-    variables = offer_variables(milp, offer)
-    if not variables:
-        return None
-    rows = [row.upper_bound for row in milp.family_rows("availability", offer).values()]
-    return min([max(var.upper_bound for var in variables), *rows])
-
-
-def set_stock_bound(milp: Milp, offer: str, nodes: float | None) -> None:
-    """At most `nodes` of `offer` held at once on the built model (None: the catalog's
-    `max_nodes` again); at most the catalog's stock.
-
-    Why not above it: preprocessing (size tiers, a domain too small for a job), the volume
-    discount's rows and the site rows' big-Ms were built from the written stock, so a model
-    with more would not be the model of a catalog with more. Lowering it is exact (those
-    bounds stay valid, only looser). For more stock solve an elastic model
-    (solver.milp.elastic.stock_slacks) or rebuild from the edited catalog."""
-    written = milp.inst.catalog.offers[offer].max_nodes
-    cap = written if nodes is None else nodes
-    if cap > written:
-        raise ValueError(f"stock of {offer}: {cap:g} nodes is above the catalog's {written}; "
-                         "rebuild from the edited catalog, or use the elastic stock slack")
-    for var in offer_variables(milp, offer):
-        var.upper_bound = cap
-    for key, row in milp.family_rows("availability", offer).items():
-        if not key.part:
-            row.upper_bound = cap

@@ -144,32 +144,3 @@ def surplus_by_domain(milp: Milp) -> dict[tuple[str, str | None], float]:
         key = milp.inst.options[i].job, milp.inst.options[i].domain
         out[key] = max(out[key], work)
     return out
-
-
-def deadline_bound(milp: Milp, job: str = "") -> int | None:
-    """The last day the built model lets job `job` (every job: "") run: the end of its last
-    period whose replicas may be positive; None when none may run at all."""
-    ends = [milp.inst.timeline.end(t) for t in milp.inst.periods]
-    days = [ends[t] for (i, t), var in milp.replicas.items()
-            if var.upper_bound > 0 and (not job or milp.inst.options[i].job == job)]
-    return max(days, default=None)
-
-
-def set_deadline_bound(milp: Milp, job: str, day: int | None) -> None:
-    """Job `job` (every job: "") done by `day` on the built model: upper bounds of zero on its
-    replicas in every period ending after `day`, the others put back as built (None: its own
-    deadline, the model as built).
-
-    Why bounds, not rows: a replica variable exists only in periods wholly inside its job's
-    window, so "done by D" is exactly "no replica in a period ending after D", and the model
-    built with deadline D has the same variables minus those: with uniform periods the same
-    optimum. The day is read on the built grid (the latest period end ≤ day); with
-    `periods: events` a rebuilt problem would also cut its periods at the new day. The bounds
-    as built are kept on the model the first time (Milp.built_replica_ub), so set this
-    before any other caller changes replica bounds, or after it has put them back."""
-    if not milp.built_replica_ub:
-        milp.built_replica_ub.update({key: var.upper_bound for key, var in milp.replicas.items()})
-    ends = [milp.inst.timeline.end(t) for t in milp.inst.periods]
-    for (i, t), var in milp.replicas.items():
-        if not job or milp.inst.options[i].job == job:
-            var.upper_bound = 0.0 if day is not None and ends[t] > day else milp.built_replica_ub[i, t]

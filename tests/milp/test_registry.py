@@ -20,10 +20,11 @@ from solver.analysis import explain, why
 from solver.api import build
 from solver.load import load_problem
 from solver.milp import registry
+from solver.milp.families import budget, spot
 from solver.milp.core import RowKey
 from solver.milp.elastic import power_sites, power_slack
 from solver.milp.exclusion import CODES as EXCLUSION_CODES, Exclusion
-from solver.milp.vendors import add_vendor_count, vendor_nodes
+from solver.milp.families.vendors import add_vendor_count, vendor_nodes
 from solver.model.plan import Binding
 from tests.builders import ROOT, catalog, datacenter, gpu_day_flops, job, offer, problem
 
@@ -43,9 +44,9 @@ def test_a_family_lacking_a_part_is_caught(part):
 
 
 def test_a_family_whose_bound_or_labels_lack_a_part_is_caught():
-    no_setter = dataclasses.replace(registry.SPOT, bounds=registry.Bound(registry.spot_bound, None))
+    no_setter = dataclasses.replace(registry.SPOT, bounds=registry.Bound(spot.spot_bound, None))
     assert registry.missing_parts(no_setter) == ["spot.bounds.set"]
-    not_callable = dataclasses.replace(registry.BUDGET, bounds=registry.Bound("Budget", registry.set_budget_bound))
+    not_callable = dataclasses.replace(registry.BUDGET, bounds=registry.Bound("Budget", budget.set_budget_bound))
     assert registry.missing_parts(not_callable) == ["budget.bounds.get (not callable)"]
     unnamed = dataclasses.replace(registry.POWER, labels=registry.Labels("", registry.NotApplicable("")))
     assert registry.missing_parts(unnamed) == ["power.labels.name",
@@ -56,7 +57,7 @@ def test_a_part_of_a_part_and_a_reasonless_not_applicable_are_caught():
     relax = dataclasses.replace(registry.POWER.relax, words=None, over=registry.NotApplicable(" "))
     assert registry.missing_parts(dataclasses.replace(registry.POWER, relax=relax)) == [
         "power.relax.words", "power.relax.over (NotApplicable without a reason)"]
-    assert registry.missing_parts(dataclasses.replace(registry.BUDGET, rows=registry.Rows(registry.add_budget, ()))) \
+    assert registry.missing_parts(dataclasses.replace(registry.BUDGET, rows=registry.Rows(budget.add_budget, (), registry.COSTS))) \
         == ["budget.rows.prefixes"]
 
 

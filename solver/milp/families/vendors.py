@@ -1,5 +1,5 @@
-"""Vendor count: at most ε vendors rented from, the frontier's third limit (issue 22: it
-lived in solver/analysis/min_time.py; a family's rows belong with the others).
+"""The vendor-count family: at most ε vendors rented from, the frontier's third limit (issue 22:
+it lived in solver/analysis/min_time.py; a family's rows belong with the others).
 
 Why rows, not a filter on plans: "at most 2 vendors" is a promise to procurement, and only
 the MILP can find the cheapest plan that keeps it. A 0/1 flag per vendor is raised by any
@@ -14,7 +14,10 @@ import math
 
 from ortools.linear_solver.python import model_builder as mb
 
+from solver.i18n import N_
 from solver.milp.core import Milp, RowKey
+from solver.milp.family import ON_DEMAND, Bound, Family, Labels, NotApplicable, Rows
+from solver.verify import vendors_rented
 
 COUNT = RowKey("vendors", part="count")
 """The key of the row `Frontier-Vendors` (Σ flags ≤ ε)."""
@@ -74,3 +77,17 @@ def vendors_used(held: dict[str, list[mb.Variable]], sol) -> set[str]:
 def _check(target: str) -> None:
     if target:
         raise KeyError(f"the vendor count has one target, \"\", not {target!r}")
+
+
+FAMILY = Family(
+    name="vendors", order=50, unit="vendors", targets="vendor",
+    rows=Rows(add_vendor_count, ("Frontier-Vendor", "Frontier-Vendors"), ON_DEMAND),
+    bounds=Bound(vendor_bound, set_vendor_bound),
+    labels=Labels(N_("vendors"), NotApplicable("no plan runs into a vendor count it was not asked for")),
+    slack=NotApplicable("a frontier's ε, set on the count row; no analysis stretches it"),
+    binding=NotApplicable("no problem writes a vendor count: a plan cannot run into one"),
+    relax=NotApplicable("not a written limit, so never the cause of an infeasible problem"),
+    lever=NotApplicable("the frontier sweeps ε itself"),
+    lost=NotApplicable("a runner-up is forced onto one vendor's offers; the count is not asked"),
+    verify=vendors_rented,   # the frontier checks its ε on the plan's vendors
+)

@@ -1,4 +1,4 @@
-"""Spot work: at most ε EFLOP of the jobs' work done on preemptible (spot) nodes, the
+"""The spot-work family: at most ε EFLOP of the jobs' work done on preemptible (spot) nodes, the
 frontier's spot-share limit.
 
 Why a row on work, not on nodes or cost: the frontier asks "how much of the work may run
@@ -14,9 +14,12 @@ import math
 
 from ortools.linear_solver.python import model_builder as mb
 
+from solver.i18n import N_
 from solver.milp.core import Milp, RowKey
+from solver.milp.family import ON_DEMAND, Bound, Family, Labels, NotApplicable, Rows
 from solver.milp.work import replica_work
 from solver.model.modes import MODES
+from solver.verify import spot_work as verified_spot_work
 
 KEY = RowKey("spot")
 
@@ -62,3 +65,17 @@ def spot_work(terms: list[tuple[mb.Variable, float]], sol) -> float:
 def _check(target: str) -> None:
     if target:
         raise KeyError(f"the spot work has one target, \"\", not {target!r}")
+
+
+FAMILY = Family(
+    name="spot", order=60, unit="EFLOP", targets="spot work",
+    rows=Rows(add_spot_cap, ("Frontier-Spot",), ON_DEMAND),
+    bounds=Bound(spot_bound, set_spot_bound),
+    labels=Labels(N_("spot"), NotApplicable("no plan runs into a spot share it was not asked for")),
+    slack=NotApplicable("a frontier's ε, set on its row; no analysis stretches it"),
+    binding=NotApplicable("no problem writes a spot share: a plan cannot run into one"),
+    relax=NotApplicable("not a written limit, so never the cause of an infeasible problem"),
+    lever=NotApplicable("the frontier sweeps ε itself"),
+    lost=NotApplicable("a runner-up is forced onto offers, not onto a share of spot work"),
+    verify=verified_spot_work,   # the frontier checks its ε on the plan's work on spot offers
+)
