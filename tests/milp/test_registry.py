@@ -19,7 +19,7 @@ from ortools.linear_solver.python import model_builder as mb
 from solver.analysis import explain, why
 from solver.api import build
 from solver.load import load_problem
-from solver.milp import registry
+from solver.milp import build as build_module, registry
 from solver.milp.families import budget, spot
 from solver.milp.core import RowKey
 from solver.milp.elastic import power_sites, power_slack
@@ -193,3 +193,83 @@ def test_rows_added_by_a_bound_are_registered_and_keyed():
     assert {"Frontier-Spot", "Frontier-Vendors", "Budget"} <= set(milp.rows)
     assert registry.unregistered_rows(milp) == [] and registry.unkeyed_rows(milp) == []
     assert registry.family_of_row("Frontier-Spot") is registry.SPOT
+
+
+NEW_FAMILY = '''
+"""At most k vendors per job: the ARCHITECTURE checklist's example, as a module of its own."""
+import math
+
+from ortools.linear_solver.python import model_builder as mb
+
+from solver.milp.core import RowKey
+from solver.milp.family import WORK, Bound, Family, Labels, NotApplicable, Rows
+from solver.verify import vendors_rented
+
+
+def add_vendors_per_job(milp):
+    inst = milp.inst
+    for job in inst.problem.jobs:
+        flags = {}
+        for (i, t), var in milp.replicas.items():
+            opt = inst.options[i]
+            if opt.job == job.name:
+                vendor = inst.configs[opt.config].offer.vendor
+                if vendor not in flags:
+                    flags[vendor] = milp.model.new_bool_var(f"uses[{job.name},{vendor}]")
+                milp.add_row(f"VendorsPerJob-{job.name}-{i}-{t}", var <= var.upper_bound * flags[vendor],
+                             RowKey("vendors_per_job", job.name, t, part=str(i)))
+        milp.add_row(f"VendorsPerJob-{job.name}", mb.LinearExpr.sum(list(flags.values())) <= 2,
+                     RowKey("vendors_per_job", job.name, part="count"))
+
+
+def bound(milp, job):
+    row = milp.keyed[RowKey("vendors_per_job", job, part="count")]
+    return None if math.isinf(row.upper_bound) else row.upper_bound
+
+
+def set_bound(milp, job, count):
+    milp.keyed[RowKey("vendors_per_job", job, part="count")].upper_bound = math.inf if count is None else count
+
+
+FAMILY = Family(
+    name="vendors_per_job", order=45, unit="vendors", targets="job",
+    rows=Rows(add_vendors_per_job, ("VendorsPerJob",), WORK),
+    bounds=Bound(bound, set_bound),
+    labels=Labels("vendors per job", NotApplicable("a test family: no report words")),
+    slack=NotApplicable("a test family"), binding=NotApplicable("a test family"),
+    relax=NotApplicable("a test family"), lever=NotApplicable("a test family"),
+    lost=NotApplicable("a test family"),
+    verify=vendors_rented,
+)
+'''
+
+
+def test_a_new_family_is_its_module_alone(tmp_path, monkeypatch):
+    """"At most 2 vendors per job" as one module in a families package: found, complete, built at its
+    stage, its rows registered and keyed, its bound read and set — no other file names it."""
+    package = tmp_path / "more_families"
+    package.mkdir()
+    (package / "__init__.py").write_text("")
+    (package / "vendors_per_job.py").write_text(NEW_FAMILY)
+    monkeypatch.syspath_prepend(str(tmp_path))
+    (new,) = registry.discover([str(package)], "more_families")
+    assert new.name == "vendors_per_job" and registry.missing_parts(new) == []
+    with_new = tuple(sorted((*registry.FAMILIES, new), key=lambda f: f.order))
+    monkeypatch.setattr(registry, "FAMILIES", with_new)   # what discover() returns once the module is in
+    monkeypatch.setattr(build_module, "FAMILIES", with_new)  # solver/milp/families/
+    _, milp = _small()
+    assert "VendorsPerJob-j" in milp.rows
+    assert registry.unregistered_rows(milp) == [] and registry.unkeyed_rows(milp) == []
+    assert registry.family("vendors_per_job").bound(milp, "j") == 2
+    new.set_bound(milp, "j", 1)
+    assert new.bound(milp, "j") == 1
+
+
+def test_a_module_in_the_families_package_without_a_family_is_refused(tmp_path, monkeypatch):
+    package = tmp_path / "broken_families"
+    package.mkdir()
+    (package / "__init__.py").write_text("")
+    (package / "half.py").write_text("def add_half(milp):\n    pass\n")
+    monkeypatch.syspath_prepend(str(tmp_path))
+    with pytest.raises(TypeError, match="has no FAMILY"):
+        registry.discover([str(package)], "broken_families")
