@@ -33,7 +33,7 @@ from dataclasses import dataclass, field
 from ortools.linear_solver.python import model_builder as mb
 
 from solver import api
-from solver.clock import RunClock, stopped
+from solver.clock import OutOfTime, RunClock, stopped
 from solver.errors import Infeasible
 from solver.model.catalog import Catalog
 from solver.model.plan import Plan
@@ -220,6 +220,44 @@ class Probes:
                     else "try another --backend")
             raise Infeasible(f"{answer.why}: {hint}", reasons=[], proven=False)
         return answer.plan
+
+    def plan(self, export_mps=None) -> Plan:
+        """What solver.api.solve_problem returns for the engine's problem, on the engine's model:
+        the base optimum, a switch of software stack priced by a probe (the offers off the usual
+        stack left out, verified against the problem held to that stack). With soft preferences
+        the problem is solved by solver.api.solve_problem (each preference's re-solve builds its
+        own model there), and the engine has no base: later probes are not bounded by it."""
+        if self.problem.preferences:
+            return api.solve_problem(self.problem, self.catalog, backend=self.backend, time_limit=self.clock.time_limit,
+                                     gap=self.gap, export_mps=export_mps, max_seconds=self.clock.left())
+        if export_mps:
+            api.write_mps(self.milp.model, export_mps)
+        try:
+            plan = self.solve_base()
+        except OutOfTime:
+            raise Infeasible("no plan found (not proven infeasible): the run's time (--max-seconds) ran out "
+                             "before the solve could start", reasons=["raise --max-seconds"], proven=False) from None
+        others = api.off_stack(plan, self.problem, self.catalog)
+        return self._stack_switch(plan, others) if others else plan
+
+    def _stack_switch(self, plan: Plan, others: list[str]) -> Plan:
+        """The plan with its stack switch noted and priced against the best plan on the catalog's
+        usual stack (solver.api._stack_switch's rule: that plan itself when it costs no more)."""
+        usual = api.usual_stack(self.catalog)
+        held = self.problem.model_copy(update={"stacks": [usual]})
+        off = [v for o, offer in self.catalog.offers.items()
+               if self.catalog.gpus[offer.gpu].stack != usual for v in self.offer_nodes(o)]
+        try:
+            answer = self.probe(VarBounds(f"only {usual} cards", True, off, upper=0.0), problem=held, tiebreak=True)
+        except OutOfTime:
+            answer = None
+        if answer is None or answer.plan is None:
+            why = ("no plan on the usual stack alone meets the problem" if answer is not None
+                   and answer.status == "infeasible" else "no time was left to price a plan without it")
+            return plan.model_copy(update={"stack_switch": api.stack_switch(plan, self.catalog, others, None, why)})
+        if answer.plan.total_cost <= plan.total_cost + 0.005:
+            return answer.plan
+        return plan.model_copy(update={"stack_switch": api.stack_switch(plan, self.catalog, others, answer.plan, "")})
 
     # -- probes -------------------------------------------------------------------------------
     def probe(self, *changes: Change, problem: Problem | None = None, catalog: Catalog | None = None,

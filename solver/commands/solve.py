@@ -113,13 +113,14 @@ def solve(problem: ProblemFile,
 
 
 def _plan(prob, cat, objective: str, export_mps: Path | None, run: RunClock, options: dict):
-    """The min_cost plan (api.solve_problem), or the earliest-finishing one within the budget."""
-    from solver.api import solve_problem
-
+    """The min_cost plan (the probe engine's base: what api.solve_problem gives, on a model the
+    analyses after it reuse), or the earliest-finishing one within the budget."""
     if objective == "min_time":
         from solver.analysis.min_time import min_time_plan
         return min_time_plan(prob, cat, max_seconds=run.left(), **options)
-    return solve_problem(prob, cat, export_mps=export_mps, max_seconds=run.left(), **options)
+    from solver.probes import Probes
+
+    return Probes(prob, cat, backend=options["backend"], gap=options["gap"], clock=run).plan(export_mps)
 
 
 def _explanation(prob, cat, backend: str, time_limit: float | None, max_seconds: float | None) -> dict:
