@@ -147,10 +147,12 @@ class Why:
 
 def why(problem: Problem, catalog: Catalog, *, k: int = 3, backend: str = DEFAULT_BACKEND,
         time_limit: float | None = None, gap: float | None = None, plan: Plan | None = None,
-        max_seconds: float | None = None) -> Why:
+        max_seconds: float | None = None, probes: Probes | None = None) -> Why:
     """Best k runners-up per job with the reason each lost, and the binding limits' re-solve deltas.
 
     `plan`: the optimum when the caller already has it (solve --why); solved here otherwise.
+    `probes`: the engine that plan came from (solve --why: its model and its bound are reused;
+    its clock, the command's, bounds the run).
     `max_seconds`: the whole run's budget; each solve gets at most what is left of it, and
     what is left unsolved is reported as not analysed (a user's run took 13 min with
     --time-limit 20, which bounds each solve, not their number).
@@ -161,7 +163,8 @@ def why(problem: Problem, catalog: Catalog, *, k: int = 3, backend: str = DEFAUL
     start = time.perf_counter()
     clock = RunClock(time_limit, None if max_seconds is None else start + max_seconds, least=0.0)
     # the one Instance and model (solver.probes); each forced runner-up is a probe on it
-    probes = Probes(problem, catalog, backend=backend, gap=gap, clock=clock)
+    if probes is None or probes.base is None or plan is None:
+        probes = Probes(problem, catalog, backend=backend, gap=gap, clock=clock)
     if plan is None and problem.preferences:
         plan = solve_problem(problem, catalog, backend=backend, time_limit=time_limit, gap=gap,
                              max_seconds=max_seconds)  # the optimum's solve is part of the budget too
