@@ -54,7 +54,8 @@ from solver.milp.pin import NotInModel, pin_rentals, pin_schedule
 from solver.milp.prefer import keep_preferred, pinned_milp
 from solver.milp.progress import PROGRESS
 from solver.milp.registry import (
-    AVAILABILITY, BINDING_KINDS, BUDGET, DEADLINE, FAMILIES, MONEY, POWER, SPOT, VENDORS, Family, NotApplicable, family,
+    AVAILABILITY, BINDING_KINDS, BUDGET, DEADLINE, FAMILIES, MONEY, POWER, SPOT, VENDORS, Family, NotApplicable,
+    as_bounded, family,
 )
 from solver.milp.solution import OPTIMALITY_GAP, NoSolution, Solution
 from solver.milp.solve import solve_milp
@@ -74,9 +75,11 @@ __all__ = [
     "held_nodes", "asked_work", "job_layout", "ModelNumbers",
     "budget_slack", "power_slack", "power_sites", "stock_slack", "add_work_slack", "widen_discount",
     # the constraint families (solver.milp.registry) and what preprocessing excluded
-    "FAMILIES", "Family", "NotApplicable", "family", "BINDING_KINDS", "MONEY", "Exclusion",
+    "FAMILIES", "Family", "NotApplicable", "family", "BINDING_KINDS", "MONEY", "as_bounded", "Exclusion",
     "BUDGET", "POWER", "AVAILABILITY", "DEADLINE", "VENDORS", "SPOT",
     "add_vendor_count", "vendor_nodes",
+    # what a solve adds to its plan (solver.probes does the same on its engine)
+    "off_stack", "usual_stack", "stack_switch", "write_mps",
     # for the commands
     "BACKENDS", "DEFAULT_BACKEND", "PROGRESS",
 ]
@@ -151,13 +154,8 @@ def _stack_switch(plan: Plan, problem: Problem, catalog: Catalog, others: list[s
 def solve_built(inst: Instance, milp: Milp, *, backend: str = DEFAULT_BACKEND, time_limit: float | None = None,
                 gap: float | None = None, more_time: str = "--time-limit") -> Plan:
     """Solve an already built (and possibly re-bounded) model; verify the plan against inst's problem
-    with the budget the model holds (BUDGET.set_bound: a budget dropped or moved on the built model is
-    the one the plan is checked against; the other families' bounds only tighten what the problem allows,
-    or are refused where they would not: solver.milp.registry.Bound).
+    as the model holds it (plan_of: a budget or power quota set on the built model).
     `more_time`: the option that would have given the solve more time, named when it found no plan."""
-    problem = inst.problem
-    if BUDGET.bound(milp) != problem.budget:
-        problem = problem.model_copy(update={"budget": BUDGET.bound(milp)})
     try:
         solution = solve_milp(milp, backend=backend, time_limit=time_limit, gap=gap, tiebreak=True)
     except NoSolution as exc:
@@ -166,17 +164,20 @@ def solve_built(inst: Instance, milp: Milp, *, backend: str = DEFAULT_BACKEND, t
                     f"raise {more_time}, or try another --backend" if time_limit else "try another --backend")
             raise Infeasible(f"{exc}: {hint}", reasons=[], proven=False) from None
         raise Infeasible(str(exc), reasons=explain_quick(inst)) from None
-    return plan_of(inst, solution, problem)
+    return plan_of(inst, solution)
 
 
 def plan_of(inst: Instance, solution: Solution, problem: Problem | None = None,
             catalog: Catalog | None = None) -> Plan:
     """The solution as a Plan, checked by the independent verifier against `problem` and
     `catalog` (default: the instance's own). A probe (solver.probes) passes the problem it
-    reads the model as: a raised budget's plan is checked against the raised budget."""
+    reads the model as: a raised budget's plan is checked against the raised budget.
+
+    The budget and power quotas checked are those the solved model holds (a family's set_bound
+    on the built model: registry.as_bounded reads them from the model, never from edit text)."""
     plan = extract_plan(solution)
-    problem = problem or inst.problem
-    check_plan(problem, catalog or inst.as_given or inst.catalog, plan)  # the catalog in its own currencies
+    problem, written = as_bounded(solution.milp, problem or inst.problem, catalog or inst.as_given or inst.catalog)
+    check_plan(problem, written, plan)  # the catalog in its own currencies
     mixed = stack_warnings(plan, catalog or inst.catalog)  # a cost the price columns do not show (solver.milp.stacks)
     return plan.model_copy(update={"warnings": [*plan.warnings, *mixed]}) if mixed else plan
 

@@ -33,7 +33,7 @@ from dataclasses import dataclass, field
 from ortools.linear_solver.python import model_builder as mb
 
 from solver import api
-from solver.clock import RunClock
+from solver.clock import OutOfTime, RunClock, stopped
 from solver.errors import Infeasible
 from solver.model.catalog import Catalog
 from solver.model.plan import Plan
@@ -110,6 +110,26 @@ class VarBounds(Change):
 
 
 @dataclass(eq=False)
+class Limit(Change):
+    """A constraint family's bound on one target (solver.milp.registry: `family.set_bound`; None
+    lifts it, see Bound), put back as it was after. The plan is verified against the budget the
+    model then holds (api.plan_of); a probe past another written limit is read with verify=False."""
+
+    family: api.Family | None = None
+    target: str = ""
+    value: float | None = None
+    tightens: bool = False
+
+    def apply(self, milp: api.Milp) -> Undo:
+        fam, before = self.family, self.family.bound(milp, self.target)
+        fam.set_bound(milp, self.target, self.value)
+
+        def undo() -> None:
+            fam.set_bound(milp, self.target, before)
+        return undo
+
+
+@dataclass(eq=False)
 class AtLeast(Change):
     """Σ variables ≥ `least`: a row added to the model the first time and switched off (no
     lower bound) after, so the next probe of the same kind only switches it back on."""
@@ -168,6 +188,7 @@ class Answer:
     plan: Plan | None = None
     solution: api.Solution | None = None
     solved: bool = True
+    why: str = ""           # the solver's words when there is no plan
 
     @property
     def cost(self) -> float | None:
@@ -207,15 +228,56 @@ class Probes:
     # -- the base -----------------------------------------------------------------------------
     def solve_base(self, *, tiebreak: bool = True) -> Plan:
         """The problem's own cheapest verified plan (as solver.api.solve_built: earliest finish,
-        fewest rentals at that cost); Infeasible when there is none."""
+        fewest rentals at that cost), in the same words when there is none (Infeasible); OutOfTime
+        when the command's time is spent before it starts."""
         answer = self.probe(tiebreak=tiebreak)
         self.base = answer
         if answer.plan is None:
             if answer.status == "infeasible":
-                raise Infeasible("no plan meets the problem (proven infeasible)", reasons=api.explain_quick(self.inst))
-            raise Infeasible("no plan found (not proven infeasible): the time ran out first",
-                             reasons=[f"raise {self.clock.more_time}"], proven=False)
+                raise Infeasible(answer.why, reasons=api.explain_quick(self.inst))
+            hint = ("the command's time ran out: raise --max-seconds" if stopped() else
+                    f"raise {self.clock.more_time}, or try another --backend" if self.clock.time_limit or self.clock.cut
+                    else "try another --backend")
+            raise Infeasible(f"{answer.why}: {hint}", reasons=[], proven=False)
         return answer.plan
+
+    def plan(self, export_mps=None) -> Plan:
+        """What solver.api.solve_problem returns for the engine's problem, on the engine's model:
+        the base optimum, a switch of software stack priced by a probe (the offers off the usual
+        stack left out, verified against the problem held to that stack). With soft preferences
+        the problem is solved by solver.api.solve_problem (each preference's re-solve builds its
+        own model there), and the engine has no base: later probes are not bounded by it."""
+        if self.problem.preferences:
+            return api.solve_problem(self.problem, self.catalog, backend=self.backend, time_limit=self.clock.time_limit,
+                                     gap=self.gap, export_mps=export_mps, max_seconds=self.clock.left())
+        if export_mps:
+            api.write_mps(self.milp.model, export_mps)
+        try:
+            plan = self.solve_base()
+        except OutOfTime:
+            raise Infeasible("no plan found (not proven infeasible): the run's time (--max-seconds) ran out "
+                             "before the solve could start", reasons=["raise --max-seconds"], proven=False) from None
+        others = api.off_stack(plan, self.problem, self.catalog)
+        return self._stack_switch(plan, others) if others else plan
+
+    def _stack_switch(self, plan: Plan, others: list[str]) -> Plan:
+        """The plan with its stack switch noted and priced against the best plan on the catalog's
+        usual stack (solver.api._stack_switch's rule: that plan itself when it costs no more)."""
+        usual = api.usual_stack(self.catalog)
+        held = self.problem.model_copy(update={"stacks": [usual]})
+        off = [v for o, offer in self.catalog.offers.items()
+               if self.catalog.gpus[offer.gpu].stack != usual for v in self.offer_nodes(o)]
+        try:
+            answer = self.probe(VarBounds(f"only {usual} cards", True, off, upper=0.0), problem=held, tiebreak=True)
+        except OutOfTime:
+            answer = None
+        if answer is None or answer.plan is None:
+            why = ("no plan on the usual stack alone meets the problem" if answer is not None
+                   and answer.status == "infeasible" else "no time was left to price a plan without it")
+            return plan.model_copy(update={"stack_switch": api.stack_switch(plan, self.catalog, others, None, why)})
+        if answer.plan.total_cost <= plan.total_cost + 0.005:
+            return answer.plan
+        return plan.model_copy(update={"stack_switch": api.stack_switch(plan, self.catalog, others, answer.plan, "")})
 
     # -- probes -------------------------------------------------------------------------------
     def probe(self, *changes: Change, problem: Problem | None = None, catalog: Catalog | None = None,
@@ -238,7 +300,7 @@ class Probes:
                 sol = api.solve_milp(self.milp, backend=self.backend, time_limit=limit, gap=self.gap,
                                      tiebreak=tiebreak, start=start)
             except api.NoSolution as exc:
-                return Answer("infeasible" if exc.proven else "unknown", math.inf if exc.proven else floor)
+                return Answer("infeasible" if exc.proven else "unknown", math.inf if exc.proven else floor, why=str(exc))
             sol.bound = max(sol.bound, min(floor, sol.objective))
             if sol.status != "optimal" and sol.gap <= api.OPTIMALITY_GAP:
                 sol.status = "optimal"

@@ -102,10 +102,15 @@ class Bound:
          (math.inf adds it unbounded: a model about to be re-bounded has it from the start).
     Each setter's docstring says which values read exactly as a model rebuilt with the
     edited problem would, and which it refuses (ValueError).
+    written: (milp, problem, catalog) → (problem, catalog) with this family's written rule as
+         the model now holds it, so the verifier checks a re-bounded model's plan against what
+         it was solved under (solver.milp.registry.as_bounded); NotApplicable where the setter
+         cannot loosen a written rule (a plan of the model then meets the problem as written).
     """
 
     get: Callable[[Milp, str], float | None]
     set: Callable[[Milp, str, float | None], None]
+    written: Callable[[Milp, Problem, Catalog], tuple[Problem, Catalog]] | NotApplicable
 
 
 @dataclass(frozen=True)

@@ -32,11 +32,13 @@ from solver.milp.core import Milp
 from solver.milp.family import (
     BUILT, COSTS, MONEY, NODES, ON_DEMAND, WORK, Bound, Family, Labels, Lost, NotApplicable, Relax, Rows, Step,
 )
+from solver.model.catalog import Catalog
 from solver.model.plan import Binding, JobResult
+from solver.model.problem import Problem
 
 __all__ = [
     "FAMILIES", "BINDING_KINDS", "STRUCTURAL", "BUDGET", "POWER", "AVAILABILITY", "DEADLINE", "VENDORS", "SPOT",
-    "family", "family_of_row", "binding_limits", "check_kinds", "discover", "missing_parts", "unregistered_rows",
+    "family", "family_of_row", "as_bounded", "binding_limits", "check_kinds", "discover", "missing_parts", "unregistered_rows",
     "unkeyed_rows", "BUILT", "NODES", "WORK", "COSTS", "ON_DEMAND", "MONEY", "Bound", "Family", "Labels", "Lost", "NotApplicable", "Relax",
     "Rows", "Step",
 ]
@@ -83,6 +85,18 @@ def family(name: str) -> Family:
 BUDGET, POWER, AVAILABILITY, DEADLINE, VENDORS, SPOT = (
     family(n) for n in ("budget", "power", "availability", "deadline", "vendors", "spot"))
 """The families callers name (a family added later is reached by family(name) alone)."""
+
+
+def as_bounded(milp: Milp, problem: Problem, catalog: Catalog) -> tuple[Problem, Catalog]:
+    """The problem and catalog a re-bounded model stands for: each family's written rule as the
+    model now holds it (Bound.written; the budget, a site's power quota), for the verifier.
+
+    Why from the model: what a plan is checked against is generated from the change itself,
+    never parsed back from edit text."""
+    for fam in FAMILIES:
+        if not isinstance(fam.bounds.written, NotApplicable):
+            problem, catalog = fam.bounds.written(milp, problem, catalog)
+    return problem, catalog
 
 
 def family_of_row(name: str) -> Family | None:

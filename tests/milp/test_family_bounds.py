@@ -14,8 +14,10 @@ import math
 import pytest
 
 from solver.api import (
-    AVAILABILITY, BUDGET, DEADLINE, FAMILIES, POWER, SPOT, VENDORS, NoSolution, build, solve_milp,
+    AVAILABILITY, BUDGET, DEADLINE, FAMILIES, POWER, SPOT, VENDORS, NoSolution, as_bounded, build, solve_built,
+    solve_milp,
 )
+from solver.verify import verify_plan
 from tests.builders import catalog, datacenter, gpu_day_flops, job, offer, problem, restrict
 
 REL = 1e-6
@@ -179,3 +181,21 @@ def test_a_vendor_count_on_the_built_model_is_the_best_restricted_problem():
     for k in (1, 2):
         assert _optimum(_problem(), _catalog(), lambda m, k=k: VENDORS.set_bound(m, "", k)) \
             == pytest.approx(best(k), rel=REL), k
+
+
+def test_a_plan_of_a_loosened_model_is_checked_against_the_limits_it_was_solved_under():
+    """No budget and no quota at A on the built model: its plan breaks both written limits, and the
+    verifier reads them as the model holds them (registry.as_bounded), generated from the model."""
+    free = _optimum(_problem(), _catalog())
+    prob, cat = _problem(budget=free * 0.9), _catalog(quota=0.0)
+    inst, milp = build(prob, cat)
+    BUDGET.set_bound(milp, "", None)
+    POWER.set_bound(milp, "A", None)
+    plan = solve_built(inst, milp)
+    assert plan.total_cost == pytest.approx(free, rel=REL)
+    broken = verify_plan(prob, cat, plan)
+    assert any(v.startswith("power:") for v in broken) and any("budget" in v for v in broken)
+    held_problem, held_catalog = as_bounded(milp, prob, cat)
+    assert held_problem.budget is None and held_catalog.datacenters["A"].power_quota_kw == math.inf
+    assert verify_plan(held_problem, held_catalog, plan) == []
+    assert as_bounded(build(prob, cat)[1], prob, cat) == (prob, cat)  # as built: the written ones, unchanged

@@ -20,7 +20,7 @@ from solver.analysis import explain, why
 from solver.api import build
 from solver.load import load_problem
 from solver.milp import build as build_module, registry
-from solver.milp.families import budget, spot
+from solver.milp.families import budget
 from solver.milp.core import RowKey
 from solver.milp.elastic import power_sites, power_slack
 from solver.milp.exclusion import CODES as EXCLUSION_CODES, Exclusion
@@ -44,10 +44,10 @@ def test_a_family_lacking_a_part_is_caught(part):
 
 
 def test_a_family_whose_bound_or_labels_lack_a_part_is_caught():
-    no_setter = dataclasses.replace(registry.SPOT, bounds=registry.Bound(spot.spot_bound, None))
+    no_setter = dataclasses.replace(registry.SPOT, bounds=dataclasses.replace(registry.SPOT.bounds, set=None))
     assert registry.missing_parts(no_setter) == ["spot.bounds.set"]
-    not_callable = dataclasses.replace(registry.BUDGET, bounds=registry.Bound("Budget", budget.set_budget_bound))
-    assert registry.missing_parts(not_callable) == ["budget.bounds.get (not callable)"]
+    not_callable = dataclasses.replace(registry.BUDGET, bounds=registry.Bound("Budget", budget.set_budget_bound, None))
+    assert registry.missing_parts(not_callable) == ["budget.bounds.get (not callable)", "budget.bounds.written"]
     unnamed = dataclasses.replace(registry.POWER, labels=registry.Labels("", registry.NotApplicable("")))
     assert registry.missing_parts(unnamed) == ["power.labels.name",
                                                "power.labels.binding (NotApplicable without a reason)"]
@@ -234,7 +234,7 @@ def set_bound(milp, job, count):
 FAMILY = Family(
     name="vendors_per_job", order=45, unit="vendors", targets="job",
     rows=Rows(add_vendors_per_job, ("VendorsPerJob",), WORK),
-    bounds=Bound(bound, set_bound),
+    bounds=Bound(bound, set_bound, NotApplicable("only a count: the written rule is the verifier's")),
     labels=Labels("vendors per job", NotApplicable("a test family: no report words")),
     slack=NotApplicable("a test family"), binding=NotApplicable("a test family"),
     relax=NotApplicable("a test family"), lever=NotApplicable("a test family"),

@@ -48,6 +48,12 @@ def set_budget_bound(milp: Milp, target: str, value: float | None) -> None:
     row.upper_bound = math.inf if value is None else value
 
 
+def written_budget(milp: Milp, problem: Problem, catalog: Catalog) -> tuple[Problem, Catalog]:
+    """The problem with the budget the model holds (the verifier's check of a re-bounded model)."""
+    budget = budget_bound(milp)
+    return (problem if budget == problem.budget else problem.model_copy(update={"budget": budget})), catalog
+
+
 def _check(target: str) -> None:
     if target not in TARGETS:
         raise KeyError(f"the budget has one target, not {target!r}")
@@ -62,7 +68,7 @@ def _budget_lever(problem: Problem, catalog: Catalog, target: str, amount: float
 FAMILY = Family(
     name="budget", order=10, unit=MONEY, targets="budget",
     rows=Rows(add_budget, ("Budget",), COSTS),
-    bounds=Bound(budget_bound, set_budget_bound),
+    bounds=Bound(budget_bound, set_budget_bound, written_budget),
     labels=Labels(N_("budget"), N_("budget: {used} of {limit} {unit} used")),
     slack=elastic.budget_slacks,
     binding=binding.budget_binding,

@@ -104,7 +104,8 @@ def eflop(x: float) -> str:
 FAMILY = Family(
     name="deadline", order=40, unit="days", targets="job",
     rows=Rows(add_work, ("Work",), WORK),
-    bounds=Bound(deadline_bound, set_deadline_bound),
+    bounds=Bound(deadline_bound, set_deadline_bound,
+                 NotApplicable("only moved earlier on a built model: a plan then meets the written deadline")),
     labels=Labels(N_("deadline"), N_("deadline of {name}: runs until day {limit}")),
     slack=elastic.work_slacks,
     binding=binding.deadline_binding,

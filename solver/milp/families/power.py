@@ -49,6 +49,21 @@ def power_bound(milp: Milp, dc: str) -> float | None:
     return min(ups)
 
 
+def written_power(milp: Milp, problem: Problem, catalog: Catalog) -> tuple[Problem, Catalog]:
+    """The catalog with each site's quota as the model holds it (None: no quota, infinite kW).
+    One pass over the keyed rows: this runs for every verified plan."""
+    held: dict[str, float] = {}
+    for key, row in milp.keyed.items():
+        if key.family == "power":
+            held[key.target] = min(held.get(key.target, math.inf), row.upper_bound)
+    moved = {dc: kw for dc, kw in held.items() if kw != catalog.datacenters[dc].power_quota_kw}
+    if not moved:
+        return problem, catalog
+    sites = {**catalog.datacenters, **{dc: catalog.datacenters[dc].model_copy(update={"power_quota_kw": kw})
+                                       for dc, kw in moved.items()}}
+    return problem, catalog.model_copy(update={"datacenters": sites})
+
+
 def set_power_bound(milp: Milp, dc: str, kw: float | None) -> None:
     """Site `dc`'s quota in every period of the built model (None: no quota). The rows exist
     where the site's capacity counts power whatever the quota, so any value reads as a rebuild
@@ -78,7 +93,7 @@ def _power_scale(milp: Milp, dc: str) -> tuple[float, float]:
 FAMILY = Family(
     name="power", order=20, unit="kW", targets="datacenter",
     rows=Rows(add_power, ("Power",), COSTS),
-    bounds=Bound(power_bound, set_power_bound),
+    bounds=Bound(power_bound, set_power_bound, written_power),
     labels=Labels(N_("power"), N_("power at {name}, days {span}: {used} of {limit} kW")),
     slack=elastic.power_slacks,
     binding=binding.power_binding,

@@ -70,7 +70,8 @@ def _check(target: str) -> None:
 FAMILY = Family(
     name="spot", order=60, unit="EFLOP", targets="spot work",
     rows=Rows(add_spot_cap, ("Frontier-Spot",), ON_DEMAND),
-    bounds=Bound(spot_bound, set_spot_bound),
+    bounds=Bound(spot_bound, set_spot_bound,
+                 NotApplicable("no problem writes a spot share for the verifier to check")),
     labels=Labels(N_("spot"), NotApplicable("no plan runs into a spot share it was not asked for")),
     slack=NotApplicable("a frontier's ε, set on its row; no analysis stretches it"),
     binding=NotApplicable("no problem writes a spot share: a plan cannot run into one"),

@@ -13,7 +13,7 @@ from solver.i18n import N_
 from solver.milp import binding, elastic
 from solver.milp.capacity import held_nodes
 from solver.milp.core import Milp, RowKey
-from solver.milp.family import NODES, Bound, Family, Labels, Lost, Relax, Rows, Step, plural, whole
+from solver.milp.family import NotApplicable, NODES, Bound, Family, Labels, Lost, Relax, Rows, Step, plural, whole
 from solver.model.catalog import Catalog
 from solver.model.paths import row_path
 from solver.model.problem import Problem
@@ -89,7 +89,8 @@ def _stock_scale(milp: Milp, offer: str) -> tuple[float, float]:
 FAMILY = Family(
     name="availability", order=30, unit="nodes", targets="offer",
     rows=Rows(add_availability, ("Availability", "Stock"), NODES),
-    bounds=Bound(stock_bound, set_stock_bound),
+    bounds=Bound(stock_bound, set_stock_bound,
+                 NotApplicable("only lowered on a built model: a plan then meets the written stock")),
     labels=Labels(N_("availability"), N_("availability of {name}, days {span}: all {limit} nodes")),
     slack=elastic.stock_slacks,
     binding=binding.availability_binding,

@@ -82,7 +82,8 @@ def _check(target: str) -> None:
 FAMILY = Family(
     name="vendors", order=50, unit="vendors", targets="vendor",
     rows=Rows(add_vendor_count, ("Frontier-Vendor", "Frontier-Vendors"), ON_DEMAND),
-    bounds=Bound(vendor_bound, set_vendor_bound),
+    bounds=Bound(vendor_bound, set_vendor_bound,
+                 NotApplicable("no problem writes a vendor count for the verifier to check")),
     labels=Labels(N_("vendors"), NotApplicable("no plan runs into a vendor count it was not asked for")),
     slack=NotApplicable("a frontier's ε, set on the count row; no analysis stretches it"),
     binding=NotApplicable("no problem writes a vendor count: a plan cannot run into one"),
