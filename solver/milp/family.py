@@ -121,10 +121,14 @@ class Labels:
     name:    the kind in words (a binding limit's, a relaxation's, a lever's).
     binding: a binding limit's text written from its numbers ({name} {span} {used} {limit}
              {unit}), for a language other than the plan's English `Binding.text`.
+    more:    (amount, target, unit) → "that much more of it" in the active language (a
+             relaxation's part in the infeasibility explanation; a function, so that plural
+             forms go through `ngettext`, which Babel extracts as one entry).
     """
 
     name: str
     binding: str | NotApplicable
+    more: Callable[[float, str, str], str] | NotApplicable
 
 
 MONEY = "money"

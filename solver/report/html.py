@@ -799,6 +799,12 @@ def reason_name(code: str) -> str:
     return _(REASONS[code]) if is_zh() and code in REASONS else code
 
 
+def family_labels(kind: str):
+    """The words of the constraint family named `kind` (Family.labels); None: no such family."""
+    fam = _families().get(kind)
+    return None if fam is None else fam.labels
+
+
 def limit_name(kind: str) -> str:
     """A limit's kind (Plan.binding's, a relaxation's: a constraint family's name) in words."""
     fam = _families().get(kind)

@@ -48,9 +48,10 @@ def test_a_family_whose_bound_or_labels_lack_a_part_is_caught():
     assert registry.missing_parts(no_setter) == ["spot.bounds.set"]
     not_callable = dataclasses.replace(registry.BUDGET, bounds=registry.Bound("Budget", budget.set_budget_bound, None))
     assert registry.missing_parts(not_callable) == ["budget.bounds.get (not callable)", "budget.bounds.written"]
-    unnamed = dataclasses.replace(registry.POWER, labels=registry.Labels("", registry.NotApplicable("")))
+    unnamed = dataclasses.replace(registry.POWER, labels=registry.Labels("", registry.NotApplicable(""), "kW"))
     assert registry.missing_parts(unnamed) == ["power.labels.name",
-                                               "power.labels.binding (NotApplicable without a reason)"]
+                                               "power.labels.binding (NotApplicable without a reason)",
+                                               "power.labels.more (not callable)"]
 
 
 def test_a_part_of_a_part_and_a_reasonless_not_applicable_are_caught():
@@ -109,6 +110,12 @@ def test_reports_word_every_kind_from_its_family():
             assert limit_name(fam.name) not in ("", fam.name), fam.name  # every label has its translation
         assert binding_text(plan_binding) != plan_binding.text and "9.5" in binding_text(plan_binding)
         assert limit_name("combination") == "combination"
+        from solver.report.explain import part_words
+        part = {"amount": 2, "kind": "availability", "target": "o", "unit": "nodes"}
+        assert part_words(part) == registry.AVAILABILITY.labels.more(2, "o", "nodes") and "o" in part_words(part)
+    assert part_words(part) == "2 more nodes of o"
+    assert part_words({**part, "kind": "deadline", "amount": 1, "horizon_days": 50}) == \
+        "1 more day on every deadline (and the horizon to 50 days)"
 
 
 def test_verifier_checks_live_in_the_verifier():
@@ -235,7 +242,8 @@ FAMILY = Family(
     name="vendors_per_job", order=45, unit="vendors", targets="job",
     rows=Rows(add_vendors_per_job, ("VendorsPerJob",), WORK),
     bounds=Bound(bound, set_bound, NotApplicable("only a count: the written rule is the verifier's")),
-    labels=Labels("vendors per job", NotApplicable("a test family: no report words")),
+    labels=Labels("vendors per job", NotApplicable("a test family: no report words"),
+                  NotApplicable("a test family: no report words")),
     slack=NotApplicable("a test family"), binding=NotApplicable("a test family"),
     relax=NotApplicable("a test family"), lever=NotApplicable("a test family"),
     lost=NotApplicable("a test family"),

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import math
 
-from solver.i18n import N_
+from solver.i18n import N_, _, money_unit
 from solver.milp import binding, elastic
 from solver.milp.core import Milp, RowKey
 from solver.milp.family import COSTS, MONEY, Bound, Family, Labels, Lost, Relax, Rows, Step, whole
@@ -65,11 +65,16 @@ def _budget_lever(problem: Problem, catalog: Catalog, target: str, amount: float
     return Step([f"budget+={step}"], words)
 
 
+
+def more_budget(amount: float, target: str, unit: str) -> str:
+    return _("{amount} {unit} more budget").format(amount=f"{whole(amount):,}", unit=money_unit(unit))
+
+
 FAMILY = Family(
     name="budget", order=10, unit=MONEY, targets="budget",
     rows=Rows(add_budget, ("Budget",), COSTS),
     bounds=Bound(budget_bound, set_budget_bound, written_budget),
-    labels=Labels(N_("budget"), N_("budget: {used} of {limit} {unit} used")),
+    labels=Labels(N_("budget"), N_("budget: {used} of {limit} {unit} used"), more_budget),
     slack=elastic.budget_slacks,
     binding=binding.budget_binding,
     relax=Relax("without", limit=lambda problem, catalog, target: problem.budget,

@@ -4,7 +4,7 @@ and its every part (solver.milp.family)."""
 
 from __future__ import annotations
 
-from solver.i18n import N_
+from solver.i18n import N_, ngettext
 from solver.milp import binding, elastic
 from solver.milp.core import Milp
 from solver.milp.family import WORK, Bound, Family, Labels, Lost, NotApplicable, Relax, Rows, Step, plural, whole
@@ -101,12 +101,18 @@ def eflop(x: float) -> str:
     return f"{x:,.0f}" if x >= 1 else f"{x:.2g}"
 
 
+
+def more_days(amount: float, target: str, unit: str) -> str:
+    return ngettext("{amount} more day on every deadline", "{amount} more days on every deadline",
+                    whole(amount)).format(amount=f"{whole(amount):,}")
+
+
 FAMILY = Family(
     name="deadline", order=40, unit="days", targets="job",
     rows=Rows(add_work, ("Work",), WORK),
     bounds=Bound(deadline_bound, set_deadline_bound,
                  NotApplicable("only moved earlier on a built model: a plan then meets the written deadline")),
-    labels=Labels(N_("deadline"), N_("deadline of {name}: runs until day {limit}")),
+    labels=Labels(N_("deadline"), N_("deadline of {name}: runs until day {limit}"), more_days),
     slack=elastic.work_slacks,
     binding=binding.deadline_binding,
     relax=Relax("days", limit=lambda problem, catalog, target: max(j.deadline_days for j in problem.jobs),

@@ -9,7 +9,7 @@ from collections import defaultdict
 
 from ortools.linear_solver.python import model_builder as mb
 
-from solver.i18n import N_
+from solver.i18n import N_, _
 from solver.milp import binding, elastic
 from solver.milp.capacity import held_nodes
 from solver.milp.core import Milp, RowKey
@@ -90,11 +90,16 @@ def _power_scale(milp: Milp, dc: str) -> tuple[float, float]:
     return 1 / max(quota, smallest_rack_kw(milp.inst.catalog, dc)), quota
 
 
+
+def more_power(amount: float, dc: str, unit: str) -> str:
+    return _("{amount} kW more at {site}").format(amount=f"{whole(amount):,}", site=dc)
+
+
 FAMILY = Family(
     name="power", order=20, unit="kW", targets="datacenter",
     rows=Rows(add_power, ("Power",), COSTS),
     bounds=Bound(power_bound, set_power_bound, written_power),
-    labels=Labels(N_("power"), N_("power at {name}, days {span}: {used} of {limit} kW")),
+    labels=Labels(N_("power"), N_("power at {name}, days {span}: {used} of {limit} kW"), more_power),
     slack=elastic.power_slacks,
     binding=binding.power_binding,
     relax=Relax("each", limit=lambda problem, catalog, dc: catalog.datacenters[dc].power_quota_kw,

@@ -9,7 +9,7 @@ from collections import defaultdict
 
 from ortools.linear_solver.python import model_builder as mb
 
-from solver.i18n import N_
+from solver.i18n import N_, ngettext
 from solver.milp import binding, elastic
 from solver.milp.capacity import held_nodes
 from solver.milp.core import Milp, RowKey
@@ -86,12 +86,18 @@ def _stock_scale(milp: Milp, offer: str) -> tuple[float, float]:
     return 1 / cap, cap
 
 
+
+def more_nodes(amount: float, offer: str, unit: str) -> str:
+    return ngettext("{amount} more node of {offer}", "{amount} more nodes of {offer}", whole(amount)).format(
+        amount=f"{whole(amount):,}", offer=offer)
+
+
 FAMILY = Family(
     name="availability", order=30, unit="nodes", targets="offer",
     rows=Rows(add_availability, ("Availability", "Stock"), NODES),
     bounds=Bound(stock_bound, set_stock_bound,
                  NotApplicable("only lowered on a built model: a plan then meets the written stock")),
-    labels=Labels(N_("availability"), N_("availability of {name}, days {span}: all {limit} nodes")),
+    labels=Labels(N_("availability"), N_("availability of {name}, days {span}: all {limit} nodes"), more_nodes),
     slack=elastic.stock_slacks,
     binding=binding.availability_binding,
     relax=Relax("together", limit=lambda problem, catalog, offer: catalog.offers[offer].max_nodes,
