@@ -38,15 +38,15 @@ ROOT = Path(__file__).resolve().parents[2]
 if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))
 
+from solver.engine import backends  # noqa: E402
+from solver.engine.export import to_mathopt  # noqa: E402
 from solver.load import load_problem  # noqa: E402
-from solver.milp import backends  # noqa: E402
 from solver.milp.build import build_milp  # noqa: E402
-from solver.milp.export import to_mathopt  # noqa: E402
 from solver.milp.instance import build_instance  # noqa: E402
-from solver.milp.progress import PROGRESS, _number  # noqa: E402  (HiGHS' log numbers, read as the CLI reads them)
+from solver.engine.progress import PROGRESS, _number  # noqa: E402  (HiGHS' log numbers, read as the CLI reads them)
+from solver.engine.solve import solve_milp  # noqa: E402
+from solver.engine.tiebreak import break_ties  # noqa: E402
 from solver.milp.solution import OPTIMALITY_GAP, NoSolution  # noqa: E402
-from solver.milp.solve import solve_milp  # noqa: E402
-from solver.milp.tiebreak import break_ties  # noqa: E402
 from tests.bench import user_like  # noqa: E402
 
 EXTRA = tuple(ROOT / "tests" / "bench" / "problems" / f"issue33-2job-45d{tail}.yaml" for tail in ("", "-storage"))
@@ -61,7 +61,7 @@ FAMILIES = {  # variable name prefix → family, for --attribution
 class Heard:
     """Plans and root bounds HiGHS' log showed during one solve, with the seconds since `start`.
 
-    Read from the log lines themselves (solver.milp.backends' callback, wrapped while the
+    Read from the log lines themselves (solver.engine.backends' callback, wrapped while the
     suite runs), because the nodes-explored column tells the root node's lines from the rest:
     `root_lp` is the first positive dual bound (the root LP after presolve), `root` the last
     bound while no node was explored yet (after the root's cuts)."""
