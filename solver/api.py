@@ -14,6 +14,7 @@ Solving a problem:
         `pin_rentals(schedule)` fixes its rentals only, the jobs' replicas free. f adds rows through `milp.add_row` and new variables through `milp.model`; rows
         it adds are part of the model the verifier's plan came from, but the verifier
         checks only the problem's own constraints.
+    plan_of(inst, solution, problem, catalog) → the verified Plan of a raw solve (solver.probes).
     build(problem, catalog) → (Instance, Milp) and solve_built(inst, milp, ...) → Plan:
         build once, change bounds (a budget row, a deadline as upper bounds of zero), solve
         again — for frontiers that reuse one model between points.
@@ -24,6 +25,7 @@ breaks the written limits, so the verifier would reject it):
     build_instance, build_milp, Milp                the preprocessed problem, the model
     solve_milp → Solution, or NoSolution            one raw solve
     held_nodes, asked_work, job_layout              reading the model
+    ModelNumbers                                    whether a plan meets the model as it stands
     budget_slack, power_slack, power_sites, stock_slack, add_work_slack, widen_discount
                                                     elastic edits (solver.milp.elastic, ...)
 
@@ -48,11 +50,12 @@ from solver.milp.core import Milp
 from solver.milp.elastic import budget_slack, power_sites, power_slack, stock_slack
 from solver.milp.exclusion import Exclusion
 from solver.milp.extract import extract_plan
+from solver.milp.feasible import ModelNumbers
 from solver.milp.instance import Instance, build_instance, job_layout
 from solver.milp.pin import NotInModel, pin_rentals, pin_schedule
 from solver.milp.prefer import keep_preferred, pinned_milp
 from solver.milp.registry import AVAILABILITY, FAMILIES, POWER, Family, NotApplicable, family
-from solver.milp.solution import NoSolution, Solution
+from solver.milp.solution import OPTIMALITY_GAP, NoSolution, Solution
 from solver.milp.stacks import off_stack, stack_switch, stack_warnings, usual_stack
 from solver.milp.vendors import add_vendor_count, vendor_nodes
 from solver.milp.work import add_work_slack, asked_work
@@ -63,10 +66,10 @@ from solver.verify import check_plan
 
 __all__ = [
     # solving a problem
-    "solve_problem", "build", "solve_built", "explain_quick", "pin_schedule", "pin_rentals", "NotInModel",
+    "solve_problem", "build", "solve_built", "plan_of", "explain_quick", "pin_schedule", "pin_rentals", "NotInModel",
     # the model, for analyses that edit it and solve it raw
-    "build_instance", "Milp", "build_milp", "solve_milp", "Solution", "NoSolution",
-    "held_nodes", "asked_work", "job_layout",
+    "build_instance", "Milp", "build_milp", "solve_milp", "Solution", "NoSolution", "OPTIMALITY_GAP",
+    "held_nodes", "asked_work", "job_layout", "ModelNumbers",
     "budget_slack", "power_slack", "power_sites", "stock_slack", "add_work_slack", "widen_discount",
     # the constraint families (solver.milp.registry) and what preprocessing excluded
     "FAMILIES", "Family", "NotApplicable", "family", "AVAILABILITY", "POWER", "Exclusion",
@@ -155,9 +158,18 @@ def solve_built(inst: Instance, milp: Milp, *, backend: str = DEFAULT_BACKEND, t
                     f"raise {more_time}, or try another --backend" if time_limit else "try another --backend")
             raise Infeasible(f"{exc}: {hint}", reasons=[], proven=False) from None
         raise Infeasible(str(exc), reasons=explain_quick(inst)) from None
+    return plan_of(inst, solution)
+
+
+def plan_of(inst: Instance, solution: Solution, problem: Problem | None = None,
+            catalog: Catalog | None = None) -> Plan:
+    """The solution as a Plan, checked by the independent verifier against `problem` and
+    `catalog` (default: the instance's own). A probe (solver.probes) passes the problem it
+    reads the model as: a raised budget's plan is checked against the raised budget."""
     plan = extract_plan(solution)
-    check_plan(problem, inst.as_given or catalog, plan)  # the catalog in its own currencies: verify converts
-    mixed = stack_warnings(plan, catalog)  # a cost the price columns do not show (solver.milp.stacks)
+    problem = problem or inst.problem
+    check_plan(problem, catalog or inst.as_given or inst.catalog, plan)  # the catalog in its own currencies
+    mixed = stack_warnings(plan, catalog or inst.catalog)  # a cost the price columns do not show (solver.milp.stacks)
     return plan.model_copy(update={"warnings": [*plan.warnings, *mixed]}) if mixed else plan
 
 

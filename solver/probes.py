@@ -1,0 +1,297 @@
+"""The probe engine: one built model under every question a command asks (issue 34).
+
+Why: an analysis — why, negotiate, the infeasibility explanation, what-if, the frontiers, the
+MFU margin, the baselines — asks many questions of one problem: "and with this offer left
+out?", "at this price?", "with this budget?". Asked as new problems, each cost an Instance, a
+model and a cold solve (`why` on global-burst built 78 Instances and 81 models; 90 % of the
+analyses' time went to cold solves). Here the base model is built once and each question is
+a *probe*: a list of `Change`s applied to the built model, solved, and undone.
+
+What one probe reuses of the others:
+- a start: the cheapest plan found so far that still meets the changed model (checked on the
+  model's own numbers, solver.milp.feasible), priced under its objective, is the solve's MIP
+  start and stands when the solve finds nothing better in its time;
+- a bound: a probe whose changes only tighten the model (`Change.tightens`: every plan after
+  is a plan before, with the same cost) cannot be cheaper than the base optimum, so the base
+  bound bounds it; when the start already costs that, the probe is answered without a solve.
+
+Every answer is an interval from a proven bound to a plan's cost (`Answer.low`, `Answer.cost`):
+one number when proven, "+23,954 to +25,100 CNY" when the time ran out first. One clock for
+the command (solver.clock): each solve is cut to what is left; a probe with no time left
+raises OutOfTime for the caller to report what it has.
+
+The changes say what they do in words (`Change.words`), so what a user reads is generated from
+the change itself, never parsed back from edit text.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+
+from ortools.linear_solver.python import model_builder as mb
+
+from solver import api
+from solver.clock import RunClock
+from solver.errors import Infeasible
+from solver.model.catalog import Catalog
+from solver.model.plan import Plan
+from solver.model.problem import Problem
+
+Undo = Callable[[], None]
+
+KEEP_PLANS = 12
+"""Plans kept as starts for later probes: the latest distinct ones (each is checked against a
+probe's model, so a long list costs a little on every probe)."""
+
+
+# ----- changes -------------------------------------------------------------------------------
+
+@dataclass(eq=False)
+class Change:
+    """One change of the built model, undone after the probe.
+
+    words:    what it does, for the user ("offer X left out").
+    tightens: every plan of the changed model is a plan of the model before, at the same cost
+              (a bound lowered, a variable fixed, a row switched on; not a cost changed)."""
+
+    words: str
+    tightens: bool
+
+    def apply(self, milp: api.Milp) -> Undo:
+        raise NotImplementedError
+
+
+@dataclass(eq=False)
+class RowBounds(Change):
+    """Rows' right-hand sides set (None: left as they are; ±inf: no limit that side)."""
+
+    rows: Sequence[mb.LinearConstraint] = ()
+    lower: float | None = None
+    upper: float | None = None
+    tightens: bool = False
+
+    def apply(self, milp: api.Milp) -> Undo:
+        saved = [(r, r.lower_bound, r.upper_bound) for r in self.rows]
+        for r in self.rows:
+            if self.lower is not None:
+                r.lower_bound = self.lower
+            if self.upper is not None:
+                r.upper_bound = self.upper
+
+        def undo() -> None:
+            for r, lo, hi in saved:
+                r.lower_bound, r.upper_bound = lo, hi
+        return undo
+
+
+@dataclass(eq=False)
+class VarBounds(Change):
+    """Variables' bounds set (None: left as they are): e.g. an offer's nodes fixed at 0."""
+
+    variables: Sequence[mb.Variable] = ()
+    lower: float | None = None
+    upper: float | None = None
+    tightens: bool = False
+
+    def apply(self, milp: api.Milp) -> Undo:
+        saved = [(v, v.lower_bound, v.upper_bound) for v in self.variables]
+        for v in self.variables:
+            if self.lower is not None:
+                v.lower_bound = self.lower
+            if self.upper is not None:
+                v.upper_bound = self.upper
+
+        def undo() -> None:
+            for v, lo, hi in saved:
+                v.lower_bound, v.upper_bound = lo, hi
+        return undo
+
+
+@dataclass(eq=False)
+class AtLeast(Change):
+    """Σ variables ≥ `least`: a row added to the model the first time and switched off (no
+    lower bound) after, so the next probe of the same kind only switches it back on."""
+
+    name: str = ""
+    variables: Sequence[mb.Variable] = ()
+    least: float = 1.0
+    tightens: bool = True
+
+    def apply(self, milp: api.Milp) -> Undo:
+        row = milp.rows.get(self.name)
+        if row is None:
+            milp.add_row(self.name, mb.LinearExpr.sum(list(self.variables)) >= -math.inf)
+            row = milp.rows[self.name]
+        row.lower_bound = self.least
+
+        def undo() -> None:
+            row.lower_bound = -math.inf
+        return undo
+
+
+@dataclass(eq=False)
+class Costs(Change):
+    """Cost terms' coefficients replaced: `coefs` maps (cost part, index in milp.cost[part]) to
+    the new coefficient; the objective is rebuilt from the cost parts (and again on undo)."""
+
+    coefs: dict[tuple[str, int], float] = field(default_factory=dict)
+    tightens: bool = False
+
+    def apply(self, milp: api.Milp) -> Undo:
+        saved = {}
+        for (part, k), coef in self.coefs.items():
+            var, old = milp.cost[part][k]
+            saved[part, k] = (var, old)
+            milp.cost[part][k] = (var, coef)
+        milp.model.minimize(milp.total_cost())
+
+        def undo() -> None:
+            for (part, k), term in saved.items():
+                milp.cost[part][k] = term
+            milp.model.minimize(milp.total_cost())
+        return undo
+
+
+# ----- answers -------------------------------------------------------------------------------
+
+@dataclass
+class Answer:
+    """What a probe found. status: optimal (cost proven), feasible (a plan; the optimum lies in
+    [low, cost]), infeasible (proven: no plan), unknown (no plan found in the time; `low` is
+    still a bound). `solved`: a solve ran (False: answered from the base's bound and a plan
+    in hand)."""
+
+    status: str
+    low: float
+    plan: Plan | None = None
+    solution: api.Solution | None = None
+    solved: bool = True
+
+    @property
+    def cost(self) -> float | None:
+        return None if self.plan is None else self.plan.total_cost
+
+    @property
+    def proven(self) -> bool:
+        return self.status in ("optimal", "infeasible")
+
+    def interval(self) -> tuple[float, float | None]:
+        """(lowest the optimum can be, the best plan's cost or None)."""
+        return (self.low, self.cost)
+
+
+# ----- the engine ----------------------------------------------------------------------------
+
+class Probes:
+    """The base model of a problem, built once, and the probes a command runs on it.
+
+    `build_instance` and `build_milp` run once here (tests count them); a command that needs the
+    problem read under other words (a what-if edit that is not a bound) builds another Probes."""
+
+    def __init__(self, problem: Problem, catalog: Catalog, *, backend: str = api.DEFAULT_BACKEND,
+                 time_limit: float | None = None, gap: float | None = None, clock: RunClock | None = None) -> None:
+        self.problem, self.catalog = problem, catalog
+        self.backend, self.gap = backend, gap
+        self.clock = clock if clock is not None else RunClock(time_limit, None, least=0.0)
+        self.inst = api.build_instance(problem, catalog)
+        stranded = [j.name for j in problem.jobs if not any(o.job == j.name for o in self.inst.options)]
+        if stranded:
+            raise Infeasible(f"no offer can carry job {', '.join(stranded)}", reasons=api.explain_quick(self.inst))
+        self.milp = api.build_milp(self.inst)
+        self.base: Answer | None = None
+        self.known: list[dict[int, float]] = []
+        self.solves = self.answered_without_solve = 0
+
+    # -- the base -----------------------------------------------------------------------------
+    def solve_base(self, *, tiebreak: bool = True) -> Plan:
+        """The problem's own cheapest verified plan (as solver.api.solve_built: earliest finish,
+        fewest rentals at that cost); Infeasible when there is none."""
+        answer = self.probe(tiebreak=tiebreak)
+        self.base = answer
+        if answer.plan is None:
+            if answer.status == "infeasible":
+                raise Infeasible("no plan meets the problem (proven infeasible)", reasons=api.explain_quick(self.inst))
+            raise Infeasible("no plan found (not proven infeasible): the time ran out first",
+                             reasons=[f"raise {self.clock.more_time}"], proven=False)
+        return answer.plan
+
+    # -- probes -------------------------------------------------------------------------------
+    def probe(self, *changes: Change, problem: Problem | None = None, catalog: Catalog | None = None,
+              tiebreak: bool = False, verify: bool = True) -> Answer:
+        """Apply `changes`, solve, undo. The plan is verified against `problem`/`catalog` (the
+        problem as the changed model reads it; default the engine's) unless verify=False (an
+        elastic probe whose plan breaks written limits on purpose). OutOfTime (solver.clock)
+        when the command's time is spent before the solve starts."""
+        undo = [c.apply(self.milp) for c in changes]
+        try:
+            floor = self._floor(changes)
+            start = self._start()
+            if start is not None and start.objective <= floor + self._tolerance(start.objective):
+                self.answered_without_solve += 1
+                start.bound, start.status = floor, "optimal"
+                return self._answer(start, floor, problem, catalog, verify, solved=False)
+            limit = self.clock.next_limit()
+            self.solves += 1
+            try:
+                sol = api.solve_milp(self.milp, backend=self.backend, time_limit=limit, gap=self.gap,
+                                     tiebreak=tiebreak, start=start)
+            except api.NoSolution as exc:
+                return Answer("infeasible" if exc.proven else "unknown", math.inf if exc.proven else floor)
+            sol.bound = max(sol.bound, min(floor, sol.objective))
+            if sol.status != "optimal" and sol.gap <= api.OPTIMALITY_GAP:
+                sol.status = "optimal"
+            self._remember(sol.values)
+            return self._answer(sol, sol.bound, problem, catalog, verify, solved=True)
+        finally:
+            for u in reversed(undo):
+                u()
+
+    def _answer(self, sol: api.Solution, low: float, problem, catalog, verify: bool, *, solved: bool) -> Answer:
+        plan = api.plan_of(self.inst, sol, problem or self.problem, catalog or self.catalog) if verify else None
+        return Answer(sol.status, low, plan, sol, solved)
+
+    def _floor(self, changes: Sequence[Change]) -> float:
+        """A lower bound on the changed model's optimum from what the base solve proved."""
+        if self.base is None or self.base.solution is None or not all(c.tightens for c in changes):
+            return -math.inf
+        return self.base.low
+
+    def _tolerance(self, cost: float) -> float:
+        return max(abs(cost), 1.0) * (self.gap if self.gap is not None else api.OPTIMALITY_GAP)
+
+    def _start(self) -> api.Solution | None:
+        """The cheapest known plan that meets the model as it stands, priced under its objective."""
+        if not self.known:
+            return None
+        numbers = api.ModelNumbers.read(self.milp.model)
+        best = None
+        for values in self.known:
+            if numbers.meets(values):
+                sol = api.Solution(self.milp, "feasible", 0.0, -math.inf, 0.0, self.backend, dict(values), True)
+                sol.objective = sum(sol.cost_parts().values())
+                if best is None or sol.objective < best.objective:
+                    best = sol
+        return best
+
+    def _remember(self, values: dict[int, float]) -> None:
+        if values not in self.known:
+            self.known.append(dict(values))
+            del self.known[:-KEEP_PLANS]
+
+    # -- the model's handles the analyses name changes by ---------------------------------------
+    def offer_nodes(self, offer: str) -> list[mb.Variable]:
+        """Every node and contract variable of one offer (all its interconnect options)."""
+        configs = {key for key, cfg in self.inst.configs.items() if cfg.offer.offer == offer}
+        return ([v for (key, _), v in self.milp.nodes.items() if key in configs]
+                + [v for (key, _), v in self.milp.contracts.items() if key in configs])
+
+    def leave_out(self, offer: str) -> Change:
+        """The offer rented nowhere (its nodes and contracts fixed at 0)."""
+        return VarBounds(f"offer {offer} left out", True, self.offer_nodes(offer), upper=0.0)
+
+    def force(self, offer: str) -> Change:
+        """At least one node of the offer in some period (the smallest use there is)."""
+        nodes = [v for (key, _), v in self.milp.nodes.items() if self.inst.configs[key].offer.offer == offer]
+        return AtLeast(f"offer {offer} rented", True, f"Probe-force-{offer}", nodes, 1.0)
