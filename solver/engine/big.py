@@ -19,7 +19,7 @@ from solver.engine.relaxation import BackgroundRelaxation, cores
 from solver.engine.switches import switched_on
 from solver.milp.capacity import discount_table
 from solver.milp.core import Milp
-from solver.milp.packing import REPAIR_SECONDS, unpacked
+from solver.milp.packing import unpacked
 
 
 def too_big_for(milp: Milp, left: float, time_limit: float) -> bool:
@@ -71,7 +71,7 @@ def run_big(model, milp: Milp, deadline: float, time_limit: float, gap: float | 
         guided = lp is not None and milp.model.num_variables >= warmstart.GUIDED_VARIABLES
         relax = None
         if guided:
-            keep_back = max(time_limit * warmstart.GUIDED_MIN_SHARE, REPAIR_SECONDS)
+            keep_back = max(time_limit * warmstart.GUIDED_MIN_SHARE, warmstart.REPAIR_SECONDS)
             step_until, step_start = deadline - keep_back - overrun, time.perf_counter()
             hint = _while_lp_runs(model, milp, lp, hint, step_until, time_limit, gap, log)
             step_end = min(step_until, step_start + time_limit * warmstart.WIDER_SHARE)
@@ -81,7 +81,7 @@ def run_big(model, milp: Milp, deadline: float, time_limit: float, gap: float | 
                 tell_bound(relax.bound)
                 until = min(deadline - overrun, time.perf_counter() + time_limit * warmstart.GUIDED_MAX_SHARE)
                 if _unpacked_plan(milp, hint):
-                    until = min(until, deadline - REPAIR_SECONDS)
+                    until = min(until, deadline - warmstart.REPAIR_SECONDS)
                 if until - time.perf_counter() >= 1.0:
                     hint = _guided_plan(model, milp, relax.values, hint, until, gap, log)
         left = deadline - overrun - time.perf_counter()
@@ -149,7 +149,7 @@ def _reserve(milp: Milp, hint: Incumbent | None, time_limit: float) -> float:
     Why: when the LP came late, the repair of such a plan had the 2-s floor left and could
     end with no plan at all (target synthetic instance, seed 3, 60 s: the LP took 75 s)."""
     reserve = time_limit * warmstart.GUIDED_MIN_SHARE
-    return max(reserve, REPAIR_SECONDS) if _unpacked_plan(milp, hint) else reserve
+    return max(reserve, warmstart.REPAIR_SECONDS) if _unpacked_plan(milp, hint) else reserve
 
 
 def _unpacked_plan(milp: Milp, plan: Incumbent | None) -> bool:

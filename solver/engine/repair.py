@@ -14,8 +14,9 @@ from contextlib import contextmanager
 from ortools.linear_solver.python import model_builder as mb
 
 from solver.engine.run import solve_once
+from solver.engine.warmstart import REPAIR_SECONDS
 from solver.milp.core import Milp
-from solver.milp.packing import REPAIR_SECONDS, add_node_packing, occupied
+from solver.milp.packing import add_node_packing, occupied
 from solver.milp.solution import NoSolution, Solution
 
 REPAIR_FLOOR = 2.0

@@ -52,6 +52,11 @@ their root LP takes over a minute by dual simplex; with the whole-model step's L
 interior point (solver.engine.big.run_big), seeds 1-3 at 60 s, one run each: threshold
 100k 800,170 / 549,754 / 892,692 CNY at 23.9 / 6.3 / 17.6 %, threshold 30k 739,448 /
 558,382 / 805,369 CNY at 17.7 / 8.3 / 8.7 %."""
+REPAIR_SECONDS = 10.0
+"""Most time for the repair of a plan whose single-node jobs do not fit (solver.engine.repair;
+its solve stops at repair.REPAIR_GAP, usually well under a second). Here, with the steps'
+other shares of the time, because the big-model strategy (solver.engine.big) keeps this much
+of its time back for a repair too, and the repair sits above it (repair → run → big)."""
 GUIDED_MIN_SHARE = 0.1
 """The least share of the time limit worth starting the LP-guided plan with; an LP solved
 later only gives the bound."""

@@ -46,13 +46,6 @@ from ortools.linear_solver.python import model_builder as mb
 from solver.milp.assignment import node_share
 from solver.milp.core import Milp
 
-REPAIR_SECONDS = 10.0
-"""Most time for the repair of a plan whose single-node jobs do not fit (solver.engine.repair;
-its solve stops at repair.REPAIR_GAP, usually well under a second). Here, beside the check
-that finds such plans, because the big-model strategy (solver.engine.big) keeps this much of
-its time back for a repair too, and the repair sits above it."""
-
-
 @dataclass(frozen=True)
 class Bundle:
     """A job that may run inside one node of the configuration: its replicas there and its choice flag."""

@@ -13,8 +13,9 @@ from solver.engine import solve as solve_module
 from solver.engine.backends import Incumbent
 from solver.engine.export import to_mathopt
 from solver.engine.run import solve_once
+from solver.engine.warmstart import REPAIR_SECONDS
 from solver.milp.extract import extract_plan
-from solver.milp.packing import REPAIR_SECONDS, add_node_packing, occupied, unpacked
+from solver.milp.packing import add_node_packing, occupied, unpacked
 from solver.verify import verify_plan
 
 PRICES = {"A": 10.0, "B": 9.0, "C": 8.0, "D": 7.0, "E": 6.0, "F": 5.0}   # CNY per GPU-hour, one vendor each

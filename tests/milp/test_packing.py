@@ -226,7 +226,8 @@ def test_a_big_first_plan_that_does_not_pack_is_repaired_when_the_lp_comes_late(
     from solver.engine.backends import Incumbent
     from solver.engine.repair import repair_plan
     from solver.engine.run import solve_once
-    from solver.milp.packing import REPAIR_SECONDS, unpacked
+    from solver.engine.warmstart import REPAIR_SECONDS
+    from solver.milp.packing import unpacked
 
     monkeypatch.setattr(warmstart, "WARM_START_VARIABLES", 0)
     monkeypatch.setattr(warmstart, "GUIDED_VARIABLES", 0)
