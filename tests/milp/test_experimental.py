@@ -9,11 +9,13 @@ own tests do).
 
 from __future__ import annotations
 
+import ast
 import json
 import os
 import subprocess
 import sys
 
+import grimp
 import pytest
 
 from solver.engine import switches
@@ -81,3 +83,25 @@ def test_a_misspelt_switch_is_an_error_not_the_default(monkeypatch):
         switches.switched_on("lagrange")
     with pytest.raises(ValueError, match="unknown experimental method"):
         switches.switched_on("cuts")
+
+
+def _module_level_imports(path, package: str) -> list[int]:
+    """Lines of `path` importing from `package` outside any function (at load time)."""
+    tree = ast.parse(path.read_text(encoding="utf-8"))
+    nested = {id(node) for fn in ast.walk(tree) if isinstance(fn, (ast.FunctionDef, ast.AsyncFunctionDef))
+              for node in ast.walk(fn)}
+    return [node.lineno for node in ast.walk(tree) if isinstance(node, ast.ImportFrom) and id(node) not in nested
+            and (node.module or "").startswith(package)]
+
+
+def test_only_the_engine_loads_the_experimental_methods_and_only_inside_a_function():
+    """The sys.modules check above sees one tiny solve; this sees every path: outside the package,
+    only the engine's run and big import it, each inside the function that runs the method."""
+    package = "solver.engine.experimental"
+    graph = grimp.build_graph("solver", cache_dir=None)
+    importers = {m for name in graph.find_children(package)
+                 for m in graph.find_modules_that_directly_import(name) if not m.startswith(package)}
+    assert importers == {"solver.engine.run", "solver.engine.big"}
+    for module in importers:
+        path = ROOT / (module.replace(".", "/") + ".py")
+        assert _module_level_imports(path, package) == [], module
