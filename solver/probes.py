@@ -33,7 +33,7 @@ from dataclasses import dataclass, field
 from ortools.linear_solver.python import model_builder as mb
 
 from solver import api
-from solver.clock import RunClock
+from solver.clock import RunClock, stopped
 from solver.errors import Infeasible
 from solver.model.catalog import Catalog
 from solver.model.plan import Plan
@@ -168,6 +168,7 @@ class Answer:
     plan: Plan | None = None
     solution: api.Solution | None = None
     solved: bool = True
+    why: str = ""           # the solver's words when there is no plan
 
     @property
     def cost(self) -> float | None:
@@ -207,14 +208,17 @@ class Probes:
     # -- the base -----------------------------------------------------------------------------
     def solve_base(self, *, tiebreak: bool = True) -> Plan:
         """The problem's own cheapest verified plan (as solver.api.solve_built: earliest finish,
-        fewest rentals at that cost); Infeasible when there is none."""
+        fewest rentals at that cost), in the same words when there is none (Infeasible); OutOfTime
+        when the command's time is spent before it starts."""
         answer = self.probe(tiebreak=tiebreak)
         self.base = answer
         if answer.plan is None:
             if answer.status == "infeasible":
-                raise Infeasible("no plan meets the problem (proven infeasible)", reasons=api.explain_quick(self.inst))
-            raise Infeasible("no plan found (not proven infeasible): the time ran out first",
-                             reasons=[f"raise {self.clock.more_time}"], proven=False)
+                raise Infeasible(answer.why, reasons=api.explain_quick(self.inst))
+            hint = ("the command's time ran out: raise --max-seconds" if stopped() else
+                    f"raise {self.clock.more_time}, or try another --backend" if self.clock.time_limit or self.clock.cut
+                    else "try another --backend")
+            raise Infeasible(f"{answer.why}: {hint}", reasons=[], proven=False)
         return answer.plan
 
     # -- probes -------------------------------------------------------------------------------
@@ -238,7 +242,7 @@ class Probes:
                 sol = api.solve_milp(self.milp, backend=self.backend, time_limit=limit, gap=self.gap,
                                      tiebreak=tiebreak, start=start)
             except api.NoSolution as exc:
-                return Answer("infeasible" if exc.proven else "unknown", math.inf if exc.proven else floor)
+                return Answer("infeasible" if exc.proven else "unknown", math.inf if exc.proven else floor, why=str(exc))
             sol.bound = max(sol.bound, min(floor, sol.objective))
             if sol.status != "optimal" and sol.gap <= api.OPTIMALITY_GAP:
                 sol.status = "optimal"
