@@ -74,6 +74,8 @@ __all__ = [
     # the constraint families (solver.milp.registry) and what preprocessing excluded
     "FAMILIES", "Family", "NotApplicable", "family", "AVAILABILITY", "POWER", "Exclusion",
     "add_vendor_count", "vendor_nodes",
+    # what a solve adds to its plan (solver.probes does the same on its engine)
+    "off_stack", "usual_stack", "stack_switch", "write_mps",
     # for the commands
     "BACKENDS", "DEFAULT_BACKEND", "PROGRESS",
 ]

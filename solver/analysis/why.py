@@ -43,7 +43,7 @@ from solver.errors import Infeasible
 from solver.model.catalog import Catalog, Offer
 from solver.model.plan import Plan
 from solver.model.problem import Problem
-from solver.probes import Probes, VarBounds
+from solver.probes import Probes, Relaxed, VarBounds
 from solver.rows import ROWS
 
 CODES = ("price", "memory", "power", "lead_time", "availability", "residency", "deadline", "fabric")
@@ -147,10 +147,12 @@ class Why:
 
 def why(problem: Problem, catalog: Catalog, *, k: int = 3, backend: str = DEFAULT_BACKEND,
         time_limit: float | None = None, gap: float | None = None, plan: Plan | None = None,
-        max_seconds: float | None = None) -> Why:
+        max_seconds: float | None = None, probes: Probes | None = None) -> Why:
     """Best k runners-up per job with the reason each lost, and the binding limits' re-solve deltas.
 
     `plan`: the optimum when the caller already has it (solve --why); solved here otherwise.
+    `probes`: the engine that plan came from (solve --why: its model and its bound are reused;
+    its clock, the command's, bounds the run).
     `max_seconds`: the whole run's budget; each solve gets at most what is left of it, and
     what is left unsolved is reported as not analysed (a user's run took 13 min with
     --time-limit 20, which bounds each solve, not their number).
@@ -161,7 +163,8 @@ def why(problem: Problem, catalog: Catalog, *, k: int = 3, backend: str = DEFAUL
     start = time.perf_counter()
     clock = RunClock(time_limit, None if max_seconds is None else start + max_seconds, least=0.0)
     # the one Instance and model (solver.probes); each forced runner-up is a probe on it
-    probes = Probes(problem, catalog, backend=backend, gap=gap, clock=clock)
+    if probes is None or probes.base is None or plan is None:
+        probes = Probes(problem, catalog, backend=backend, gap=gap, clock=clock)
     if plan is None and problem.preferences:
         plan = solve_problem(problem, catalog, backend=backend, time_limit=time_limit, gap=gap,
                              max_seconds=max_seconds)  # the optimum's solve is part of the budget too
@@ -282,27 +285,22 @@ class _Ctx:
         return JobWhy(name, used, (feasible + undecided)[:k], considered, infeasible, out, len(feasible))
 
     def _lp_bounds(self, name: str, key_sets: list[set[str]]) -> list[float | None]:
-        """LP relaxation bound of each forced model (None: the LP is infeasible, or no time); one
-        relaxed model, the job's replicas outside each candidate bounded to 0 in turn."""
-        from solver.api import build_milp
-
+        """LP relaxation bound of each forced model (None: the LP is infeasible, or no time): probes
+        on the one model, relaxed, the job's replicas outside each candidate bounded to 0 in turn."""
         if len(key_sets) <= 1:
             return [None] * len(key_sets)
-        milp = build_milp(self.inst, relax=True)
-        mine = [(milp.inst.options[i].config, var) for (i, _), var in milp.replicas.items()
-                if milp.inst.options[i].job == name]
+        mine = [(self.inst.options[i].config, var) for (i, _), var in self.milp.replicas.items()
+                if self.inst.options[i].job == name]
         out: list[float | None] = []
         for keys in key_sets:
-            saved = [(var, var.upper_bound) for config, var in mine if config not in keys]
-            for var, _ in saved:
-                var.upper_bound = 0
+            outside = [var for config, var in mine if config not in keys]
             try:
-                out.append(solve_milp(milp, backend="highs", time_limit=self.time_limit).objective)
-            except (NoSolution, _OutOfBudget):
-                out.append(None)
-            finally:
-                for var, upper in saved:
-                    var.upper_bound = upper
+                answer = self.probes.probe(Relaxed("LP relaxation", False), VarBounds("forced", True, outside, upper=0.0),
+                                           verify=False, backend="highs")
+            except OutOfTime:
+                answer = None
+            ok = answer is not None and answer.solution is not None and answer.status == "optimal"
+            out.append(answer.solution.objective if ok else None)
         return out
 
     def _excluded(self, name: str, group, offers: list[str], reasons: list[Exclusion]) -> Alternative:
