@@ -174,6 +174,24 @@ class Costs(Change):
         return undo
 
 
+@dataclass(eq=False)
+class Relaxed(Change):
+    """Every variable continuous: the probe's answer is the LP relaxation's bound (an Answer
+    with no plan; ask with verify=False). Not a tightening: the LP may be cheaper than the base."""
+
+    tightens: bool = False
+
+    def apply(self, milp: api.Milp) -> Undo:
+        integral = [v for v in milp.model.get_variables() if v.is_integral]
+        for v in integral:
+            v.is_integral = False
+
+        def undo() -> None:
+            for v in integral:
+                v.is_integral = True
+        return undo
+
+
 # ----- answers -------------------------------------------------------------------------------
 
 @dataclass
@@ -281,15 +299,16 @@ class Probes:
 
     # -- probes -------------------------------------------------------------------------------
     def probe(self, *changes: Change, problem: Problem | None = None, catalog: Catalog | None = None,
-              tiebreak: bool = False, verify: bool = True) -> Answer:
+              tiebreak: bool = False, verify: bool = True, backend: str | None = None) -> Answer:
         """Apply `changes`, solve, undo. The plan is verified against `problem`/`catalog` (the
         problem as the changed model reads it; default the engine's) unless verify=False (an
         elastic probe whose plan breaks written limits on purpose). OutOfTime (solver.clock)
-        when the command's time is spent before the solve starts."""
+        when the command's time is spent before the solve starts. `backend`: another solver for
+        this probe (an LP relaxation goes to HiGHS whatever the command's backend)."""
         undo = [c.apply(self.milp) for c in changes]
         try:
             floor = self._floor(changes)
-            start = self._start()
+            start = None if any(isinstance(c, Relaxed) for c in changes) else self._start()  # an LP takes no plan
             if start is not None and start.objective <= floor + self._tolerance(start.objective):
                 self.answered_without_solve += 1
                 start.bound, start.status = floor, "optimal"
@@ -297,14 +316,15 @@ class Probes:
             limit = self.clock.next_limit()
             self.solves += 1
             try:
-                sol = api.solve_milp(self.milp, backend=self.backend, time_limit=limit, gap=self.gap,
+                sol = api.solve_milp(self.milp, backend=backend or self.backend, time_limit=limit, gap=self.gap,
                                      tiebreak=tiebreak, start=start)
             except api.NoSolution as exc:
                 return Answer("infeasible" if exc.proven else "unknown", math.inf if exc.proven else floor, why=str(exc))
             sol.bound = max(sol.bound, min(floor, sol.objective))
             if sol.status != "optimal" and sol.gap <= api.OPTIMALITY_GAP:
                 sol.status = "optimal"
-            self._remember(sol.values)
+            if sol.integral:  # an LP's point is no plan to start from
+                self._remember(sol.values)
             return self._answer(sol, sol.bound, problem, catalog, verify, solved=True)
         finally:
             for u in reversed(undo):

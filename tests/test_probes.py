@@ -190,3 +190,18 @@ def test_the_engine_plan_is_solve_problems_plan(case):
     assert mine.total_cost == theirs.total_cost
     assert mine.schedule == theirs.schedule
     assert mine.stack_switch == theirs.stack_switch
+
+
+def test_a_relaxed_probe_is_the_lp_relaxation_and_puts_integrality_back():
+    from solver.probes import Relaxed
+    prob, cat = load_problem(ROOT / "problems" / "seed-13b-100b.yaml")
+    eng = Probes(prob, cat)
+    eng.solve_base()
+    before = _proto(eng.milp)
+    known = len(eng.known)
+    lp = eng.probe(Relaxed("LP", False), verify=False, backend="highs")
+    inst = api.build_instance(prob, cat)
+    want = api.solve_milp(api.build_milp(inst, relax=True), backend="highs").objective
+    assert lp.plan is None and lp.solution.objective == pytest.approx(want, rel=1e-9)
+    assert lp.solution.objective <= eng.base.cost + 1e-6
+    assert _proto(eng.milp) == before and len(eng.known) == known  # no LP point kept as a start

@@ -43,7 +43,7 @@ from solver.errors import Infeasible
 from solver.model.catalog import Catalog, Offer
 from solver.model.plan import Plan
 from solver.model.problem import Problem
-from solver.probes import Limit, Probes, VarBounds
+from solver.probes import Limit, Probes, Relaxed, VarBounds
 from solver.rows import ROWS
 
 OWN_CODES = ("memory", "lead_time", "residency", "fabric")
@@ -299,27 +299,22 @@ class _Ctx:
         return JobWhy(name, used, (feasible + undecided)[:k], considered, infeasible, out, len(feasible))
 
     def _lp_bounds(self, name: str, key_sets: list[set[str]]) -> list[float | None]:
-        """LP relaxation bound of each forced model (None: the LP is infeasible, or no time); one
-        relaxed model, the job's replicas outside each candidate bounded to 0 in turn."""
-        from solver.api import build_milp
-
+        """LP relaxation bound of each forced model (None: the LP is infeasible, or no time): probes
+        on the one model, relaxed, the job's replicas outside each candidate bounded to 0 in turn."""
         if len(key_sets) <= 1:
             return [None] * len(key_sets)
-        milp = build_milp(self.inst, relax=True)
-        mine = [(milp.inst.options[i].config, var) for (i, _), var in milp.replicas.items()
-                if milp.inst.options[i].job == name]
+        mine = [(self.inst.options[i].config, var) for (i, _), var in self.milp.replicas.items()
+                if self.inst.options[i].job == name]
         out: list[float | None] = []
         for keys in key_sets:
-            saved = [(var, var.upper_bound) for config, var in mine if config not in keys]
-            for var, _ in saved:
-                var.upper_bound = 0
+            outside = [var for config, var in mine if config not in keys]
             try:
-                out.append(solve_milp(milp, backend="highs", time_limit=self.time_limit).objective)
-            except (NoSolution, _OutOfBudget):
-                out.append(None)
-            finally:
-                for var, upper in saved:
-                    var.upper_bound = upper
+                answer = self.probes.probe(Relaxed("LP relaxation", False), VarBounds("forced", True, outside, upper=0.0),
+                                           verify=False, backend="highs")
+            except OutOfTime:
+                answer = None
+            ok = answer is not None and answer.solution is not None and answer.status == "optimal"
+            out.append(answer.solution.objective if ok else None)
         return out
 
     def _excluded(self, name: str, group, offers: list[str], reasons: list[Exclusion]) -> Alternative:
