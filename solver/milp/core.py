@@ -5,8 +5,9 @@ rows, and build.py imports every family to assemble them; with `Milp` here, belo
 the families and the assembly import in one direction only. Every constraint row carries
 a systematic name `<Family>-<what>-<index>` so that a binding or violated row can be
 named to the user. The rows of a limit a user can relax (budget, power, stock, a job's
-work, a vendor count: solver.milp.registry) are also kept under a `RowKey`, so an analysis
-finds them by (family, target, period) instead of reading names back.
+work, a vendor count, the spot work: solver.milp.families) are also kept under a
+`RowKey`, so an analysis finds them by (family, target, period) instead of reading names
+back.
 """
 
 from __future__ import annotations

@@ -38,9 +38,11 @@ from solver.model.problem import Problem
 
 __all__ = [
     "FAMILIES", "BINDING_KINDS", "STRUCTURAL", "BUDGET", "POWER", "AVAILABILITY", "DEADLINE", "VENDORS", "SPOT",
-    "family", "family_of_row", "as_bounded", "binding_limits", "check_kinds", "discover", "missing_parts", "unregistered_rows",
-    "unkeyed_rows", "BUILT", "NODES", "WORK", "COSTS", "ON_DEMAND", "MONEY", "Bound", "Family", "Labels", "Lost", "NotApplicable", "Relax",
-    "Rows", "Step",
+    "family", "family_of_row", "as_bounded", "binding_limits", "check_kinds", "discover", "missing_parts",
+    "unregistered_rows", "unkeyed_rows",
+    # the parts (solver.milp.family), for callers that name them
+    "BUILT", "NODES", "WORK", "COSTS", "ON_DEMAND", "MONEY",
+    "Bound", "Family", "Labels", "Lost", "NotApplicable", "Relax", "Rows", "Step",
 ]
 
 

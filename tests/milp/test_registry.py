@@ -58,7 +58,8 @@ def test_a_part_of_a_part_and_a_reasonless_not_applicable_are_caught():
     relax = dataclasses.replace(registry.POWER.relax, words=None, over=registry.NotApplicable(" "))
     assert registry.missing_parts(dataclasses.replace(registry.POWER, relax=relax)) == [
         "power.relax.words", "power.relax.over (NotApplicable without a reason)"]
-    assert registry.missing_parts(dataclasses.replace(registry.BUDGET, rows=registry.Rows(budget.add_budget, (), registry.COSTS))) \
+    prefix_less = registry.Rows(budget.add_budget, (), registry.COSTS)
+    assert registry.missing_parts(dataclasses.replace(registry.BUDGET, rows=prefix_less)) \
         == ["budget.rows.prefixes"]
 
 

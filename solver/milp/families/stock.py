@@ -41,7 +41,8 @@ def add_availability(milp: Milp) -> None:
 def offer_variables(milp: Milp, offer: str) -> list[mb.Variable]:
     """The node and contract variables of every interconnect option of `offer`."""
     configs = milp.inst.configs
-    return [var for (key, _), var in [*milp.nodes.items(), *milp.contracts.items()] if configs[key].offer.offer == offer]
+    held = [*milp.nodes.items(), *milp.contracts.items()]
+    return [var for (key, _), var in held if configs[key].offer.offer == offer]
 
 
 def stock_bound(milp: Milp, offer: str) -> float | None:
