@@ -372,6 +372,37 @@ class _Ctx:
                             f"(not proven within the time; raise {self.clock.more_time})")
         return alt
 
+    def _moved(self, fam, target: str, step) -> Limit | None:
+        """The lever as its family's bound moved on the built model (Step.amount), when the family's
+        setter takes the value; None: solve the edited problem (a later deadline, more stock than
+        the catalog's, preferences to weigh)."""
+        if step.amount is None or self.problem.preferences:
+            return None
+        now = fam.bound(self.milp, target)
+        if now is None:
+            return None
+        change = Limit(step.words, False, fam, target, now + step.amount)
+        try:
+            change.apply(self.milp)()  # the setter's own check (ValueError: refused), undone at once
+        except ValueError:
+            return None
+        return change
+
+    def _probe_cost(self, *changes) -> float | None:
+        """Cost of the verified plan of a probe; None when proven infeasible; _Undetermined (with
+        the interval the solve reached) when the time ran out first, _OutOfBudget before it began."""
+        try:
+            answer = self.probes.probe(*changes)
+        except OutOfTime:
+            raise _OutOfBudget() from None
+        if answer.status == "infeasible":
+            return None
+        if answer.plan is None or (answer.status != "optimal"
+                                   and (self.gap is None or answer.plan.gap > self.gap + 1e-9)):
+            raise _Undetermined(answer.why or f"stopped at a {answer.plan.gap:.1%} gap",
+                                answer.low, answer.cost)
+        return answer.plan.total_cost
+
     def _solve_forced(self, name: str, keys: set[str], *, budget: bool = True) -> float | None:
         """Cost of the verified plan with job `name` only on `keys`; None when proven infeasible;
         _Undetermined (with the interval the solve reached) when the time ran out first.
@@ -390,17 +421,7 @@ class _Ctx:
         changes = [VarBounds(f"job {name} only on {sorted(keys)}", True, outside, upper=0.0)]
         if not budget:
             changes.append(Limit("without the budget", False, BUDGET, "", None))
-        try:
-            answer = self.probes.probe(*changes)
-        except OutOfTime:
-            raise _OutOfBudget() from None
-        if answer.status == "infeasible":
-            return None
-        if answer.plan is None or (answer.status != "optimal"
-                                   and (self.gap is None or answer.plan.gap > self.gap + 1e-9)):
-            raise _Undetermined(answer.why or f"stopped at a {answer.plan.gap:.1%} gap",
-                                answer.low, answer.cost)
-        return answer.plan.total_cost
+        return self._probe_cost(*changes)
 
     def _elastic(self, alt: Alternative, keys: set[str]) -> None:
         """Name the row family whose slack the forced model needs, with the amount."""
@@ -467,8 +488,12 @@ class _Ctx:
         edits, relax = step.edits, step.words
         lever = Lever(b.kind, b.name, b.text, slack, unit, relax, edits)
         try:
-            prob, cat, _ = apply_edits(self.problem, self.catalog, edits)
-            lever.cost = self._solve(prob, cat)
+            moved = self._moved(fam, b.name, step)
+            if moved is not None:  # the limit's bound moved on the one built model: a probe
+                lever.cost = self._probe_cost(moved)
+            else:
+                prob, cat, _ = apply_edits(self.problem, self.catalog, edits)
+                lever.cost = self._solve(prob, cat)
         except _OutOfBudget:
             lever.determined = False
             self.notes.append(f"{relax}: not analysed, the run's time budget ran out (raise --max-seconds)")

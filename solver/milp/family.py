@@ -71,10 +71,16 @@ class Relax:
 
 @dataclass(frozen=True)
 class Step:
-    """A lever: the edits relaxing a limit by `amount` (None: one meaningful unit), in words."""
+    """A lever: the edits relaxing a limit by `amount` (None: one meaningful unit), in words,
+    and `amount`, how far it moves the limit in the family's unit: a caller holding the built
+    model probes `family.set_bound(milp, target, family.bound(milp, target) + amount)` instead
+    of rebuilding from the edits, where the setter takes that value (ValueError where not).
+    None: the lever is more than its bound moved (a later deadline may move the horizon and
+    the periods), so only the edits say it."""
 
     edits: list[str]
     words: str
+    amount: float | None = None
 
 
 @dataclass(frozen=True)

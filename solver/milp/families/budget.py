@@ -62,7 +62,7 @@ def _check(target: str) -> None:
 def _budget_lever(problem: Problem, catalog: Catalog, target: str, amount: float | None = None) -> Step:
     step = max(1, round(problem.budget * 0.01)) if amount is None else amount
     words = f"+{step:,} {problem.currency} budget" + (" (1 %)" if amount is None else "")
-    return Step([f"budget+={step}"], words)
+    return Step([f"budget+={step}"], words, step)
 
 
 

@@ -31,7 +31,8 @@ def deadline_bound(milp: Milp, job: str = "") -> int | None:
 def set_deadline_bound(milp: Milp, job: str, day: int | None) -> None:
     """Job `job` (every job: "") done by `day` on the built model: upper bounds of zero on its
     replicas in every period ending after `day`, the others put back as built (None: its own
-    deadline, the model as built).
+    deadline, the model as built). A day after the written deadline is refused (ValueError):
+    the model has no variables past it.
 
     Why bounds, not rows: a replica variable exists only in periods wholly inside its job's
     window, so "done by D" is exactly "no replica in a period ending after D", and the model
@@ -40,6 +41,13 @@ def set_deadline_bound(milp: Milp, job: str, day: int | None) -> None:
     `periods: events` a rebuilt problem would also cut its periods at the new day. The bounds
     as built are kept on the model the first time (Milp.built_replica_ub), so set this
     before any other caller changes replica bounds, or after it has put them back."""
+    written = max((j.deadline_days for j in milp.inst.problem.jobs if not job or j.name == job), default=None)
+    if written is None:
+        raise KeyError(f"no job {job!r}")
+    if day is not None and day > written:
+        whose = f"{job}'s deadline" if job else "the latest deadline"
+        raise ValueError(f"day {day} is after {whose} ({written}): a built model has no work past it; "
+                         "rebuild from the edited problem")
     if not milp.built_replica_ub:
         milp.built_replica_ub.update({key: var.upper_bound for key, var in milp.replicas.items()})
     ends = [milp.inst.timeline.end(t) for t in milp.inst.periods]

@@ -82,7 +82,7 @@ def smallest_rack_kw(catalog: Catalog, dc: str) -> float:
 def _power_lever(problem: Problem, catalog: Catalog, target: str, amount: float | None = None) -> Step:
     kw = smallest_rack_kw(catalog, target) if amount is None else amount
     words = f"+{kw:g} kW at {target}" + (" (one rack)" if amount is None else "")
-    return Step([f"{row_path('datacenters', 'datacenter', target)}.power_quota_kw+={kw:g}"], words)
+    return Step([f"{row_path('datacenters', 'datacenter', target)}.power_quota_kw+={kw:g}"], words, kw)
 
 
 def _power_scale(milp: Milp, dc: str) -> tuple[float, float]:

@@ -79,7 +79,7 @@ def set_stock_bound(milp: Milp, offer: str, nodes: float | None) -> None:
 def _availability_lever(problem: Problem, catalog: Catalog, target: str, amount: float | None = None) -> Step:
     n = 1 if amount is None else amount
     return Step([f"{row_path('offers', 'offer', target)}.max_nodes+={n}"], f"+{n} {plural(n, 'node')} of {target}"
-                if amount is not None else f"+1 node of {target}")
+                if amount is not None else f"+1 node of {target}", n)
 
 
 def _stock_scale(milp: Milp, offer: str) -> tuple[float, float]:
