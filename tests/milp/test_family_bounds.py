@@ -102,10 +102,18 @@ def test_the_budget_is_one_keyed_row_however_it_is_set():
     assert list(milp.family_rows("budget")) and BUDGET.bound(milp) == 2_000
 
 
-def test_stock_above_the_catalog_is_refused():
+def test_what_a_built_model_cannot_hold_is_refused():
+    """More stock than the catalog's, a day after the deadline: no variables for it in the model."""
     _, milp = build(_problem(), _catalog())
     with pytest.raises(ValueError, match="above the catalog"):
-        AVAILABILITY.set_bound(milp, "s", 4)
+        AVAILABILITY.set_bound(milp, "s", 2)
+    with pytest.raises(ValueError, match="after j's deadline"):
+        DEADLINE.set_bound(milp, "j", 5)
+    with pytest.raises(ValueError, match="after the latest deadline"):
+        DEADLINE.set_bound(milp, "", 5)
+    with pytest.raises(KeyError):
+        DEADLINE.set_bound(milp, "nobody", 2)
+    assert AVAILABILITY.bound(milp, "s") == 1 and DEADLINE.bound(milp) == 4  # left as they were
 
 
 def test_targets_a_family_does_not_have_are_refused():
