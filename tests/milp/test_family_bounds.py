@@ -207,3 +207,21 @@ def test_a_plan_of_a_loosened_model_is_checked_against_the_limits_it_was_solved_
     assert held_problem.budget is None and held_catalog.datacenters["A"].power_quota_kw == math.inf
     assert verify_plan(held_problem, held_catalog, plan) == []
     assert as_bounded(build(prob, cat)[1], prob, cat) == (prob, cat)  # as built: the written ones, unchanged
+
+
+@pytest.mark.parametrize("fam, target, value", [(BUDGET, "", None), (POWER, "A", 0.0), (POWER, "A", None),
+                                                 (AVAILABILITY, "s", 0), (DEADLINE, "j", 2)],
+                         ids=lambda v: getattr(v, "name", repr(v)))
+def test_a_limit_probe_equals_the_re_bounded_model_and_is_undone(fam, target, value):
+    """solver.probes.Limit: the family's bound set for one probe, put back after (the model as it was)."""
+    from solver.probes import Limit, Probes
+
+    free = _optimum(_problem(), _catalog())
+    prob, cat = _problem(budget=free * 1.5), _catalog()
+    eng = Probes(prob, cat)
+    eng.solve_base()
+    before = eng.milp.model.export_to_proto().SerializeToString()
+    answer = eng.probe(Limit(f"{fam.name} {target} {value}", False, fam, target, value))
+    assert answer.cost == pytest.approx(_optimum(prob, cat, lambda m: fam.set_bound(m, target, value)), rel=REL)
+    assert answer.plan is not None  # verified against the limits the model held (as_bounded)
+    assert eng.milp.model.export_to_proto().SerializeToString() == before
