@@ -25,6 +25,9 @@ breaks the written limits, so the verifier would reject it):
     solve_milp → Solution, or NoSolution            one raw solve
     held_nodes, asked_work, job_layout              reading the model
     ModelNumbers                                    whether a plan meets the model as it stands
+    reprice(milp, offer, price) → undo              one offer's price on the built model (its cost
+                                                    coefficients, the budget row, the Instance plans
+                                                    are read from); with_offer_price for the verifier
     budget_slack, power_slack, power_sites, stock_slack, add_work_slack, widen_discount
                                                     elastic edits (solver.milp.elastic, ...)
 
@@ -52,6 +55,7 @@ from solver.milp.instance import Instance, build_instance, job_layout
 from solver.milp.pin import NotInModel, pin_rentals, pin_schedule
 from solver.milp.prefer import keep_preferred, pinned_milp
 from solver.milp.progress import PROGRESS
+from solver.milp.reprice import reprice, with_offer_price
 from solver.milp.registry import AVAILABILITY, FAMILIES, POWER, Family, NotApplicable, family
 from solver.milp.solution import OPTIMALITY_GAP, NoSolution, Solution
 from solver.milp.solve import solve_milp
@@ -68,7 +72,7 @@ __all__ = [
     "solve_problem", "build", "solve_built", "plan_of", "explain_quick", "pin_schedule", "pin_rentals", "NotInModel",
     # the model, for analyses that edit it and solve it raw
     "build_instance", "Milp", "build_milp", "solve_milp", "Solution", "NoSolution", "OPTIMALITY_GAP",
-    "held_nodes", "asked_work", "job_layout", "ModelNumbers",
+    "held_nodes", "asked_work", "job_layout", "ModelNumbers", "reprice", "with_offer_price",
     "budget_slack", "power_slack", "power_sites", "stock_slack", "add_work_slack", "widen_discount",
     # the constraint families (solver.milp.registry) and what preprocessing excluded
     "FAMILIES", "Family", "NotApplicable", "family", "AVAILABILITY", "POWER", "Exclusion",
