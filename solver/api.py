@@ -28,6 +28,8 @@ breaks the written limits, so the verifier would reject it):
     reprice(milp, offer, price) → undo              one offer's price on the built model (its cost
                                                     coefficients, the budget row, the Instance plans
                                                     are read from); with_offer_price for the verifier
+    reduced_costs, price_drops                      one LP's estimate of how far each offer's price
+                                                    must fall to enter (orders negotiate's work)
     budget_slack, power_slack, power_sites, stock_slack, add_work_slack, widen_discount
                                                     elastic edits (solver.milp.elastic, ...)
 
@@ -55,6 +57,7 @@ from solver.milp.instance import Instance, build_instance, job_layout
 from solver.milp.pin import NotInModel, pin_rentals, pin_schedule
 from solver.milp.prefer import keep_preferred, pinned_milp
 from solver.milp.progress import PROGRESS
+from solver.milp.promise import price_drops, reduced_costs
 from solver.milp.reprice import reprice, with_offer_price
 from solver.milp.registry import AVAILABILITY, FAMILIES, POWER, Family, NotApplicable, family
 from solver.milp.solution import OPTIMALITY_GAP, NoSolution, Solution
@@ -73,6 +76,7 @@ __all__ = [
     # the model, for analyses that edit it and solve it raw
     "build_instance", "Milp", "build_milp", "solve_milp", "Solution", "NoSolution", "OPTIMALITY_GAP",
     "held_nodes", "asked_work", "job_layout", "ModelNumbers", "reprice", "with_offer_price",
+    "reduced_costs", "price_drops",
     "budget_slack", "power_slack", "power_sites", "stock_slack", "add_work_slack", "widen_discount",
     # the constraint families (solver.milp.registry) and what preprocessing excluded
     "FAMILIES", "Family", "NotApplicable", "family", "AVAILABILITY", "POWER", "Exclusion",
