@@ -42,8 +42,9 @@ its proof leaves an interval (solver.analysis.negotiate_offers.limit_interval), 
 
 Relevance first (issue 34), each reason said once in the output:
 - an offer no job can use (memory, lead time, restrict list, …) is not probed;
-- an offer not in the plan whose contract term is longer than the whole span in which jobs run
-  (a 30-day monthly offer for a 7-day job) is not priced (`SKIPS["term"]`);
+- an offer not in the plan whose contract term is more than 4× the span in which jobs run (a
+  30-day monthly offer for a 7-day job) is not priced (`SKIPS["term"]`), unless it is what
+  replaces an offer of the plan above its walk-away price;
 - a break-even that would have to be ≤ 0 is not a row (`SKIPS["free_only"]`): when one LP of the
   base model (solver.milp.promise) says so, the floor price is asked first, one probe;
 - the rest run in order of promise (offers in the plan, then by the LP's estimate), so the budget
@@ -77,7 +78,7 @@ from solver import api
 from solver.analysis.negotiate_levers import Lever, lead_time_matters, levers as value_levers
 from solver.analysis.negotiate_offers import (NEAR, OUT_OF_TIME, PRICE_FLOOR, SKIPS, OfferTerms, node_days,
                                               not_analysed, offers_used, peak_nodes)
-from solver.analysis.negotiate_pool import Shared, run_offers
+from solver.analysis.negotiate_pool import Done, Runner, Shared
 from solver.analysis.negotiate_probes import (Asker, Setup, build_engine, price_volume, usable_offers,
                                               with_price)
 from solver.clock import COMMAND, OutOfTime, RunClock
@@ -161,9 +162,9 @@ def negotiate(problem: Problem, catalog: Catalog, *, vendors: list[str] | None =
     tolerance = max(1.0, 2 * gap * base.total_cost)
     shared = Shared(base, asker.probes.base.low, asker.probes.base.status, asker.base_values, margin, max_solves,
                     tolerance)
-    work = _in_order_of_promise(asker, [t for t in terms if t.status != "unusable" and not t.skipped])
     before = (asker.solves, asker.unproven)
-    done = {d.terms.offer: d for d in run_offers(asker, work, shared, jobs, _deadline(clock))}
+    with Runner(asker, shared, max(1, min(jobs, len(terms))), _deadline(clock)) as runner:
+        done = _price_offers(asker, runner, terms, problem)
     here = (asker.solves - before[0], asker.unproven - before[1])  # the offers' solves made in this process
     terms = [done[t.offer].terms if t.offer in done else t for t in terms]
     lever_list, levers_note = [], ""
@@ -175,6 +176,29 @@ def negotiate(problem: Problem, catalog: Catalog, *, vendors: list[str] | None =
     return Negotiation(problem.name, base.currency, base.total_cost, base.status, margin, gap, vendors, terms,
                        lever_list, solves, round(time.perf_counter() - started, 3), unproven,
                        levers_note=levers_note, skipped=skipped, jobs=max(1, jobs))
+
+
+def _price_offers(asker: Asker, runner: Runner, terms: list[OfferTerms], problem: Problem) -> dict[str, Done]:
+    """The offers in the plan first (their walk-away prices, and what replaces them), then the
+    others in order of promise; a contract far longer than the jobs' span is priced only when it
+    replaces an offer of the plan (`USABLE_SHARE`: otherwise said once, not priced)."""
+    inside = [t for t in terms if t.status == "in_plan"]
+    done = {d.terms.offer: d for d in runner.run([(t, 0.0) for t in inside])}
+    replacing = {o for d in done.values() for o in d.terms.replaced_by}
+    first, last = min(j.start_day for j in problem.jobs), max(j.deadline_days for j in problem.jobs)
+    outside = []
+    for t in terms:
+        if t.status != "not_in_plan":
+            continue
+        offer = asker.catalog.offers[t.offer]
+        if offer.committed and last - first < USABLE_SHARE * offer.term_days and t.offer not in replacing:
+            t.skipped = "term"
+            t.reason = (f"its {offer.term_days}-day term is more than {1 / USABLE_SHARE:g}× the {last - first} days "
+                        f"in which jobs run (days {first}–{last})")
+        else:
+            outside.append(t)
+    done.update({d.terms.offer: d for d in runner.run(_in_order_of_promise(asker, outside))})
+    return done
 
 
 def _check(catalog: Catalog, vendors: list[str] | None, margin: float, max_solves: int) -> None:
@@ -216,11 +240,9 @@ def _deadline(clock: RunClock) -> float | None:
 
 def _terms(asker: Asker, chosen: list[Offer], base, problem: Problem) -> tuple[list[OfferTerms], dict[str, set[str]]]:
     """Each chosen offer's row before any probe, in the output's order (in the plan, usable,
-    vendor, name): unusable ones with their reasons, ones whose term cannot serve skipped."""
+    vendor, name): unusable ones with their reasons."""
     usable, why, kinds = _usability(asker)
     used, days = offers_used(base), node_days(base, asker.catalog, problem.horizon_days)
-    first, last = min(j.start_day for j in problem.jobs), max(j.deadline_days for j in problem.jobs)
-    span = last - first
     terms = []
     for offer in sorted(chosen, key=lambda o: (o.offer not in used, o.offer not in usable, o.vendor, o.offer)):
         t = OfferTerms(offer.offer, offer.vendor, offer.datacenter, offer.gpu, offer.mode, offer.price,
@@ -229,10 +251,6 @@ def _terms(asker: Asker, chosen: list[Offer], base, problem: Problem) -> tuple[l
                        node_days=round(days.get(offer.offer, 0.0), 3))
         if t.status == "unusable":
             t.reason = why.get(offer.offer, "no job can use it")
-        elif t.status == "not_in_plan" and offer.committed and span < USABLE_SHARE * offer.term_days:
-            t.skipped = "term"
-            t.reason = (f"its {offer.term_days}-day term is more than {1 / USABLE_SHARE:g}× the {span} days in "
-                        f"which jobs run (days {first}–{last})")
         terms.append(t)
     return terms, kinds
 

@@ -74,28 +74,40 @@ def analyse(asker: Asker, terms: OfferTerms, drop: float, shared: Shared) -> Don
     return Done(t, t.solves, asker.unproven - unproven)
 
 
-def run_offers(asker: Asker, work: list[tuple[OfferTerms, float]], shared: Shared, jobs: int,
-               deadline: float | None) -> list[Done]:
-    """Every (terms, estimated drop) analysed, in the command's process (jobs 1) or in a pool;
-    results in the order of `work`. `deadline`: a time.monotonic() instant no solve starts after."""
-    if jobs <= 1 or len(work) <= 1:
-        return [analyse(asker, terms, drop, shared) for terms, drop in work]
-    stop = get_context("spawn").Event()
-    pool = ProcessPoolExecutor(min(jobs, len(work)), mp_context=get_context("spawn"), initializer=_init_worker,
-                               initargs=(asker.setup, shared, deadline, stop))
-    try:
-        futures = {pool.submit(_pool_task, terms, drop): i for i, (terms, drop) in enumerate(work)}
+class Runner:
+    """Runs offers' analyses in this process (jobs 1) or in one pool kept for the whole command
+    (each worker builds its engine once, however many batches it is given)."""
+
+    def __init__(self, asker: Asker, shared: Shared, jobs: int, deadline: float | None) -> None:
+        self.asker, self.shared, self.jobs, self.deadline = asker, shared, jobs, deadline
+        self.pool: ProcessPoolExecutor | None = None
+        self.stop = None
+
+    def __enter__(self) -> Runner:
+        return self
+
+    def __exit__(self, *exc) -> None:
+        if self.pool is not None:
+            self.pool.shutdown(wait=True, cancel_futures=True)
+
+    def run(self, work: list[tuple[OfferTerms, float]]) -> list[Done]:
+        """Every (terms, estimated drop) analysed; results in the order of `work`."""
+        if self.jobs <= 1 or not work:
+            return [analyse(self.asker, terms, drop, self.shared) for terms, drop in work]
+        if self.pool is None:
+            self.stop = get_context("spawn").Event()
+            self.pool = ProcessPoolExecutor(self.jobs, mp_context=get_context("spawn"), initializer=_init_worker,
+                                            initargs=(self.asker.setup, self.shared, self.deadline, self.stop))
+        futures = {self.pool.submit(_pool_task, terms, drop): i for i, (terms, drop) in enumerate(work)}
         pending = set(futures)
         while pending:
             _, pending = wait(pending, timeout=0.1, return_when=FIRST_COMPLETED)
-            if stopped() and not stop.is_set():
-                stop.set()  # the command was stopped: the workers stop too, and say what they had not done
+            if stopped() and not self.stop.is_set():
+                self.stop.set()  # the command was stopped: the workers stop too, and say what they had not done
         out: list[Done | None] = [None] * len(work)
         for fut, i in futures.items():
             out[i] = fut.result()
         return out
-    finally:
-        pool.shutdown(wait=True, cancel_futures=True)
 
 
 _ASKER: Asker | None = None     # each worker's one engine

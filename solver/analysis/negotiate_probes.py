@@ -305,11 +305,11 @@ def limit_interval(points: list[Point], goal_low: float, goal_high: float, least
     point's plan is a plan at every price, its cost a line: C_forced(p') ≤ cost + q·(p' − p),
     so p* ≥ p + (goal_low − cost)/q. Each point's bound holds at higher prices too, rising at
     least `least_q` per unit of price (every forced plan's volume is at least that):
-    C_forced(p') ≥ low + least_q·(p' − p), so p* ≤ p + (goal_high − low)/least_q.
+    C_forced(p') ≥ low + least_q·(p' − p) for p' ≥ p, so p* ≤ p + max(0, goal_high − low)/least_q.
     (low, high); low None: no price at or above `floor` is proven to let it in."""
     lows = [p.price + (goal_low - p.cost) / p.q for p in points if p.q > 0]
     low = max(lows) if lows else None
-    highs = [p.price + (goal_high - p.low) / least_q for p in points if least_q > 0 and math.isfinite(p.low)]
+    highs = [p.price + max(0.0, goal_high - p.low) / least_q for p in points if least_q > 0 and math.isfinite(p.low)]
     high = min(highs) if highs else None
     if low is not None and low < floor:
         low = None
