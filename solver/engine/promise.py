@@ -2,8 +2,8 @@
 
 Why: negotiate prices every offer, and a run with a budget should spend it on the rows a
 negotiator reads: the offers closest to entering. One LP relaxation of the built model gives
-every variable's reduced cost d_v = c_v − Aᵀy (solver.milp.rcfix): what one more unit of v
-would add to the LP's optimum. An offer's node variable v is charged its rent, which moves
+every variable's reduced cost d_v = c_v − Aᵀy (HiGHS' own, by dual simplex): what one more unit
+of v would add to the LP's optimum. An offer's node variable v is charged its rent, which moves
 with the price p at slope s_v = (GPU rent coefficient of v) × (1 + platform fee) / p per unit
 of price, so the LP says the offer starts to pay once its price has fallen by d_v / s_v.
 The least such fall over the offer's variables is its estimate.
@@ -16,20 +16,30 @@ from __future__ import annotations
 
 import math
 
+from datetime import timedelta
+
+from solver.engine.export import to_mathopt
+from solver.engine.highs_options import HIGHS_PRESOLVE_RULES_OFF
+from solver.engine.progress import PROGRESS
 from solver.milp.core import Milp
-from solver.milp.export import to_mathopt
-from solver.milp.rcfix import Arrays, lagrangian_bound, lp_duals
 
 
 def reduced_costs(milp: Milp, time_limit: float | None = None) -> dict[int, float] | None:
-    """Each variable's reduced cost in the LP relaxation of the model as it stands, by index;
-    None when the LP ends without dual values (out of time, infeasible)."""
-    model = to_mathopt(milp.model)
-    duals = lp_duals(model, time_limit)
-    if duals is None:
+    """Each variable's reduced cost in the LP relaxation of the model as it stands, by index
+    (integrality dropped on a copy); None when the LP ends without dual values (out of time,
+    infeasible, stopped). The command's stop interrupts it (PROGRESS.interrupter)."""
+    from ortools.math_opt.python import mathopt
+
+    lp = to_mathopt(milp.model)
+    for var in lp.variables():
+        var.integer = False
+    params = mathopt.SolveParameters(time_limit=timedelta(seconds=max(time_limit, 0.1)) if time_limit else None,
+                                     lp_algorithm=mathopt.LPAlgorithm.DUAL_SIMPLEX)
+    params.highs.int_options["presolve_rule_off"] = HIGHS_PRESOLVE_RULES_OFF
+    result = mathopt.solve(lp, mathopt.SolverType.HIGHS, params=params, interrupter=PROGRESS.interrupter)
+    if result.termination.reason != mathopt.TerminationReason.OPTIMAL or not result.has_dual_feasible_solution():
         return None
-    _, d, _ = lagrangian_bound(Arrays.of(model), duals)
-    return dict(enumerate(d.tolist()))
+    return {var.id: value for var, value in result.reduced_costs().items()}
 
 
 def price_drops(milp: Milp, offers: list[str], reduced: dict[int, float]) -> dict[str, float]:
