@@ -18,6 +18,7 @@ from collections import defaultdict
 from dataclasses import dataclass, field
 
 from solver.analysis.negotiate_probes import Asker, Point, limit_interval
+from solver.i18n import N_
 from solver.model.catalog import Catalog
 from solver.model.plan import Plan
 
@@ -69,13 +70,14 @@ NEAR = 0.15
 """An offer whose break-even is within this fraction of its price is 'near' the plan (lead-time lever)."""
 OUT_OF_TIME = "not analysed: the run's time budget (--max-seconds) ran out"
 SKIPS = {
-    "term": "not priced: the days in which any job runs are less than a quarter of their contract term, so "
+    "term": N_("not priced: the days in which any job runs are less than a quarter of their contract term, so "
             "three quarters of every contract would be paid idle (not in the plan at today's price, they could "
-            "enter only far below it)",
-    "free_only": "not priced: they would have to cost nothing (≤ 0, or below 0.01 % of their price, where "
-                 "the search stops) to enter the plan",
+            "enter only far below it)"),
+    "free_only": N_("not priced: they would have to cost nothing (≤ 0, or below a ten-thousandth of their price, "
+                    "where the search stops) to enter the plan"),
 }
-"""What the output says once for each kind of offer not priced (OfferTerms.skipped)."""
+"""What the output says once for each kind of offer not priced (OfferTerms.skipped); English in
+--json, translated where shown (solver.report.negotiate)."""
 
 
 def not_analysed(t: OfferTerms) -> None:

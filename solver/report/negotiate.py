@@ -113,7 +113,7 @@ def render_negotiation(result, console: Console, written: dict | None = None) ->
     for kind, text in result.skipped.items():
         names = [t.offer for t in result.offers if t.skipped == kind]
         shown = ", ".join(names[:4]) + (_(" and {n} more").format(n=len(names) - 4) if len(names) > 4 else "")
-        console.print(escape(_("{n} offers {text}: {offers}").format(n=len(names), text=text, offers=shown)),
+        console.print(escape(_("{n} offers {text}: {offers}").format(n=len(names), text=_(text), offers=shown)),
                       highlight=False)
     if result.levers:
         table = Table(title=_("What other concessions are worth ({unit}, re-solved; --json has the edits)").format(
