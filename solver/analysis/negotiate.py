@@ -77,7 +77,7 @@ from dataclasses import asdict, dataclass, field
 from solver import api
 from solver.analysis.negotiate_levers import Lever, lead_time_matters, levers as value_levers
 from solver.analysis.negotiate_offers import (NEAR, OUT_OF_TIME, PRICE_FLOOR, SKIPS, OfferTerms, node_days,
-                                              not_analysed, offers_used, peak_nodes)
+                                              offers_used, peak_nodes)
 from solver.analysis.negotiate_pool import Done, Runner, Shared
 from solver.analysis.negotiate_probes import (Asker, Setup, build_engine, price_volume, usable_offers,
                                               with_price)
