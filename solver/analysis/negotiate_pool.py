@@ -92,7 +92,7 @@ class Runner:
 
     def run(self, work: list[tuple[OfferTerms, float]]) -> list[Done]:
         """Every (terms, estimated drop) analysed; results in the order of `work`."""
-        if self.jobs <= 1 or not work:
+        if self.jobs <= 1 or (self.pool is None and len(work) <= 1):  # one offer: no pool to start for it
             return [analyse(self.asker, terms, drop, self.shared) for terms, drop in work]
         if self.pool is None:
             self.stop = get_context("spawn").Event()
