@@ -27,6 +27,7 @@ breaks the written limits, so the verifier would reject it):
     ModelNumbers                                    whether a plan meets the model as it stands
     budget_slack, power_slack, power_sites, stock_slack, add_work_slack, widen_discount
                                                     elastic edits (solver.milp.elastic, ...)
+    scale_work                                      a job's work read at another MFU, undoable (solver.milp.scale)
 
 For the commands: BACKENDS (the --backend choices), DEFAULT_BACKEND, and PROGRESS (set
 PROGRESS.listener to hear a running solve's best plan and bound).
@@ -53,6 +54,7 @@ from solver.milp.pin import NotInModel, pin_rentals, pin_schedule
 from solver.milp.prefer import keep_preferred, pinned_milp
 from solver.milp.progress import PROGRESS
 from solver.milp.registry import AVAILABILITY, FAMILIES, POWER, Family, NotApplicable, family
+from solver.milp.scale import scale_work
 from solver.milp.solution import OPTIMALITY_GAP, NoSolution, Solution
 from solver.milp.solve import solve_milp
 from solver.milp.stacks import off_stack, stack_switch, stack_warnings, usual_stack
@@ -70,6 +72,7 @@ __all__ = [
     "build_instance", "Milp", "build_milp", "solve_milp", "Solution", "NoSolution", "OPTIMALITY_GAP",
     "held_nodes", "asked_work", "job_layout", "ModelNumbers",
     "budget_slack", "power_slack", "power_sites", "stock_slack", "add_work_slack", "widen_discount",
+    "scale_work",
     # the constraint families (solver.milp.registry) and what preprocessing excluded
     "FAMILIES", "Family", "NotApplicable", "family", "AVAILABILITY", "POWER", "Exclusion",
     "add_vendor_count", "vendor_nodes",

@@ -295,3 +295,91 @@ class Probes:
         """At least one node of the offer in some period (the smallest use there is)."""
         nodes = [v for (key, _), v in self.milp.nodes.items() if self.inst.configs[key].offer.offer == offer]
         return AtLeast(f"offer {offer} rented", True, f"Probe-force-{offer}", nodes, 1.0)
+
+
+# ===== deltas for the margin, what-if and the infeasibility explanation (issue 34, helper D) =====
+# Changes that are not a bound or a row's switch: a job's throughput read at another MFU
+# (solver.milp.scale), a plan's decisions fixed (a constrain function of solver.api's pins, made
+# undoable), and the objective dropped for a probe that only asks whether a plan exists.
+
+@dataclass(eq=False)
+class ScaledWork(Change):
+    """`jobs` run at the rates `problem` states (their mfu_factor) on the model built at the
+    assumed MFU (solver.milp.scale): the plan read from it reports the work at those rates, so
+    a probe with this change verifies its plan against `problem`."""
+
+    problem: Problem | None = None
+    jobs: Sequence[str] = ()
+    tightens: bool = False
+
+    def apply(self, milp: api.Milp) -> Undo:
+        assert self.problem is not None
+        return api.scale_work(milp, self.problem, self.jobs)
+
+
+@dataclass(eq=False)
+class Pinned(Change):
+    """Variable bounds set by a constrain function that only sets bounds (solver.api's
+    `pin_schedule`, `pin_rentals`), restored after: a given plan's decisions fixed. NotInModel
+    when the model cannot hold them (raised by `apply`, nothing left changed)."""
+
+    pin: Callable[[api.Milp], None] | None = None
+    tightens: bool = True
+
+    def apply(self, milp: api.Milp) -> Undo:
+        assert self.pin is not None
+        variables = [*milp.contracts.values(), *milp.nodes.values(), *milp.replicas.values()]
+        saved = [(v, v.lower_bound, v.upper_bound) for v in variables]
+
+        def undo() -> None:
+            for v, lo, hi in saved:
+                v.lower_bound, v.upper_bound = lo, hi
+        try:
+            self.pin(milp)
+        except api.NotInModel:
+            undo()
+            raise
+        return undo
+
+
+@dataclass(eq=False)
+class NoObjective(Change):
+    """Every plan costs 0 to the solver: a probe asking only whether a plan exists stops at
+    the first one (limits on money, the budget row, stay rows of their own)."""
+
+    words: str = "feasibility only"
+    tightens: bool = False
+
+    def apply(self, milp: api.Milp) -> Undo:
+        milp.model.minimize(mb.LinearExpr.weighted_sum([], []))
+
+        def undo() -> None:
+            milp.model.minimize(milp.total_cost())
+        return undo
+
+
+def exists(probes: Probes, *changes: Change) -> bool | None:
+    """Is there a plan of the model with `changes`? None when the time ran out before a plan
+    or a proof (a probe not started for want of time included). A plan an earlier probe found
+    that meets the changed model answers yes without a solve."""
+    from solver.clock import OutOfTime
+    undo = [c.apply(probes.milp) for c in changes]
+    try:
+        known = probes._start()  # a plan an earlier probe found that meets this one answers it
+    finally:
+        for u in reversed(undo):
+            u()
+    if known is not None:
+        probes.answered_without_solve += 1
+        return True
+    kept, probes.known = probes.known, []  # none meets it: the probe need not read the model to check again
+    try:
+        answer = probes.probe(*changes, NoObjective(), verify=False)
+    except OutOfTime:
+        return None
+    finally:
+        probes.known = kept + probes.known
+        del probes.known[:-KEEP_PLANS]
+    if answer.status == "infeasible":
+        return False
+    return None if answer.solution is None else True

@@ -18,11 +18,12 @@ from __future__ import annotations
 
 from solver import api
 from solver.api import DEFAULT_BACKEND, NotInModel, pin_rentals
-from solver.clock import OutOfTime, RunClock
+from solver.clock import RunClock
 from solver.errors import Infeasible
 from solver.model.catalog import Catalog
 from solver.model.plan import Plan, RobustPlan
 from solver.model.problem import DEFAULT_MFU_FACTOR, Problem
+from solver.probes import Pinned, Probes, ScaledWork, exists
 
 
 STEP = 0.001
@@ -41,7 +42,7 @@ def at_mfu(problem: Problem, catalog: Catalog, factor: float,
 
 def mfu_margins(problem: Problem, catalog: Catalog, plan: Plan, *, backend: str = DEFAULT_BACKEND,
                 time_limit: float | None = None, gap: float | None = None,
-                clock: RunClock | None = None) -> Plan:
+                clock: RunClock | None = None, probes: Probes | None = None) -> Plan:
     """The plan with each job's `mfu_margin`: the lowest fraction f of its MFU at which the plan's
     rentals (contracts and nodes as rented, the replicas free) still carry every job by its
     deadline, the others at their assumed MFU.
@@ -49,8 +50,17 @@ def mfu_margins(problem: Problem, catalog: Catalog, plan: Plan, *, backend: str 
     f = required ÷ done is feasible (the plan's own assignments still suffice), so the search
     halves downwards from there to an infeasible fraction, then bisects to within STEP and
     reports the feasible end: a plan exists at the margin and none 1 % below it (for margins
-    above 0.1). Each probe is one solve with the rentals pinned (solver.api.pin_rentals). A
-    probe that runs out of time leaves the margin at what is proven (the feasible end so far)."""
+    above 0.1). A probe that runs out of time leaves the margin at what is proven (the
+    feasible end so far).
+
+    Each probe is a change of one built model (`probes`, built here when not given: one
+    Instance and one model for every job's search): the rentals pinned (solver.api.pin_rentals)
+    and the job's work read at f (solver.milp.scale), asked as feasibility only. It answers as
+    the problem re-solved at f with the rentals pinned did (tests/analysis/test_margin.py
+    compares them), but from the model in memory and the last plan that still meets it."""
+    probes = probes if probes is not None else Probes(problem, catalog, backend=backend, time_limit=time_limit,
+                                                      gap=gap, clock=clock)
+    pinned = Pinned("the plan's rentals", pin=pin_rentals(plan.schedule))
     margins = {}
     for job in plan.jobs:
         if job.done_eflop <= 0:
@@ -60,7 +70,7 @@ def mfu_margins(problem: Problem, catalog: Catalog, plan: Plan, *, backend: str 
         low = 0.0
         probe = feasible / 2
         while feasible - low > STEP:
-            verdict = _carries(problem, catalog, plan, job.name, probe, backend, time_limit, gap, clock)
+            verdict = _carries(probes, pinned, job.name, probe)
             if verdict is None:
                 break
             if verdict:
@@ -74,22 +84,13 @@ def mfu_margins(problem: Problem, catalog: Catalog, plan: Plan, *, backend: str 
                                             for j in plan.jobs]})
 
 
-def _carries(problem, catalog, plan, job: str, factor: float, backend, time_limit, gap,
-             clock: RunClock | None) -> bool | None:
+def _carries(probes: Probes, pinned: Pinned, job: str, factor: float) -> bool | None:
     """Do the plan's rentals carry every job with `job` at factor × its MFU? None: no time to say."""
-    if clock is not None:
-        try:
-            time_limit = clock.next_limit()
-        except OutOfTime:
-            return None
+    slow, _ = at_mfu(probes.problem, probes.catalog, factor, jobs=[job])
     try:
-        api.solve_problem(*at_mfu(problem, catalog, factor, jobs=[job]), backend=backend, time_limit=time_limit, gap=gap,
-                      constrain=pin_rentals(plan.schedule), price_stack=False)  # feasibility only
+        return exists(probes, pinned, ScaledWork(f"job {job} at {factor:.1%} of its MFU", problem=slow, jobs=[job]))
     except NotInModel:
         return False
-    except Infeasible as exc:
-        return False if exc.proven else None
-    return True
 
 
 def robust_factor(problem: Problem, asked: bool) -> float | None:
