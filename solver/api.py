@@ -72,7 +72,7 @@ __all__ = [
     "build_instance", "Milp", "build_milp", "solve_milp", "Solution", "NoSolution", "OPTIMALITY_GAP",
     "held_nodes", "asked_work", "job_layout", "ModelNumbers",
     "budget_slack", "power_slack", "power_sites", "stock_slack", "add_work_slack", "widen_discount",
-    "scale_work",
+    "scale_work", "off_stack",
     # the constraint families (solver.milp.registry) and what preprocessing excluded
     "FAMILIES", "Family", "NotApplicable", "family", "AVAILABILITY", "POWER", "Exclusion",
     "add_vendor_count", "vendor_nodes",
