@@ -383,3 +383,133 @@ def exists(probes: Probes, *changes: Change) -> bool | None:
     if answer.status == "infeasible":
         return False
     return None if answer.solution is None else True
+
+
+@dataclass(eq=False)
+class ReadAs(Change):
+    """The plan read as `problem` and `catalog` state the limits (a what-if edit's budget,
+    quota, stock or deadline): the Instance the plan is extracted from carries them, so what
+    binds is worded with the edited numbers. The model itself is not changed."""
+
+    problem: Problem | None = None
+    catalog: Catalog | None = None
+    tightens: bool = True
+
+    def apply(self, milp: api.Milp) -> Undo:
+        from dataclasses import replace
+
+        from solver.model.catalog import priced_in
+        assert self.problem is not None and self.catalog is not None
+        inst = milp.inst
+        milp.inst = replace(inst, problem=self.problem, as_given=self.catalog,
+                            catalog=priced_in(self.catalog, self.problem.currency, self.problem.rates()))
+
+        def undo() -> None:
+            milp.inst = inst
+        return undo
+
+
+@dataclass(eq=False)
+class CostCap(Change):
+    """total cost ≤ `most`, on a model built without a budget: a row added the first time
+    (`Probe-budget`), switched off after."""
+
+    most: float = math.inf
+    tightens: bool = True
+
+    def apply(self, milp: api.Milp) -> Undo:
+        row = milp.rows.get("Probe-budget")
+        if row is None:
+            milp.add_row("Probe-budget", milp.total_cost() <= math.inf)
+            row = milp.rows["Probe-budget"]
+        row.upper_bound = self.most
+
+        def undo() -> None:
+            row.upper_bound = math.inf
+        return undo
+
+
+def bound_changes(probes: Probes, problem: Problem, catalog: Catalog) -> list[Change] | None:
+    """`problem` and `catalog` (an edited copy of the engine's) as changes of its built model,
+    when every difference is a limit's bound; None when one is not (the caller builds the
+    edited problem: its preprocessing differs).
+
+    Bounds: the budget (set, raised, lowered or dropped), a site's power quota, an offer's stock
+    lowered (`max_nodes`: its node and contract variables and its stock rows), a job's deadline
+    made earlier on a model of uniform periods (its replicas after the new deadline's period fixed
+    at 0, as solver.session caps finishing days; event periods move with deadlines). Not bounds:
+    a stock raised (the variables' bounds, size tiers and replica bounds come from it), a later
+    deadline, prices, MFU, windows, anything else."""
+    base, base_cat = probes.problem, probes.catalog
+    changes = _budget_change(probes, problem.budget)
+    deadlines = _deadline_changes(probes, problem)
+    if deadlines is None or len(problem.jobs) != len(base.jobs):
+        return None
+    unedited = problem.model_copy(update={"budget": base.budget, "jobs": [
+        j.model_copy(update={"deadline_days": b.deadline_days}) for j, b in zip(problem.jobs, base.jobs)]})
+    if unedited != base:
+        return None
+    catalog_changes = _catalog_changes(probes, catalog)
+    if catalog_changes is None:
+        return None
+    return [*changes, *deadlines, *catalog_changes]
+
+
+def _budget_change(probes: Probes, budget: float | None) -> list[Change]:
+    old = probes.problem.budget
+    if budget == old:
+        return []
+    row = probes.milp.rows.get("Budget")
+    words = "no budget" if budget is None else f"budget {budget:,.0f} {probes.problem.currency}"
+    if row is None:
+        return [CostCap(words, True, budget)] if budget is not None else []
+    most = math.inf if budget is None else budget
+    return [RowBounds(words, old is not None and most <= old, [row], upper=most)]
+
+
+def _deadline_changes(probes: Probes, problem: Problem) -> list[Change] | None:
+    inst, out = probes.inst, []
+    for job, was in zip(problem.jobs, probes.problem.jobs):
+        if job.name != was.name:
+            return None
+        if job.deadline_days == was.deadline_days:
+            continue
+        if job.deadline_days > was.deadline_days or probes.problem.periods != "uniform":
+            return None
+        late = [var for (i, t), var in probes.milp.replicas.items()
+                if inst.options[i].job == job.name and inst.timeline.end(t) > job.deadline_days]
+        out.append(VarBounds(f"job {job.name} done by day {job.deadline_days}", True, late, upper=0.0))
+    return out
+
+
+def _catalog_changes(probes: Probes, catalog: Catalog) -> list[Change] | None:
+    base, milp, out = probes.catalog, probes.milp, []
+    sites = {}
+    for name, dc in catalog.datacenters.items():
+        was = base.datacenters.get(name)
+        if was is None:
+            return None
+        if dc.power_quota_kw != was.power_quota_kw:
+            sites[name] = was
+            rows = list(milp.family_rows("power", name).values())
+            out.append(RowBounds(f"power quota at {name} {dc.power_quota_kw:g} kW",
+                                 dc.power_quota_kw <= was.power_quota_kw, rows, upper=dc.power_quota_kw))
+    offers = {}
+    for name, offer in catalog.offers.items():
+        was = base.offers.get(name)
+        if was is None or offer.max_nodes > was.max_nodes:
+            return None
+        if offer.max_nodes < was.max_nodes:
+            offers[name] = was
+            out.extend(_stock_lowered(probes, name, offer.max_nodes))
+    unedited = catalog.model_copy(update={
+        "datacenters": {k: sites.get(k, v) for k, v in catalog.datacenters.items()},
+        "offers": {k: offers.get(k, v) for k, v in catalog.offers.items()}})
+    return out if unedited == base else None
+
+
+def _stock_lowered(probes: Probes, offer: str, nodes: int) -> list[Change]:
+    words = f"offer {offer} at most {nodes} nodes"
+    rows = list(probes.milp.family_rows("availability", offer).values())
+    variables = [v for v in probes.offer_nodes(offer) if v.upper_bound > nodes]
+    return [RowBounds(words, True, rows, upper=nodes), VarBounds(words, True, variables, upper=float(nodes))]
