@@ -1,6 +1,7 @@
-"""The one door into the MILP: what the analyses and the commands use of solver/milp
-(docs/ARCHITECTURE.md). Outside solver/milp only this module imports it, and the api
-layer's re-bounded solves beside it (solver.session, solver.limits), which import this one.
+"""The one door into the MILP: what the analyses and the commands use of solver/milp (the
+formulation) and solver/engine (the solve) (docs/ARCHITECTURE.md). Outside those two only this
+module imports them, and the api layer's re-bounded solves beside it (solver.session,
+solver.limits), which import this one.
 
 Solving a problem:
     solve_problem(problem, catalog, ...) → a verified Plan, or Infeasible.
@@ -39,24 +40,24 @@ from collections.abc import Callable
 from pathlib import Path
 
 from solver.clock import OutOfTime, RunClock, stopped
+from solver.engine.backends import BACKENDS, DEFAULT_BACKEND
+from solver.engine.export import write_mps
+from solver.engine.progress import PROGRESS
+from solver.engine.solve import solve_milp
 from solver.errors import Infeasible
-from solver.milp.backends import BACKENDS, DEFAULT_BACKEND
 from solver.milp.build import build_milp
 from solver.milp.capacity import held_nodes, widen_discount
 from solver.milp.core import Milp
 from solver.milp.elastic import budget_slack, power_sites, power_slack, stock_slack
 from solver.milp.exclusion import Exclusion
-from solver.milp.export import write_mps
 from solver.milp.extract import extract_plan
 from solver.milp.feasible import ModelNumbers
 from solver.milp.instance import Instance, build_instance, job_layout
 from solver.milp.pin import NotInModel, pin_rentals, pin_schedule
 from solver.milp.prefer import keep_preferred, pinned_milp
-from solver.milp.progress import PROGRESS
 from solver.milp.registry import AVAILABILITY, FAMILIES, POWER, Family, NotApplicable, family
 from solver.milp.scale import scale_work
 from solver.milp.solution import OPTIMALITY_GAP, NoSolution, Solution
-from solver.milp.solve import solve_milp
 from solver.milp.stacks import off_stack, stack_switch, stack_warnings, usual_stack
 from solver.milp.vendors import add_vendor_count, vendor_nodes
 from solver.milp.work import add_work_slack, asked_work
@@ -76,6 +77,8 @@ __all__ = [
     # the constraint families (solver.milp.registry) and what preprocessing excluded
     "FAMILIES", "Family", "NotApplicable", "family", "AVAILABILITY", "POWER", "Exclusion",
     "add_vendor_count", "vendor_nodes",
+    # what a solve adds to its plan (solver.probes does the same on its engine)
+    "off_stack", "usual_stack", "stack_switch", "write_mps",
     # for the commands
     "BACKENDS", "DEFAULT_BACKEND", "PROGRESS",
 ]
@@ -88,7 +91,7 @@ def solve_problem(problem: Problem, catalog: Catalog, *, backend: str = DEFAULT_
     """Cheapest plan for the problem, checked by the independent verifier before it is returned.
 
     Among plans of that cost, the one finishing earliest, then renting the fewest
-    configurations (solver.milp.tiebreak; Plan.tie_break says whether that is proven), so the
+    configurations (solver.engine.tiebreak; Plan.tie_break says whether that is proven), so the
     same input gives the same plan.
 
     Soft preferences (a job's or the problem's `prefer`: site, vendor, mode, GPU; only there, a

@@ -12,7 +12,7 @@ from __future__ import annotations
 from typing import Literal
 
 BACKENDS = {"scip": "scip", "highs": "highs", "cp_sat": "sat"}
-"""The backends a solve may use (--backend), by OR-Tools' name for each (solver.milp.backends)."""
+"""The backends a solve may use (--backend), by OR-Tools' name for each (solver.engine.backends)."""
 DEFAULT_BACKEND = "highs"
 """Chosen by measurement (tests/bench/bench_milp.py; README "Performance", tests/bench/HISTORY.md):
 HiGHS proved the bundled problems optimal fastest overall; CP-SAT wins some instances, SCIP is slowest."""

@@ -10,7 +10,7 @@ here, in COMMAND. When the budget ends or Ctrl-C comes, the command is stopped: 
 HiGHS solve is interrupted (solver.commands.common) and every RunClock an analysis made, with
 or without a budget of its own, refuses the next solve (OutOfTime). So an analysis that forgot
 a budget still stops with the command. Why a stop rather than a time limit on every solve: a
-time limit changes how a big model is solved (solver.milp.run), so a command that finishes
+time limit changes how a big model is solved (solver.engine.run), so a command that finishes
 within its default budget must solve exactly as one without a budget.
 """
 

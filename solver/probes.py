@@ -33,7 +33,7 @@ from dataclasses import dataclass, field
 from ortools.linear_solver.python import model_builder as mb
 
 from solver import api
-from solver.clock import RunClock
+from solver.clock import OutOfTime, RunClock, stopped
 from solver.errors import Infeasible
 from solver.model.catalog import Catalog
 from solver.model.plan import Plan
@@ -154,6 +154,24 @@ class Costs(Change):
         return undo
 
 
+@dataclass(eq=False)
+class Relaxed(Change):
+    """Every variable continuous: the probe's answer is the LP relaxation's bound (an Answer
+    with no plan; ask with verify=False). Not a tightening: the LP may be cheaper than the base."""
+
+    tightens: bool = False
+
+    def apply(self, milp: api.Milp) -> Undo:
+        integral = [v for v in milp.model.get_variables() if v.is_integral]
+        for v in integral:
+            v.is_integral = False
+
+        def undo() -> None:
+            for v in integral:
+                v.is_integral = True
+        return undo
+
+
 # ----- answers -------------------------------------------------------------------------------
 
 @dataclass
@@ -168,6 +186,7 @@ class Answer:
     plan: Plan | None = None
     solution: api.Solution | None = None
     solved: bool = True
+    why: str = ""           # the solver's words when there is no plan
 
     @property
     def cost(self) -> float | None:
@@ -207,27 +226,69 @@ class Probes:
     # -- the base -----------------------------------------------------------------------------
     def solve_base(self, *, tiebreak: bool = True) -> Plan:
         """The problem's own cheapest verified plan (as solver.api.solve_built: earliest finish,
-        fewest rentals at that cost); Infeasible when there is none."""
+        fewest rentals at that cost), in the same words when there is none (Infeasible); OutOfTime
+        when the command's time is spent before it starts."""
         answer = self.probe(tiebreak=tiebreak)
         self.base = answer
         if answer.plan is None:
             if answer.status == "infeasible":
-                raise Infeasible("no plan meets the problem (proven infeasible)", reasons=api.explain_quick(self.inst))
-            raise Infeasible("no plan found (not proven infeasible): the time ran out first",
-                             reasons=[f"raise {self.clock.more_time}"], proven=False)
+                raise Infeasible(answer.why, reasons=api.explain_quick(self.inst))
+            hint = ("the command's time ran out: raise --max-seconds" if stopped() else
+                    f"raise {self.clock.more_time}, or try another --backend" if self.clock.time_limit or self.clock.cut
+                    else "try another --backend")
+            raise Infeasible(f"{answer.why}: {hint}", reasons=[], proven=False)
         return answer.plan
+
+    def plan(self, export_mps=None) -> Plan:
+        """What solver.api.solve_problem returns for the engine's problem, on the engine's model:
+        the base optimum, a switch of software stack priced by a probe (the offers off the usual
+        stack left out, verified against the problem held to that stack). With soft preferences
+        the problem is solved by solver.api.solve_problem (each preference's re-solve builds its
+        own model there), and the engine has no base: later probes are not bounded by it."""
+        if self.problem.preferences:
+            return api.solve_problem(self.problem, self.catalog, backend=self.backend, time_limit=self.clock.time_limit,
+                                     gap=self.gap, export_mps=export_mps, max_seconds=self.clock.left())
+        if export_mps:
+            api.write_mps(self.milp.model, export_mps)
+        try:
+            plan = self.solve_base()
+        except OutOfTime:
+            raise Infeasible("no plan found (not proven infeasible): the run's time (--max-seconds) ran out "
+                             "before the solve could start", reasons=["raise --max-seconds"], proven=False) from None
+        others = api.off_stack(plan, self.problem, self.catalog)
+        return self._stack_switch(plan, others) if others else plan
+
+    def _stack_switch(self, plan: Plan, others: list[str]) -> Plan:
+        """The plan with its stack switch noted and priced against the best plan on the catalog's
+        usual stack (solver.api._stack_switch's rule: that plan itself when it costs no more)."""
+        usual = api.usual_stack(self.catalog)
+        held = self.problem.model_copy(update={"stacks": [usual]})
+        off = [v for o, offer in self.catalog.offers.items()
+               if self.catalog.gpus[offer.gpu].stack != usual for v in self.offer_nodes(o)]
+        try:
+            answer = self.probe(VarBounds(f"only {usual} cards", True, off, upper=0.0), problem=held, tiebreak=True)
+        except OutOfTime:
+            answer = None
+        if answer is None or answer.plan is None:
+            why = ("no plan on the usual stack alone meets the problem" if answer is not None
+                   and answer.status == "infeasible" else "no time was left to price a plan without it")
+            return plan.model_copy(update={"stack_switch": api.stack_switch(plan, self.catalog, others, None, why)})
+        if answer.plan.total_cost <= plan.total_cost + 0.005:
+            return answer.plan
+        return plan.model_copy(update={"stack_switch": api.stack_switch(plan, self.catalog, others, answer.plan, "")})
 
     # -- probes -------------------------------------------------------------------------------
     def probe(self, *changes: Change, problem: Problem | None = None, catalog: Catalog | None = None,
-              tiebreak: bool = False, verify: bool = True) -> Answer:
+              tiebreak: bool = False, verify: bool = True, backend: str | None = None) -> Answer:
         """Apply `changes`, solve, undo. The plan is verified against `problem`/`catalog` (the
         problem as the changed model reads it; default the engine's) unless verify=False (an
         elastic probe whose plan breaks written limits on purpose). OutOfTime (solver.clock)
-        when the command's time is spent before the solve starts."""
+        when the command's time is spent before the solve starts. `backend`: another solver for
+        this probe (an LP relaxation goes to HiGHS whatever the command's backend)."""
         undo = [c.apply(self.milp) for c in changes]
         try:
             floor = self._floor(changes)
-            start = self._start()
+            start = None if any(isinstance(c, Relaxed) for c in changes) else self._start()  # an LP takes no plan
             if start is not None and start.objective <= floor + self._tolerance(start.objective):
                 self.answered_without_solve += 1
                 start.bound, start.status = floor, "optimal"
@@ -235,14 +296,15 @@ class Probes:
             limit = self.clock.next_limit()
             self.solves += 1
             try:
-                sol = api.solve_milp(self.milp, backend=self.backend, time_limit=limit, gap=self.gap,
+                sol = api.solve_milp(self.milp, backend=backend or self.backend, time_limit=limit, gap=self.gap,
                                      tiebreak=tiebreak, start=start)
             except api.NoSolution as exc:
-                return Answer("infeasible" if exc.proven else "unknown", math.inf if exc.proven else floor)
+                return Answer("infeasible" if exc.proven else "unknown", math.inf if exc.proven else floor, why=str(exc))
             sol.bound = max(sol.bound, min(floor, sol.objective))
             if sol.status != "optimal" and sol.gap <= api.OPTIMALITY_GAP:
                 sol.status = "optimal"
-            self._remember(sol.values)
+            if sol.integral:  # an LP's point is no plan to start from
+                self._remember(sol.values)
             return self._answer(sol, sol.bound, problem, catalog, verify, solved=True)
         finally:
             for u in reversed(undo):

@@ -2,7 +2,7 @@
 
 Why in the api layer (solver/, beside solver/api.py), not in solver/analysis: a Session is
 a way of solving, like solver.api.solve_built, only with memory. It changes the built
-model's bounds and rows itself, solves it raw (solver.milp.solve), searches over one job's
+model's bounds and rows itself, solves it raw (solver.engine.solve), searches over one job's
 fabric choices (solver.milp.decompose) and verifies every plan it returns, so it needs the
 MILP's handles that the analyses never touch; the analyses (solver.analysis.min_time,
 solver.analysis.frontier) only ask it for plans under limits (solver.limits). It imports
@@ -39,14 +39,14 @@ from dataclasses import dataclass, replace
 
 from solver.api import build, explain_quick
 from solver.clock import RunClock
+from solver.engine.backends import DEFAULT_BACKEND
+from solver.engine.solve import solve_milp
 from solver.errors import Infeasible, PlanRejected
 from solver.limits import Handles, Limits, finish_day, plan_vendors
-from solver.milp.backends import DEFAULT_BACKEND
 from solver.milp.build import build_milp
 from solver.milp.decompose import choices_by_job, fix_choice
 from solver.milp.extract import extract_plan
 from solver.milp.solution import OPTIMALITY_GAP, NoSolution, Solution
-from solver.milp.solve import solve_milp
 from solver.milp.work import grain_work
 from solver.model.catalog import Catalog
 from solver.model.plan import Plan

@@ -14,3 +14,4 @@ from tests.builders import HANG_SECONDS
 
 os.environ["GPUPLAN_MAX_SECONDS"] = str(HANG_SECONDS)   # assigned, not defaulted: a shell's own value must not leak in
 os.environ["GPUPLAN_HEARTBEAT_SECONDS"] = "0"   # no progress lines: their count depends on speed
+os.environ.pop("GPUPLAN_EXPERIMENTAL", None)   # the default solve path (solver.engine.switches): a shell's switch must not change answers

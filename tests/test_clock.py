@@ -79,7 +79,7 @@ def test_a_command_whose_start_up_spent_its_budget_starts_no_solve(monkeypatch, 
 
     from solver.cli import app
     from solver.clock import COMMAND
-    from solver.milp import solve as solve_module
+    from solver.engine import solve as solve_module
 
     solves = []
     monkeypatch.setattr(solve_module, "solve_once", lambda *a, **k: solves.append(1))

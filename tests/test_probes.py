@@ -170,3 +170,38 @@ def test_the_engine_builds_one_instance_and_one_model(monkeypatch):
         eng.probe(eng.leave_out(offer))
         eng.probe(eng.force(offer))
     assert built == {"instance": 1, "milp": 1}
+
+
+def _stack_cases():
+    from tests.milp.test_stacks import _cheaper_cann, _two_stacks
+    yield _two_stacks()
+    yield _cheaper_cann()
+    yield _cheaper_cann(stacks=["cuda"])
+    for path in ("problems/seed-7b-200b-30d.yaml", "problems/hybrid-burst.yaml"):
+        yield load_problem(ROOT / path)
+
+
+@pytest.mark.parametrize("case", range(5))
+def test_the_engine_plan_is_solve_problems_plan(case):
+    """Probes.plan() (the solve command's path) returns what solver.api.solve_problem returns:
+    same cost, schedule and stack-switch note, on problems with and without a switch of stack."""
+    prob, cat = list(_stack_cases())[case]
+    mine, theirs = Probes(prob, cat).plan(), api.solve_problem(prob, cat)
+    assert mine.total_cost == theirs.total_cost
+    assert mine.schedule == theirs.schedule
+    assert mine.stack_switch == theirs.stack_switch
+
+
+def test_a_relaxed_probe_is_the_lp_relaxation_and_puts_integrality_back():
+    from solver.probes import Relaxed
+    prob, cat = load_problem(ROOT / "problems" / "seed-13b-100b.yaml")
+    eng = Probes(prob, cat)
+    eng.solve_base()
+    before = _proto(eng.milp)
+    known = len(eng.known)
+    lp = eng.probe(Relaxed("LP", False), verify=False, backend="highs")
+    inst = api.build_instance(prob, cat)
+    want = api.solve_milp(api.build_milp(inst, relax=True), backend="highs").objective
+    assert lp.plan is None and lp.solution.objective == pytest.approx(want, rel=1e-9)
+    assert lp.solution.objective <= eng.base.cost + 1e-6
+    assert _proto(eng.milp) == before and len(eng.known) == known  # no LP point kept as a start

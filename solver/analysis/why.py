@@ -43,6 +43,8 @@ from solver.errors import Infeasible
 from solver.model.catalog import Catalog, Offer
 from solver.model.plan import Plan
 from solver.model.problem import Problem
+from solver.probes import Probes, Relaxed, VarBounds
+from solver.rows import ROWS
 
 CODES = ("price", "memory", "power", "lead_time", "availability", "residency", "deadline", "fabric")
 STOCK_RAISE = 8
@@ -72,6 +74,8 @@ class Alternative:
     cost: float | None = None       # total cost of the best plan forced onto it (None: no such plan)
     delta: float | None = None      # cost − the optimum's cost
     determined: bool = True         # False: a solve ran out of time
+    low: float | None = None        # not determined: the least the forced plan can cost (the solve's bound)
+    high: float | None = None       # not determined: the cost of the forced plan it found (None: none)
 
     @property
     def label(self) -> str:
@@ -143,47 +147,45 @@ class Why:
 
 def why(problem: Problem, catalog: Catalog, *, k: int = 3, backend: str = DEFAULT_BACKEND,
         time_limit: float | None = None, gap: float | None = None, plan: Plan | None = None,
-        max_seconds: float | None = None) -> Why:
+        max_seconds: float | None = None, probes: Probes | None = None) -> Why:
     """Best k runners-up per job with the reason each lost, and the binding limits' re-solve deltas.
 
     `plan`: the optimum when the caller already has it (solve --why); solved here otherwise.
+    `probes`: the engine that plan came from (solve --why: its model and its bound are reused;
+    its clock, the command's, bounds the run).
     `max_seconds`: the whole run's budget; each solve gets at most what is left of it, and
     what is left unsolved is reported as not analysed (a user's run took 13 min with
     --time-limit 20, which bounds each solve, not their number).
     Raises Infeasible when the problem itself has no plan.
     """
-    from solver.api import build, solve_problem
+    from solver.api import solve_problem
 
     start = time.perf_counter()
-    inst, milp = build(problem, catalog)  # the one Instance and model; each forced runner-up is a bound delta on it
+    clock = RunClock(time_limit, None if max_seconds is None else start + max_seconds, least=0.0)
+    # the one Instance and model (solver.probes); each forced runner-up is a probe on it
+    if probes is None or probes.base is None or plan is None:
+        probes = Probes(problem, catalog, backend=backend, gap=gap, clock=clock)
     if plan is None and problem.preferences:
         plan = solve_problem(problem, catalog, backend=backend, time_limit=time_limit, gap=gap,
                              max_seconds=max_seconds)  # the optimum's solve is part of the budget too
     elif plan is None:
-        plan = _base_plan(inst, milp, backend, time_limit, gap, max_seconds)
-    ctx = _Ctx(problem, catalog, inst, plan, backend, time_limit, gap,
-               None if max_seconds is None else start + max_seconds, milp)
+        plan = _base_plan(probes)
+    ctx = _Ctx(problem, catalog, plan, probes)
+    ROWS.expect(None)
     jobs = [ctx.job(j.name, k) for j in problem.jobs]
     levers = [ctx.lever(b) for b in plan.binding]
     return Why(problem.name, plan.total_cost, plan.currency, k, jobs, [lv for lv in levers if lv is not None],
                time.perf_counter() - start, ctx.notes)
 
 
-def _base_plan(inst, milp, backend, time_limit, gap, max_seconds) -> Plan:
+def _base_plan(probes: Probes) -> Plan:
     """The optimum on the built model, as solve_problem finds it for a problem without preferences
-    (the same Instance, model and solve_built), within the run's budget."""
-    from solver.api import explain_quick, solve_built
-
-    stranded = [job.name for job in inst.problem.jobs if not any(o.job == job.name for o in inst.options)]
-    if stranded:  # as solve_problem says it
-        raise Infeasible(f"no offer can carry job {', '.join(stranded)}", reasons=explain_quick(inst))
-    clock = RunClock.starting_now(time_limit, max_seconds, least=0.0)
+    (the same Instance, model and solve), within the run's budget."""
     try:
-        limit = clock.next_limit()
+        return probes.solve_base()
     except OutOfTime:
         raise Infeasible("no plan found (not proven infeasible): the run's time (--max-seconds) ran out "
                          "before the solve could start", reasons=["raise --max-seconds"], proven=False) from None
-    return solve_built(inst, milp, backend=backend, time_limit=limit, gap=gap, more_time=clock.more_time)
 
 
 def groups(inst) -> dict[tuple[str, str, str, str], list[str]]:
@@ -206,12 +208,12 @@ def force_job(job: str, keys: set[str]):
 
 
 class _Ctx:
-    def __init__(self, problem, catalog, inst, plan, backend, time_limit, gap, deadline=None, milp=None) -> None:
-        self.problem, self.catalog, self.inst, self.plan = problem, catalog, inst, plan
-        self.milp = milp  # the built model the forced runners-up are solved on (bound deltas), when given
-        self.backend, self.gap = backend, gap
-        self.clock = RunClock(time_limit, deadline, least=0.0)
-        self.groups = groups(inst)
+    def __init__(self, problem, catalog, plan, probes: Probes) -> None:
+        self.problem, self.catalog, self.inst, self.plan = problem, catalog, probes.inst, plan
+        self.probes, self.milp = probes, probes.milp  # the built model the forced runners-up are probes on
+        self.backend, self.gap = probes.backend, probes.gap
+        self.clock = probes.clock
+        self.groups = groups(self.inst)
         self.notes: list[str] = []
 
     @property
@@ -271,7 +273,8 @@ class _Ctx:
                 skipped_from = min(skipped_from, bounds[i])
                 continue
             group, offers, keys = candidates[i]
-            solved.append(self._forced(name, group, offers, keys))
+            solved.append(alt := self._forced(name, group, offers, keys))
+            ROWS.announce(f"{name}: {alt.label} — {alt.text}")
         feasible = sorted((a for a in solved if a.cost is not None), key=_rank)
         undecided = sorted((a for a in solved if a.cost is None and not a.determined), key=_rank)
         infeasible = sorted((a for a in solved if a.cost is None and a.determined), key=_rank)
@@ -282,27 +285,22 @@ class _Ctx:
         return JobWhy(name, used, (feasible + undecided)[:k], considered, infeasible, out, len(feasible))
 
     def _lp_bounds(self, name: str, key_sets: list[set[str]]) -> list[float | None]:
-        """LP relaxation bound of each forced model (None: the LP is infeasible, or no time); one
-        relaxed model, the job's replicas outside each candidate bounded to 0 in turn."""
-        from solver.api import build_milp
-
+        """LP relaxation bound of each forced model (None: the LP is infeasible, or no time): probes
+        on the one model, relaxed, the job's replicas outside each candidate bounded to 0 in turn."""
         if len(key_sets) <= 1:
             return [None] * len(key_sets)
-        milp = build_milp(self.inst, relax=True)
-        mine = [(milp.inst.options[i].config, var) for (i, _), var in milp.replicas.items()
-                if milp.inst.options[i].job == name]
+        mine = [(self.inst.options[i].config, var) for (i, _), var in self.milp.replicas.items()
+                if self.inst.options[i].job == name]
         out: list[float | None] = []
         for keys in key_sets:
-            saved = [(var, var.upper_bound) for config, var in mine if config not in keys]
-            for var, _ in saved:
-                var.upper_bound = 0
+            outside = [var for config, var in mine if config not in keys]
             try:
-                out.append(solve_milp(milp, backend="highs", time_limit=self.time_limit).objective)
-            except (NoSolution, _OutOfBudget):
-                out.append(None)
-            finally:
-                for var, upper in saved:
-                    var.upper_bound = upper
+                answer = self.probes.probe(Relaxed("LP relaxation", False), VarBounds("forced", True, outside, upper=0.0),
+                                           verify=False, backend="highs")
+            except OutOfTime:
+                answer = None
+            ok = answer is not None and answer.solution is not None and answer.status == "optimal"
+            out.append(answer.solution.objective if ok else None)
         return out
 
     def _excluded(self, name: str, group, offers: list[str], reasons: list[Exclusion]) -> Alternative:
@@ -350,41 +348,41 @@ class _Ctx:
         except _OutOfBudget:
             alt.code, alt.determined = "price", False
             alt.text = "not analysed: the run's time budget ran out (raise --max-seconds)"
-        except _Undetermined:
+        except _Undetermined as exc:
             alt.code, alt.determined = "price", False
+            alt.low, alt.high = exc.low, exc.high
             alt.text = f"not determined within the time limit (raise {self.clock.more_time})"
+            if exc.high is not None:  # an interval: from what the solve proved to the plan it found
+                base, cur = self.plan.total_cost, self.problem.currency
+                alt.text = (f"dearer by {max(exc.low - base, 0.0):,.0f} to {exc.high - base:,.0f} {cur} "
+                            f"(not proven within the time; raise {self.clock.more_time})")
         return alt
 
     def _solve_forced(self, name: str, keys: set[str]) -> float | None:
-        """Cost of the verified plan with job `name` only on `keys`; None when proven infeasible.
+        """Cost of the verified plan with job `name` only on `keys`; None when proven infeasible;
+        _Undetermined (with the interval the solve reached) when the time ran out first.
 
-        A probe, not a rebuild: on the one built model, the job's replicas outside `keys` get an
-        upper bound of 0 for this solve (the same plans as the row `Why-<job>-only` allows), then
-        their bounds are put back. With preferences (weighed by re-solves in solve_problem), or
-        without a built model, the problem is solved whole with that row."""
-        from solver.api import solve_built
-
-        if self.milp is None or self.problem.preferences:
+        A probe, not a rebuild (solver.probes): on the one built model, the job's replicas outside
+        `keys` get an upper bound of 0 for this solve (the same plans as the row `Why-<job>-only`
+        allows), then their bounds are put back; it starts from any plan found so far that meets
+        it and is bounded below by the optimum. With preferences (weighed by re-solves in
+        solve_problem) the problem is solved whole with that row."""
+        if self.problem.preferences:
             return self._solve(self.problem, constrain=force_job(name, keys))
         milp = self.milp
         outside = [var for (i, _), var in milp.replicas.items()
                    if milp.inst.options[i].job == name and milp.inst.options[i].config not in keys]
-        saved = [(var, var.upper_bound) for var in outside]
-        limit = self.time_limit
-        for var, _ in saved:
-            var.upper_bound = 0
         try:
-            plan = solve_built(self.inst, milp, backend=self.backend, time_limit=limit, gap=self.gap)
-        except Infeasible as exc:
-            if not exc.proven:
-                raise _Undetermined(str(exc)) from None
+            answer = self.probes.probe(VarBounds(f"job {name} only on {sorted(keys)}", True, outside, upper=0.0))
+        except OutOfTime:
+            raise _OutOfBudget() from None
+        if answer.status == "infeasible":
             return None
-        finally:
-            for var, upper in saved:
-                var.upper_bound = upper
-        if plan.status != "optimal" and (self.gap is None or plan.gap > self.gap + 1e-9):
-            raise _Undetermined(f"stopped at a {plan.gap:.1%} gap")
-        return plan.total_cost
+        if answer.plan is None or (answer.status != "optimal"
+                                   and (self.gap is None or answer.plan.gap > self.gap + 1e-9)):
+            raise _Undetermined(answer.why or f"stopped at a {answer.plan.gap:.1%} gap",
+                                answer.low, answer.cost)
+        return answer.plan.total_cost
 
     def _elastic(self, alt: Alternative, keys: set[str]) -> None:
         """Name the row family whose slack the forced model needs, with the amount."""
@@ -468,7 +466,12 @@ class _Ctx:
 
 
 class _Undetermined(Exception):
-    """A solve stopped at its time limit without a plan or a proof."""
+    """A solve stopped at its time limit without a plan or a proof: `low` what it proved, `high`
+    the cost of the plan it found (None: none)."""
+
+    def __init__(self, message: str = "", low: float | None = None, high: float | None = None) -> None:
+        super().__init__(message)
+        self.low, self.high = low, high
 
 
 class _OutOfBudget(_Undetermined):

@@ -252,9 +252,19 @@ def working(message: str) -> Iterator[None]:
     def heard(incumbent: float | None, bound: float | None) -> None:
         latest["text"] = " — " + ", ".join(_solve_words(incumbent, bound, gap=True))
 
+    def row(words: str, done: int, expected: int | None) -> None:
+        err.print(f"  {_count(done, expected)} {words}", markup=False, highlight=False)
+        latest["rows"] = f", {_count(done, expected)} rows"
+
+    latest["rows"] = ""
     with err.status(message) as status, _listening(
-            0.5, lambda: status.update(f"{message} ({time.perf_counter() - start:.0f} s){latest['text']}"), heard):
+            0.5, lambda: status.update(f"{message} ({time.perf_counter() - start:.0f} s{latest['rows']})"
+                                       f"{latest['text']}"), heard, row):
         yield
+
+
+def _count(done: int, expected: int | None) -> str:
+    return f"{done}/{expected}" if expected else f"{done}"
 
 
 def _solve_words(incumbent: float | None, bound: float | None, *, gap: bool) -> list[str]:
@@ -268,11 +278,12 @@ def _solve_words(incumbent: float | None, bound: float | None, *, gap: bool) -> 
 
 
 @contextmanager
-def _listening(every: float, show, heard) -> Iterator[None]:
-    """While the block runs: `show()` every `every` seconds from a thread, and the running solve's
+def _listening(every: float, show, heard, row) -> Iterator[None]:
+    """While the block runs: `show()` every `every` seconds from a thread, the running solve's
     best plan and bound handed to `heard` (solver.api.PROGRESS: loaded by the commands that solve,
-    not by --help)."""
+    not by --help), and each table row an analysis determines handed to `row` (solver.rows)."""
     from solver.api import PROGRESS
+    from solver.rows import ROWS
 
     stop = threading.Event()
 
@@ -280,11 +291,11 @@ def _listening(every: float, show, heard) -> Iterator[None]:
         while not stop.wait(every):
             show()
     threading.Thread(target=tick, daemon=True).start()
-    PROGRESS.listener = heard
+    PROGRESS.listener, ROWS.listener = heard, row
     try:
         yield
     finally:
-        PROGRESS.listener = None
+        PROGRESS.listener = ROWS.listener = None
         stop.set()
 
 
@@ -314,5 +325,9 @@ def _heartbeat(message: str) -> Iterator[None]:
     def show() -> None:
         err.print(f"{message}: {time.perf_counter() - start:.0f} s{latest['text']}", markup=False)
 
-    with _listening(every, show, heard):
+    def row(words: str, done: int, expected: int | None) -> None:  # a row as soon as it is known
+        err.print(f"{message}: {time.perf_counter() - start:.0f} s, row {_count(done, expected)}: {words}",
+                  markup=False)
+
+    with _listening(every, show, heard, row):
         yield

@@ -92,7 +92,7 @@ def solve(problem: ProblemFile,
         options = {"backend": backend.value, "time_limit": time_limit, "gap": gap}
         try:
             with working(f"solving {problem.name} ({backend.value})"):
-                plan = _plan(prob, cat, objective.value, export_mps, run, options)
+                plan, probes = _plan(prob, cat, objective.value, export_mps, run, options)
         except Infeasible as exc:
             if exc.proven and explain:
                 announce_infeasible(exc)  # the verdict at once; the search for relaxations takes longer
@@ -102,7 +102,7 @@ def solve(problem: ProblemFile,
             raise
         with working("margin, and the robust plan if asked: how much slower each job may run"):
             plan = with_margins(prob, cat, plan, robust=robust, clock=run, **options)
-        explained = _why(prob, cat, plan, why_k, run, options) if why else None
+        explained = _why(prob, cat, plan, why_k, run, options, probes) if why else None
         written = files.write(plan, prob, cat, why=explained.to_dict() if explained else None)
         compared = _baselines(prob, cat, run, options) if baselines else None
         if as_json:
@@ -113,13 +113,15 @@ def solve(problem: ProblemFile,
 
 
 def _plan(prob, cat, objective: str, export_mps: Path | None, run: RunClock, options: dict):
-    """The min_cost plan (api.solve_problem), or the earliest-finishing one within the budget."""
-    from solver.api import solve_problem
-
+    """The min_cost plan (the probe engine's base: what api.solve_problem gives, on a model the
+    analyses after it reuse), or the earliest-finishing one within the budget."""
     if objective == "min_time":
         from solver.analysis.min_time import min_time_plan
-        return min_time_plan(prob, cat, max_seconds=run.left(), **options)
-    return solve_problem(prob, cat, export_mps=export_mps, max_seconds=run.left(), **options)
+        return min_time_plan(prob, cat, max_seconds=run.left(), **options), None
+    from solver.probes import Probes
+
+    probes = Probes(prob, cat, backend=options["backend"], gap=options["gap"], clock=run)
+    return probes.plan(export_mps), probes
 
 
 def _explanation(prob, cat, backend: str, time_limit: float | None, max_seconds: float | None) -> dict:
@@ -129,10 +131,10 @@ def _explanation(prob, cat, backend: str, time_limit: float | None, max_seconds:
                                   max_seconds=max_seconds).to_dict()
 
 
-def _why(prob, cat, plan, k: int, run: RunClock, options: dict):
+def _why(prob, cat, plan, k: int, run: RunClock, options: dict, probes=None):
     from solver.analysis.why import why as why_plan
     with working("why: forcing the runners-up"):
-        return why_plan(prob, cat, k=k, plan=plan, max_seconds=run.left(), **options)
+        return why_plan(prob, cat, k=k, plan=plan, max_seconds=run.left(), probes=probes, **options)
 
 
 def _baselines(prob, cat, run: RunClock, options: dict) -> list:

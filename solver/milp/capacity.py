@@ -180,7 +180,7 @@ def discount_rows(key: str, t: int) -> tuple[str, str, str]:
 def discount_table(milp: Milp) -> np.ndarray:
     """(v, x, y, row le, row cap, row min) per volume discount of a built model, by index: what
     the LP relaxation's child process needs to give every discount in full
-    (solver.milp.relaxation.full_discount). Here, not there: the child reads the model alone
+    (solver.engine.relaxation.full_discount). Here, not there: the child reads the model alone
     and never imports this module."""
     rows = []
     for (key, t), v in milp.full_price.items():

@@ -19,6 +19,11 @@ from ortools.linear_solver.python import model_builder as mb
 from solver.milp.instance import Instance
 
 COST_PARTS = ("gpu_rent", "interconnect", "platform_fee", "storage", "egress", "volume_discount")
+BIG_MODEL_VARIABLES = 20_000
+"""A model of at least this many variables is big: the solve engine plans it in steps
+(solver.engine.warmstart.WARM_START_VARIABLES, whose measurements are there) and the
+formulation leaves out the rows that only pay off in a solve to a proof (solver.milp.cover).
+Here, below both, so the formulation reads it without importing the engine."""
 
 
 @dataclass(frozen=True)

@@ -48,15 +48,14 @@ from ortools.linear_solver.python import model_builder as mb
 
 from solver.milp.assignment import node_share
 from solver.milp.capacity import discounted_variable
-from solver.milp.core import Milp
-from solver.milp.warmstart import WARM_START_VARIABLES
+from solver.milp.core import BIG_MODEL_VARIABLES, Milp
 from solver.milp.work import work_coefficients
 
 DIVISORS = 10
 """How many distinct coefficients (largest first) serve as a divisor W, one cut each.
 Measured with HiGHS, median seconds to the proven optimum over six random seeds
 (debug-then-train, seed-13b-100b; hybrid-burst over three), with presolve's doubleton
-rule and aggregator off (solver.milp.highs_options): one divisor 9.3, 2.3, 1.3 s; ten
+rule and aggregator off (solver.engine.highs_options): one divisor 9.3, 2.3, 1.3 s; ten
 5.5, 1.9, 1.2 s. (With only the doubleton rule off one divisor had been better on
 seed-13b-100b, 1.5 against 2.5 s.)"""
 GRID = 1000
@@ -71,12 +70,12 @@ equally cheap plans the bundled problems get (their golden answers)."""
 def add_cover_cuts(milp: Milp) -> None:
     """Rows `Cover-<job>-<k>` (names kept per job in milp.cover, for solver.milp.work.add_work_slack).
 
-    Only below WARM_START_VARIABLES: big models are not solved to a proof in a time limit,
+    Only below BIG_MODEL_VARIABLES: big models are not solved to a proof in a time limit,
     and there the rows slowed the first plans: the 300 × 60 × 20 synthetic instance (seed 1,
     60 s, twice each, identical) ended at 3,077,985 CNY with them, 2,755,072 without, with
     the same bound; the medium one reached 1% in 9.0 s with them, 11.2 s without (one divisor,
     doubleton rule off only)."""
-    if milp.model.num_variables >= WARM_START_VARIABLES:
+    if milp.model.num_variables >= BIG_MODEL_VARIABLES:
         return
     inst = milp.inst
     by_job: dict[str, dict[str | None, list[int]]] = defaultdict(lambda: defaultdict(list))

@@ -5,11 +5,10 @@ from __future__ import annotations
 
 from collections import defaultdict
 
-from solver.milp.registry import binding_limits
 from solver.milp.capacity import discounted_variable
+from solver.milp.registry import binding_limits
 from solver.milp.site import chosen
-from solver.milp.solution import Solution
-from solver.milp.tiebreak import UNPROVEN
+from solver.milp.solution import UNPROVEN, Solution
 from solver.model.ledger import cash_flow, job_rentals, rental_use
 from solver.model.plan import (Allocation, Assignment, Contract, ExchangeRatesUsed, JobResult, Plan, Rental,
                                Schedule)
@@ -55,7 +54,7 @@ def _rates(inst) -> ExchangeRatesUsed | None:
 
 def _tie_warning(sol: Solution) -> list[str]:
     """A tie-break that ran out of time: the plan is still of the optimal cost, but another plan of
-    that cost may finish sooner or rent less (solver.milp.tiebreak), so a re-run may differ."""
+    that cost may finish sooner or rent less (solver.engine.tiebreak), so a re-run may differ."""
     if sol.tie_break != UNPROVEN:
         return []
     return ["tie-break not proven in its time: another plan of the same cost may finish sooner or rent "

@@ -25,7 +25,7 @@ interchangeable, so job number i (in a fixed order) only goes into slots 0..i an
 open slots come first — every packing can be relabelled that way.
 Rows `Pack-<o>-<t>-…`.
 
-The rows are added lazily (solver.milp.solve re-solves then): they cost a lot (large
+The rows are added lazily (solver.engine.solve re-solves then): they cost a lot (large
 synthetic instance: 61k variables instead of 45k, and a 60-s solve ended at a 24% gap
 instead of 1.6%), and a plan rarely needs them. A cell is checked by placing the
 bundles first-fit decreasing and the other groups into their leftovers, largest first:
@@ -45,13 +45,6 @@ from ortools.linear_solver.python import model_builder as mb
 
 from solver.milp.assignment import node_share
 from solver.milp.core import Milp
-
-REPAIR_SECONDS = 10.0
-"""Most time for the repair of a plan whose single-node jobs do not fit (solver.milp.repair;
-its solve stops at repair.REPAIR_GAP, usually well under a second). Here, beside the check
-that finds such plans, because the big-model strategy (solver.milp.big) keeps this much of
-its time back for a repair too, and the repair sits above it."""
-
 
 @dataclass(frozen=True)
 class Bundle:

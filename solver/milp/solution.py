@@ -1,10 +1,16 @@
 """What a solve of the MILP gives: the variables' values with the solver's bound (`Solution`),
 or `NoSolution`.
 
-Why a module of its own: the solve loop (solver.milp.solve), the backend calls and the
+Why a module of its own: the solve loop (solver.engine.solve), the backend calls and the
 repair of a plan that does not pack all make or read solutions, and the plan's extraction
 and the analyses read them; with the types here, below all of those, they import in one
 direction only.
+
+Why in solver.milp, not the solve engine (solver.engine) that makes them: a Solution is the
+model's variables read at their values, nothing of how they were found, and the formulation
+reads it: each constraint family's binding reader (solver.milp.binding, a part of its
+solver.milp.registry entry) and the plan's extraction (solver.milp.extract). The engine
+imports the formulation, never the reverse, so the type sits on the formulation's side.
 """
 
 from __future__ import annotations
@@ -17,6 +23,15 @@ from solver.milp.core import COST_PARTS, Milp
 
 OPTIMALITY_GAP = 1e-4
 """A plan is called optimal only when proven within this relative gap (the solvers' default)."""
+
+
+PROVEN, UNPROVEN, SKIPPED, NOT_APPLIED = "proven", "not proven", "proven without re-solve", "not applied"
+"""What Solution.tie_break says (solver.engine.tiebreak sets it): the re-solve proved the
+earliest finish and fewest rentals at the optimal cost (contracts and fabric domains as the
+first plan chose them); it stopped at its node or time limit with the best plan found; the
+bound of tiebreak._finish_floor proved it without a re-solve; no tie-break (the cost is not
+proven optimal). Here, beside the field, so that the plan's extraction (solver.milp.extract)
+reads them without importing the engine."""
 
 
 class NoSolution(Exception):
@@ -39,7 +54,7 @@ class Solution:
     backend: str
     values: dict[int, float]    # variable index → value
     integral: bool = True       # False: the values are an LP relaxation's
-    tie_break: str = "not applied"  # solver.milp.tiebreak: proven, not proven, ...
+    tie_break: str = NOT_APPLIED  # solver.engine.tiebreak: PROVEN, UNPROVEN, ...
 
     def value(self, var: mb.Variable) -> float:
         return self.values.get(var.index, 0.0)

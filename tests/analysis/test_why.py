@@ -335,4 +335,4 @@ def test_runners_up_are_probes_on_one_built_model(monkeypatch):
     forced = [a for j in result.jobs for a in j.alternatives]
     assert forced and all(a.cost is not None for a in forced)
     assert counts["instance"] == 1 + len(result.binding)   # the levers edit the problem: one each, for now
-    assert counts["model"] == 2 + len(result.binding)      # the exact model and the LP bounds' relaxation
+    assert counts["model"] == 1 + len(result.binding)      # the LP bounds are probes on the same model, relaxed

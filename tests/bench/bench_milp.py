@@ -30,8 +30,8 @@ with and without exact pruning (solver.milp.prune) and solved by HiGHS both ways
 after the other, and one row gives the options before and after, both solve times, their
 ratio and whether the optima agree.
 
---rcfix-compare does the same for reduced-cost fixing (solver.milp.rcfix), with the calls
-solver.milp.run makes for it: the LP relaxation's duals and a first plan are timed, the
+--rcfix-compare does the same for reduced-cost fixing (solver.engine.experimental.rcfix), with the calls
+solver.engine.run makes for it: the LP relaxation's duals and a first plan are timed, the
 integer variables fixed and narrowed are counted, and HiGHS solves the model three ways, one
 after the other: as it is (`plain_s`), from the first plan (`start_s`) and from the first
 plan with the fixed bounds (`fixed_s`). `ratio` is (LP + first plan + fixed) ÷ plain, what
@@ -70,16 +70,17 @@ ROOT = Path(__file__).resolve().parents[2]
 if str(ROOT) not in sys.path:  # run as a script from anywhere
     sys.path.insert(0, str(ROOT))
 
+from solver.engine import big, switches  # noqa: E402
+from solver.engine.backends import mathopt_once, result_values  # noqa: E402
+from solver.engine.backends import BACKENDS  # noqa: E402
+from solver.engine.experimental import rcfix  # noqa: E402
+from solver.engine.export import to_mathopt  # noqa: E402
+from solver.engine.solve import solve_milp  # noqa: E402
 from solver.load import load_catalog, load_problem  # noqa: E402
-from solver.milp import big, rcfix  # noqa: E402
-from solver.milp.backends import mathopt_once, result_values  # noqa: E402
 from solver.milp.build import build_milp  # noqa: E402
 from solver.milp.core import Milp  # noqa: E402
-from solver.milp.export import to_mathopt  # noqa: E402
 from solver.milp.instance import Instance, build_instance, fabric_domain  # noqa: E402
-from solver.milp.backends import BACKENDS  # noqa: E402
 from solver.milp.solution import NoSolution  # noqa: E402
-from solver.milp.solve import solve_milp  # noqa: E402
 from solver.model.catalog import Catalog, Datacenter, Offer  # noqa: E402
 from solver.model.problem import Job, ModelSpec, Problem  # noqa: E402
 
@@ -367,20 +368,21 @@ def _lp_once(relaxed: Milp, time_limit: float, options: str) -> tuple[str, float
 
 
 COLD = "highs-cold"
-"""Pseudo-backend: HiGHS on the whole model without the first plan of solver.milp.warmstart,
+"""Pseudo-backend: HiGHS on the whole model without the first plan of solver.engine.warmstart,
 to measure in one run what that plan is worth."""
 
 
 LAGRANGE = "highs-lagrange"
-"""Pseudo-backend: HiGHS with the Lagrangian bound (solver.milp.lagrange) beside a big model in
-place of the LP relaxation, to compare the two in one run."""
+"""Pseudo-backend: HiGHS with the Lagrangian bound (solver.engine.experimental.lagrange) beside a big model in
+place of the LP relaxation (GPUPLAN_EXPERIMENTAL=lagrange for its solves), to compare the two in one run."""
 
 
 def solve_row(milp: Milp, backend: str, time_limit: float, gap: float | None) -> dict:
     """Solve the way solver.api does: the full MILP."""
     start = time.perf_counter()
-    threshold = big.LAGRANGE_VARIABLES
-    big.LAGRANGE_VARIABLES = 0 if backend == LAGRANGE else threshold
+    switch = os.environ.get(switches.ENV)
+    if backend == LAGRANGE:
+        os.environ[switches.ENV] = ",".join(filter(None, [switch, "lagrange"]))
     try:
         sol = solve_milp(milp, backend="highs" if backend in (COLD, LAGRANGE) else backend, time_limit=time_limit,
                          gap=gap, warm_start=backend != COLD, tiebreak=True)
@@ -391,7 +393,10 @@ def solve_row(milp: Milp, backend: str, time_limit: float, gap: float | None) ->
         return dict(status="error", solve_s=time.perf_counter() - start,
                     note=f"{type(exc).__name__}: {exc}".splitlines()[0][:120])
     finally:
-        big.LAGRANGE_VARIABLES = threshold
+        if switch is None:
+            os.environ.pop(switches.ENV, None)
+        else:
+            os.environ[switches.ENV] = switch
     return dict(status=sol.status, objective=sol.objective, bound=sol.bound, gap=sol.gap, solve_s=sol.seconds)
 
 

@@ -3,7 +3,7 @@
 40 synchronous jobs of 2-7 GPU-days (seeded), each in a window of 1-3 days within 10 days,
 on 5 hourly ethernet offers of 8-GPU nodes (5.0-7.0 CNY/GPU-h, 8 nodes each). Across
 ethernet nodes such a job runs at 0.6, so each wants one node, and the first plan (nodes
-counted, not placed) usually does not fit; solver.milp.solve then adds slot rows, repairs
+counted, not placed) usually does not fit; solver.engine.solve then adds slot rows, repairs
 that plan and solves again from it. Prints, per time limit, the plan's status, cost, bound
 and seconds. Not a test: nothing is asserted.
 

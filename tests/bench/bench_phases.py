@@ -12,7 +12,7 @@ on a model a tenth the size), so "optimum found at" is the number to move; the r
 it is not (a large root gap) need a stronger bound instead (tests/bench/HISTORY.md,
 2026-12-06 "Why the suite is slow").
 
-Milestones come from HiGHS' branch-and-bound log lines (solver.milp.progress), which HiGHS
+Milestones come from HiGHS' branch-and-bound log lines (solver.engine.progress), which HiGHS
 prints at intervals, so they are read to a tenth of a second or so. It never asserts on
 time, and pytest ignores tests/bench.
 
@@ -32,11 +32,11 @@ ROOT = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT))
 
 from solver.api import build  # noqa: E402
+from solver.engine.progress import PROGRESS  # noqa: E402
+from solver.engine.solve import solve_milp  # noqa: E402
+from solver.engine.tiebreak import break_ties  # noqa: E402
 from solver.load import load_problem  # noqa: E402
-from solver.milp.progress import PROGRESS  # noqa: E402
 from solver.milp.solution import OPTIMALITY_GAP  # noqa: E402
-from solver.milp.solve import solve_milp  # noqa: E402
-from solver.milp.tiebreak import break_ties  # noqa: E402
 
 
 @dataclass

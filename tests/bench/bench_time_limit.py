@@ -1,7 +1,7 @@
 """How well `--time-limit` holds: wall seconds of `solve_problem` against the limit, per input.
 
 The limit bounds each solve, packing rounds and the tie-break included; the repair of a plan
-that does not pack may run REPAIR_FLOOR seconds past it (solver.milp.repair). Loading and
+that does not pack may run REPAIR_FLOOR seconds past it (solver.engine.repair). Loading and
 building the model come before the clock and are printed apart. Prints one line per input:
 build seconds, solve seconds, the ratio to the limit, and the outcome. Not a test: nothing is
 asserted (the seconds depend on the machine); the history is in tests/bench/HISTORY.md.

@@ -38,15 +38,15 @@ ROOT = Path(__file__).resolve().parents[2]
 if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))
 
+from solver.engine import backends, switches  # noqa: E402
+from solver.engine.export import to_mathopt  # noqa: E402
+from solver.engine.progress import PROGRESS, _number  # noqa: E402  (HiGHS' log numbers, read as the CLI reads them)
+from solver.engine.solve import solve_milp  # noqa: E402
+from solver.engine.tiebreak import break_ties  # noqa: E402
 from solver.load import load_problem  # noqa: E402
-from solver.milp import backends  # noqa: E402
 from solver.milp.build import build_milp  # noqa: E402
-from solver.milp.export import to_mathopt  # noqa: E402
 from solver.milp.instance import build_instance  # noqa: E402
-from solver.milp.progress import PROGRESS, _number  # noqa: E402  (HiGHS' log numbers, read as the CLI reads them)
 from solver.milp.solution import OPTIMALITY_GAP, NoSolution  # noqa: E402
-from solver.milp.solve import solve_milp  # noqa: E402
-from solver.milp.tiebreak import break_ties  # noqa: E402
 from tests.bench import user_like  # noqa: E402
 
 EXTRA = tuple(ROOT / "tests" / "bench" / "problems" / f"issue33-2job-45d{tail}.yaml" for tail in ("", "-storage"))
@@ -61,7 +61,7 @@ FAMILIES = {  # variable name prefix → family, for --attribution
 class Heard:
     """Plans and root bounds HiGHS' log showed during one solve, with the seconds since `start`.
 
-    Read from the log lines themselves (solver.milp.backends' callback, wrapped while the
+    Read from the log lines themselves (solver.engine.backends' callback, wrapped while the
     suite runs), because the nodes-explored column tells the root node's lines from the rest:
     `root_lp` is the first positive dual bound (the root LP after presolve), `root` the last
     bound while no node was explored yet (after the root's cuts)."""
@@ -233,16 +233,27 @@ def markdown(rows: list[dict], columns: list[str]) -> str:
 
 
 def _flag(text: str):
-    """`solver.milp.cover.LIFT_DISCOUNTS` → (the module, `LIFT_DISCOUNTS`, (False, True));
-    `…warmstart.WARM_START_VARIABLES=20000,0` → the two values given (off, on)."""
+    """`solver.milp.cover.LIFT_DISCOUNTS` → (a setter of `LIFT_DISCOUNTS` in its module, (False, True));
+    `…warmstart.WARM_START_VARIABLES=20000,0` → the two values given (off, on);
+    `GPUPLAN_EXPERIMENTAL=fixopt` → the experimental switch (solver.engine.switches) unset, then set."""
     import ast
     import importlib
     path, _, values = text.partition("=")
+    if path == switches.ENV:
+        return _set_switch, (None, values)
     module, _, flag = path.rpartition(".")
     states = tuple(ast.literal_eval(v) for v in values.split(",")) if values else (False, True)
     if len(states) != 2:
         raise SystemExit(f"--toggle {text}: give two values, off and on (e.g. =20000,0)")
-    return importlib.import_module(module), flag, states
+    return (lambda state: setattr(importlib.import_module(module), flag, state)), states
+
+
+def _set_switch(methods: str | None) -> None:
+    """GPUPLAN_EXPERIMENTAL set to `methods`, or unset (None): the default solve."""
+    if methods is None:
+        os.environ.pop(switches.ENV, None)
+    else:
+        os.environ[switches.ENV] = methods
 
 
 def toggle_summary(rows: list[dict]) -> str:
@@ -282,7 +293,8 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--out", type=Path, default=None, help="also write the rows to this CSV")
     ap.add_argument("--toggle", default=None, metavar="MODULE.FLAG",
                     help="measure each problem with this boolean module flag off, then on (e.g. "
-                         "solver.milp.cover.LIFT_DISCOUNTS), or with two values (MODULE.NAME=OFF,ON): "
+                         "solver.milp.cover.LIFT_DISCOUNTS), or with two values (MODULE.NAME=OFF,ON), or an "
+                         "experimental method (GPUPLAN_EXPERIMENTAL=fixopt, solver.engine.switches): "
                          "one run, rows `name@off`, `name@on`")
     args = ap.parse_args(argv)
     print(f"# realistic suite  {time.strftime('%Y-%m-%dT%H:%M:%S')}  load "
@@ -294,9 +306,9 @@ def main(argv: list[str] | None = None) -> int:
             if args.attribution:
                 rows.append(attribution(name, problem, catalog, args.time_limit))
             elif args.toggle:
-                module, flag, states = _flag(args.toggle)
+                set_state, states = _flag(args.toggle)
                 for on, state in enumerate(states):
-                    setattr(module, flag, state)
+                    set_state(state)
                     rows.append(measure(name, catalog_name, problem, catalog, args.time_limit))
                     rows[-1]["instance"] = f"{name}@{'on' if on else 'off'}"
             else:

@@ -16,8 +16,8 @@ import pytest
 
 from tests.builders import ROOT
 
-HEAVY = ("ortools", "pandas", "numpy", "matplotlib", "openpyxl", "pyarrow", "solver.milp", "solver.api",
-         "solver.analysis")
+HEAVY = ("ortools", "pandas", "numpy", "matplotlib", "openpyxl", "pyarrow", "solver.milp", "solver.engine",
+         "solver.api", "solver.analysis")
 """Never imported unless a command solves (or writes a sheet, or plots)."""
 NOT_FOR_HELP = HEAVY + ("yaml", "solver.model", "solver.load", "solver.estimate")
 """Help and completion need only the command tree: not even the problem's models. (pydantic itself

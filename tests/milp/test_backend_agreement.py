@@ -2,7 +2,7 @@
 
 The cases (tests/data/backend_disagreements.json) come from a differential test of 11,290
 random tiny instances solved by HiGHS, SCIP, CP-SAT and, where it applies, the brute-force
-oracle (2026-12-03). Two were HiGHS 1.12 presolve bugs (solver.milp.highs_options.HIGHS_PRESOLVE_RULES_OFF),
+oracle (2026-12-03). Two were HiGHS 1.12 presolve bugs (solver.engine.highs_options.HIGHS_PRESOLVE_RULES_OFF),
 four CP-SAT rounding the storage rows' continuous work-to-do (solver.milp.data._running).
 A third HiGHS presolve bug (the aggregator) came from a second differential test of 12,843
 instances; the covering cuts hide it, so it is also solved without them.

@@ -1,5 +1,5 @@
 """The steps of a big time-limited solve that work on a plan before the whole model does
-(solver.milp.big, solver.milp.repair): improving the first plan while the LP relaxation still runs, and
+(solver.engine.big, solver.engine.repair): improving the first plan while the LP relaxation still runs, and
 topping up the rentals of a plan whose single-node jobs do not fit their nodes."""
 
 import time
@@ -8,13 +8,14 @@ import pytest
 
 from tests.builders import catalog, hourly, job, problem
 from solver.api import build
-from solver.milp import big, repair, warmstart
-from solver.milp import solve as solve_module
-from solver.milp.backends import Incumbent
-from solver.milp.export import to_mathopt
+from solver.engine import big, repair, warmstart
+from solver.engine import solve as solve_module
+from solver.engine.backends import Incumbent
+from solver.engine.export import to_mathopt
+from solver.engine.run import solve_once
+from solver.engine.warmstart import REPAIR_SECONDS
 from solver.milp.extract import extract_plan
-from solver.milp.packing import REPAIR_SECONDS, add_node_packing, occupied, unpacked
-from solver.milp.run import solve_once
+from solver.milp.packing import add_node_packing, occupied, unpacked
 from solver.verify import verify_plan
 
 PRICES = {"A": 10.0, "B": 9.0, "C": 8.0, "D": 7.0, "E": 6.0, "F": 5.0}   # CNY per GPU-hour, one vendor each

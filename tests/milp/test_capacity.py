@@ -8,9 +8,9 @@ import pytest
 
 from tests.builders import catalog, gpu, hourly, job, monthly, offers_of, problem, solve
 from solver.api import build
+from solver.engine.solve import solve_milp
 from solver.milp.build import build_milp
 from solver.milp.instance import build_instance
-from solver.milp.solve import solve_milp
 
 
 def test_committed_contract_is_paid_for_its_whole_term():

@@ -14,12 +14,12 @@ from pathlib import Path
 import pytest
 from hypothesis import event, given
 
+from solver.engine.solve import solve_milp
 from solver.load import load_problem
 from solver.milp import cover
 from solver.milp.build import build_milp
 from solver.milp.instance import build_instance
 from solver.milp.solution import NoSolution
-from solver.milp.solve import solve_milp
 from solver.milp.work import add_work_slack
 from tests.builders import ROOT
 from tests.milp.test_bruteforce import FAST as FEW_EXAMPLES, Knobs, instances
@@ -127,11 +127,11 @@ def test_mir_coefficients_round_up():
 
 
 def test_big_models_get_no_cuts(monkeypatch):
-    """At WARM_START_VARIABLES or more the rows slowed the first plans; they are left out."""
+    """At BIG_MODEL_VARIABLES (solver.milp.core) or more the rows slowed the first plans; they are left out."""
     prob, cat = load_problem(PROBLEMS / "seed-7b-200b-30d.yaml")
     inst = build_instance(prob, cat)
     assert build_milp(inst).cover
-    monkeypatch.setattr(cover, "WARM_START_VARIABLES", 100)
+    monkeypatch.setattr(cover, "BIG_MODEL_VARIABLES", 100)
     milp = build_milp(inst)
     assert not milp.cover and not any(name.startswith("Cover-") for name in milp.rows)
 

@@ -74,8 +74,8 @@ def test_each_site_used_is_charged_at_its_own_prices():
 
 
 def test_a_feasible_solution_with_an_idle_site_flag_still_verifies():
+    from solver.engine.solve import solve_milp
     from solver.milp.extract import extract_plan
-    from solver.milp.solve import solve_milp
     from solver.verify import verify_plan
 
     # B is far dearer (100 CNY/GPU-h), so the job runs only on A at D1.
@@ -90,8 +90,8 @@ def test_a_feasible_solution_with_an_idle_site_flag_still_verifies():
 
 def _relaxed_storage(prob, cat) -> float:
     """Storage CNY in the LP relaxation's optimum (HiGHS on the model with every variable continuous)."""
+    from solver.engine.backends import run_model_builder
     from solver.milp.build import build_milp
-    from solver.milp.backends import run_model_builder
 
     inst, _ = build(prob, cat)
     milp = build_milp(inst, relax=True)
@@ -136,8 +136,8 @@ def testpolishing_a_plan_that_stores_past_its_finish_keeps_every_row():
     # A stopped solver may leave the job "running" (and storing) after its last work, with
     # slack in the tails W (units of work still to do). polish ends the run at the last
     # work; the tails must follow, or W ≤ units·r breaks in the MIP start of the next round.
-    from solver.milp.run import polish
-    from solver.milp.solve import solve_milp
+    from solver.engine.run import polish
+    from solver.engine.solve import solve_milp
 
     _, milp = build(problem(data_job(), horizon_days=15), catalog(site_offer(max_nodes=1)))
     values = dict(solve_milp(milp).values)

@@ -7,10 +7,10 @@ from pathlib import Path
 import pytest
 
 from solver.api import build
+from solver.engine.solve import solve_milp
 from solver.load import load_problem
 from solver.milp.decompose import choices_by_job, fix_choice
 from solver.milp.solution import NoSolution
-from solver.milp.solve import solve_milp
 from tests.builders import ROOT
 
 PROBLEMS = ROOT / "problems"

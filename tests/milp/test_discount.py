@@ -57,8 +57,8 @@ def test_committed_discount_counts_the_nodes_of_one_contract(days, cost):
 
 def test_every_feasible_solution_extracts_to_a_plan_the_verifier_accepts():
     from solver.api import build
+    from solver.engine.solve import solve_milp
     from solver.milp.extract import extract_plan
-    from solver.milp.solve import solve_milp
     from solver.verify import verify_plan
 
     prob, cat = problem(job(days=10, deadline_days=1), horizon_days=1), discount_offer()
@@ -98,8 +98,8 @@ def test_the_discount_stays_exact_where_why_raises_the_stock(nodes):
     to take it and 5 or more were infeasible before `widen_discount` (v ≥ x − X̄·y with X̄ = 2)."""
     from solver.analysis.why import STOCK_RAISE
     from solver.api import build
+    from solver.engine.solve import solve_milp
     from solver.milp.elastic import stock_slacks
-    from solver.milp.solve import solve_milp
 
     cat = catalog(hourly("B", 5, max_nodes=2, discount_from_gpus=8, discount_pct=5))
     _, milp = build(problem(job("j", days=10, deadline_days=10), horizon_days=10), cat)

@@ -1,4 +1,4 @@
-"""LP-guided fix-and-optimize (solver.milp.fixopt): its plans are plans, and it never claims a proof.
+"""LP-guided fix-and-optimize (solver.engine.experimental.fixopt): its plans are plans, and it never claims a proof.
 
 What must hold: the plan from the LP's choices passes the independent verifier and is no
 cheaper than the optimum, the LP's bound no dearer; a solve with the switch on ends at the
@@ -18,12 +18,13 @@ from hypothesis import given
 from ortools.math_opt.python import mathopt
 
 from solver.api import build
+from solver.engine import run, switches, warmstart
+from solver.engine.experimental import fixopt
+from solver.engine.export import to_mathopt
+from solver.engine.solve import solve_milp
 from solver.load import load_problem
-from solver.milp import fixopt, run, warmstart
-from solver.milp.export import to_mathopt
 from solver.milp.extract import extract_plan
 from solver.milp.solution import Solution
-from solver.milp.solve import solve_milp
 from solver.verify import check_plan
 
 from tests.builders import ROOT, catalog, hourly, job, monthly, problem
@@ -43,7 +44,7 @@ def two_jobs_one_cheap_node():
 
 
 def heuristic(milp):
-    """The LP relaxation and the LP-guided plan of `milp`, as solver.milp.fixopt makes them."""
+    """The LP relaxation and the LP-guided plan of `milp`, as solver.engine.experimental.fixopt makes them."""
     model = to_mathopt(milp.model)
     lp = fixopt.lp_relaxation(model, None)
     assert lp is not None
@@ -84,7 +85,10 @@ def test_a_restriction_to_the_lp_choices_with_no_plan_is_widened(monkeypatch):
 
 def _cost(prob, cat, on: bool, monkeypatch) -> float | None:
     """The optimum's cost with the switch on or off, its plan verified (test_rcfix's, unfixed)."""
-    monkeypatch.setattr(fixopt, "FIX_AND_OPTIMIZE", on)
+    if on:
+        monkeypatch.setenv(switches.ENV, "fixopt")
+    else:
+        monkeypatch.delenv(switches.ENV, raising=False)
     return rcfix_cost(prob, cat, fixing=False)
 
 
@@ -112,7 +116,7 @@ def test_the_heuristic_runs_only_when_switched_on_and_only_for_integer_models(mo
     prob, cat = two_jobs_one_cheap_node()
     solve_milp(build(prob, cat)[1])
     assert not calls
-    monkeypatch.setattr(fixopt, "FIX_AND_OPTIMIZE", True)
+    monkeypatch.setenv(switches.ENV, "fixopt")
     solve_milp(build(prob, cat)[1], warm_start=False)
     assert not calls
     solve_milp(build(prob, cat)[1])
@@ -137,7 +141,7 @@ def test_a_plan_handed_to_highs_is_not_called_optimal_unless_highs_proves_it(mon
     real_plan = fixopt.lp_plan
     monkeypatch.setattr(fixopt, "lp_plan", lambda *a: made.append((a[2], real_plan(*a))) or made[-1][1])
     monkeypatch.setattr(fixopt, "mathopt_once", lambda model, *a, **k: Stopped())   # the whole-model solve
-    monkeypatch.setattr(fixopt, "FIX_AND_OPTIMIZE", True)
+    monkeypatch.setenv(switches.ENV, "fixopt")
     _, milp = build(prob, cat)
     sol = solve_milp(milp, time_limit=600)
     (lp, plan), = made

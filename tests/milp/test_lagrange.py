@@ -1,4 +1,4 @@
-"""The Lagrangian bound (solver.milp.lagrange): what must hold.
+"""The Lagrangian bound (solver.engine.experimental.lagrange): what must hold.
 
 Its value never exceeds the optimum (weak duality), checked on random tiny instances solved
 exactly; the rows tying jobs to nodes are the ones dualized, one block per job and one of
@@ -13,14 +13,14 @@ import pytest
 from hypothesis import HealthCheck, assume, given, settings
 
 from solver.api import build
+from solver.engine import switches, warmstart
+from solver.engine.experimental import lagrange
+from solver.engine.solve import solve_milp
 from solver.load import load_problem
-from solver.milp import big as big_module
-from solver.milp import lagrange, warmstart
-from solver.milp.extract import extract_plan
 from solver.milp.build import build_milp
+from solver.milp.extract import extract_plan
 from solver.milp.instance import build_instance
 from solver.milp.solution import NoSolution
-from solver.milp.solve import solve_milp
 from solver.verify import check_plan
 from tests.builders import ROOT, catalog, hourly, job, monthly, problem
 from tests.milp.test_monotone import instances
@@ -84,11 +84,11 @@ def test_the_child_answers_with_a_bound_and_the_blocks_solutions():
 
 @pytest.mark.slow  # a 60-s big solve (about 50 s): the Lagrangian is off by default
 def test_a_big_solve_with_the_lagrangian_child_has_its_bound_and_a_verified_plan(monkeypatch):
-    """solver.milp.big with the Lagrangian in place of the LP (as bench_milp's highs-lagrange):
+    """solver.engine.big with the Lagrangian in place of the LP (as bench_milp's highs-lagrange):
     the plan passes the verifier and its bound is the child's, at most the plan's cost."""
     for name, value in (("WARM_START_VARIABLES", 0), ("GUIDED_VARIABLES", 0), ("FINAL_SHARE", 2.0)):
         monkeypatch.setattr(warmstart, name, value)
-    monkeypatch.setattr(big_module, "LAGRANGE_VARIABLES", 0)
+    monkeypatch.setenv(switches.ENV, "lagrange")
     prob, cat = load_problem(ROOT / "problems" / "seed-13b-100b.yaml")
     _inst, milp = build(prob, cat)
     sol = solve_milp(milp, time_limit=60)

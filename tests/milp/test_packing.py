@@ -96,7 +96,7 @@ def test_groups_too_big_for_the_leftovers_need_another_node():
 
 
 def test_slot_rows_are_added_only_where_a_plan_does_not_fit():
-    from solver.milp.solve import solve_milp
+    from solver.engine.solve import solve_milp
 
     cat = catalog(ethernet())
     _, milp = build(problem(job("a", days=4, deadline_days=1), job("b", days=4, deadline_days=1), horizon_days=1), cat)
@@ -123,9 +123,9 @@ def first_round_spends_the_limit():
     import time
     from types import SimpleNamespace
 
-    from solver.milp import repair
-    from solver.milp import solve as solve_module
-    from solver.milp.run import solve_once
+    from solver.engine import repair
+    from solver.engine import solve as solve_module
+    from solver.engine.run import solve_once
 
     calls, jump = [], [0.0]
 
@@ -144,10 +144,10 @@ def first_round_spends_the_limit():
 
 
 def test_an_unpackable_plan_is_repaired_by_renting_what_its_jobs_need():
+    from solver.engine.repair import repair_plan
+    from solver.engine.run import solve_once
     from solver.milp.extract import extract_plan
     from solver.milp.packing import unpacked
-    from solver.milp.repair import repair_plan
-    from solver.milp.run import solve_once
 
     prob, cat = _three_jobs_on_two_nodes_by_count()
     _, milp = build(prob, cat)
@@ -167,10 +167,10 @@ def test_the_repair_lets_the_jobs_of_a_cell_that_did_not_pack_move():
     # Monthly nodes, two days: all three jobs on day 0 (4 + 6 + 6 GPUs on two nodes by count)
     # does not pack. Holding every replica, the repair must take a third month-long contract;
     # moving job a's replicas (half of them to day 1, beside nothing) packs on two.
+    from solver.engine.repair import repair_plan
+    from solver.engine.run import solve_once
     from solver.milp.extract import extract_plan
     from solver.milp.packing import add_node_packing, unpacked
-    from solver.milp.repair import repair_plan
-    from solver.milp.run import solve_once
 
     from tests.builders import monthly
 
@@ -198,7 +198,7 @@ def test_a_first_plan_that_does_not_pack_and_spends_the_time_limit_still_gives_a
     # Before: "no plan whose single-node jobs fit their nodes found within 300 s" on the large
     # synthetic instance, whose first plan used the whole limit and did not pack.
     from solver.api import solve_built
-    from solver.milp.repair import REPAIR_FLOOR
+    from solver.engine.repair import REPAIR_FLOOR
 
     prob, cat = _three_jobs_on_two_nodes_by_count()
     inst, milp = build(prob, cat)
@@ -221,12 +221,13 @@ def test_a_big_first_plan_that_does_not_pack_is_repaired_when_the_lp_comes_late(
     import time
 
     from solver.api import solve_built
-    from solver.milp import big, warmstart
-    from solver.milp import solve as solve_module
-    from solver.milp.backends import Incumbent
-    from solver.milp.packing import REPAIR_SECONDS, unpacked
-    from solver.milp.repair import repair_plan
-    from solver.milp.run import solve_once
+    from solver.engine import big, warmstart
+    from solver.engine import solve as solve_module
+    from solver.engine.backends import Incumbent
+    from solver.engine.repair import repair_plan
+    from solver.engine.run import solve_once
+    from solver.engine.warmstart import REPAIR_SECONDS
+    from solver.milp.packing import unpacked
 
     monkeypatch.setattr(warmstart, "WARM_START_VARIABLES", 0)
     monkeypatch.setattr(warmstart, "GUIDED_VARIABLES", 0)
@@ -268,9 +269,9 @@ def test_a_big_first_plan_that_does_not_pack_is_repaired_when_the_lp_comes_late(
 
 def test_a_repaired_plan_stands_when_the_next_round_finds_none(monkeypatch):
     from solver.api import solve_built
-    from solver.milp import repair
-    from solver.milp import solve as solve_module
-    from solver.milp.run import solve_once
+    from solver.engine import repair
+    from solver.engine import solve as solve_module
+    from solver.engine.run import solve_once
     from solver.milp.solution import NoSolution
 
     rounds = []

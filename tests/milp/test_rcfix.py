@@ -1,4 +1,4 @@
-"""Reduced-cost fixing (solver.milp.rcfix): every solution no dearer than the incumbent survives.
+"""Reduced-cost fixing (solver.engine.experimental.rcfix): every solution no dearer than the incumbent survives.
 
 Three levels: hand-built integer programs whose duals are worked out by hand (a variable that
 is fixed; a stated incumbent below the optimum that cuts it, and the guard that refuses one);
@@ -20,14 +20,14 @@ from hypothesis import HealthCheck, event, given, settings
 from hypothesis import strategies as st
 from ortools.math_opt.python import mathopt
 
-from solver.milp import rcfix
-from solver.milp.backends import mathopt_once, result_values
+from solver.engine.backends import mathopt_once, result_values
+from solver.engine.experimental import rcfix
+from solver.engine.export import to_mathopt
+from solver.engine.solve import solve_milp
 from solver.milp.build import build_milp
-from solver.milp.export import to_mathopt
 from solver.milp.extract import extract_plan
 from solver.milp.instance import build_instance
 from solver.milp.solution import NoSolution
-from solver.milp.solve import solve_milp
 from solver.verify import check_plan
 
 from tests.builders import SMALL, catalog, hourly, job, monthly, problem

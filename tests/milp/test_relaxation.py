@@ -1,4 +1,4 @@
-"""The LP relaxation in a child process (solver.milp.relaxation), and what big solves do with it.
+"""The LP relaxation in a child process (solver.engine.relaxation), and what big solves do with it.
 
 What must hold: the child's value is the LP relaxation's optimum, solved independently
 here through the model builder; its bound never exceeds an integer plan's cost; a child
@@ -20,16 +20,16 @@ from ortools.linear_solver.python import model_builder as mb
 from tests.milp.test_warmstart import restricted_solve, two_jobs_one_cheap_node
 
 from solver.api import build
+from solver.engine import big as big_module
+from solver.engine import warmstart
+from solver.engine.backends import Incumbent
+from solver.engine.relaxation import BOUND_SLACK, BackgroundRelaxation, full_discount
+from solver.engine.solve import solve_milp
 from solver.load import load_problem
-from solver.milp import big as big_module
-from solver.milp import warmstart
 from solver.milp.build import build_milp
-from solver.milp.extract import extract_plan
-from solver.milp.backends import Incumbent
 from solver.milp.capacity import discount_table
-from solver.milp.relaxation import BOUND_SLACK, BackgroundRelaxation, full_discount
+from solver.milp.extract import extract_plan
 from solver.milp.solution import NoSolution
-from solver.milp.solve import solve_milp
 from solver.verify import check_plan
 
 BUNDLED = ROOT / "problems"
@@ -123,7 +123,7 @@ def test_a_big_solve_without_a_whole_model_step_has_the_lp_bound(big):
 def test_a_watcher_hears_the_lp_bound_and_keeps_the_best_of_each(big):
     """The spinner's listener hears the LP's bound when it arrives, and the restricted
     solves' plans after it do not wipe it; plans only fall and bounds only rise."""
-    from solver.milp.progress import PROGRESS
+    from solver.engine.progress import PROGRESS
 
     prob, cat = load_problem(BUNDLED / "seed-13b-100b.yaml")
     inst, milp = build(prob, cat)
@@ -272,9 +272,9 @@ def test_time_left_after_the_guided_plan_goes_to_the_whole_model(monkeypatch):
 
 def test_the_child_runs_without_the_presolve_rule_the_milp_leaves_off(monkeypatch, tmp_path):
     """The child's "infeasible" ends a big solve as proof, so its HiGHS runs with the same
-    presolve rules off as every MILP solve (solver.milp.highs_options)."""
-    from solver.milp import relaxation
-    from solver.milp.highs_options import HIGHS_PRESOLVE_RULES_OFF
+    presolve rules off as every MILP solve (solver.engine.highs_options)."""
+    from solver.engine import relaxation
+    from solver.engine.highs_options import HIGHS_PRESOLVE_RULES_OFF
 
     seen: list[str] = []
     original = mb.Solver.set_solver_specific_parameters

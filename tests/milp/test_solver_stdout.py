@@ -13,7 +13,7 @@ from ortools.math_opt.python import mathopt
 
 from tests.builders import catalog, hourly, job, problem
 from solver.api import build
-from solver.milp.solve import solve_milp
+from solver.engine.solve import solve_milp
 
 NOISE = b"native noise on fd 1\n"
 

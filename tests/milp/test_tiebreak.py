@@ -1,4 +1,4 @@
-"""The tie-break (solver.milp.tiebreak): among plans of the optimal cost, the earliest finish,
+"""The tie-break (solver.engine.tiebreak): among plans of the optimal cost, the earliest finish,
 then the fewest rentals; never a higher cost; the same input gives the same plan."""
 
 from __future__ import annotations
@@ -6,9 +6,9 @@ from __future__ import annotations
 import pytest
 
 from solver.api import build, solve_problem
+from solver.engine.solve import solve_milp
+from solver.engine.tiebreak import NOT_APPLIED, PROVEN, break_ties
 from solver.load import load_problem
-from solver.milp.solve import solve_milp
-from solver.milp.tiebreak import NOT_APPLIED, PROVEN, break_ties
 from tests.builders import ROOT, catalog, job, offer, problem
 
 # Two 1-GPU hourly offers at the same price: "late" can start only on day 5 (lead time), "early"
@@ -76,7 +76,7 @@ def test_solve_problem_reports_the_tie_break_on_the_constructed_case():
 
 def test_a_synchronous_job_stays_in_the_fabric_domain_the_first_plan_chose():
     """The same two offers at two vendors (two fabric domains): the first plan's domain is kept,
-    although the other would finish sooner at the same cost (solver.milp.tiebreak._hold_domains)."""
+    although the other would finish sooner at the same cost (solver.engine.tiebreak._hold_domains)."""
     cat = catalog(offer("early", vendor="early", price=10.0, max_nodes=1, counts_power=False),
                   offer("late", vendor="late", price=10.0, max_nodes=1, counts_power=False, lead_time_days=5))
     milp, first = _late_first_stage(PROB, cat)

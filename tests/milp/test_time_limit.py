@@ -14,8 +14,8 @@ import pytest
 
 from tests.builders import ROOT, catalog, hourly, job, monthly, problem
 from solver.api import build
+from solver.engine.solve import solve_milp
 from solver.milp.extract import extract_plan
-from solver.milp.solve import solve_milp
 from solver.verify import check_plan
 
 sys.path.insert(0, str(ROOT / "tests" / "bench"))
@@ -67,7 +67,7 @@ def test_a_gap_limited_solve_returns_a_verified_plan_with_an_honest_bound():
 def test_exported_mps_keeps_every_digit_and_solves_to_the_same_optimum(tmp_path):
     from ortools.linear_solver.python import model_builder as mb
 
-    from solver.milp.export import write_mps
+    from solver.engine.export import write_mps
 
     prob, cat = two_offers()
     _, milp = build(prob, cat)
@@ -89,7 +89,7 @@ def test_exported_mps_keeps_every_digit_and_solves_to_the_same_optimum(tmp_path)
 
 
 def test_a_watched_solve_reports_incumbent_and_bound_and_ends_at_the_same_optimum():
-    from solver.milp.progress import PROGRESS
+    from solver.engine.progress import PROGRESS
 
     heard = []
     prob, cat = two_offers()

@@ -1,4 +1,4 @@
-"""A first plan for big models (solver.milp.warmstart): each job held to its cheapest domains.
+"""A first plan for big models (solver.engine.warmstart): each job held to its cheapest domains.
 
 What must hold: the ranking follows prices and data costs; the restriction's plan is a
 plan of the whole model (the independent verifier accepts it); a solve seeded with it
@@ -15,15 +15,15 @@ import pytest
 from tests.builders import ROOT, catalog, hourly, job, problem
 
 from solver.api import build
+from solver.engine import big, run
+from solver.engine import warmstart
+from solver.engine.backends import mathopt_once, mip_start
+from solver.engine.export import to_mathopt
+from solver.engine.solve import solve_milp
 from solver.load import load_problem
-from solver.milp import big, run
-from solver.milp.backends import mathopt_once, mip_start
-from solver.milp import warmstart
 from solver.milp.decompose import choices_by_job, fix_choice
-from solver.milp.export import to_mathopt
 from solver.milp.extract import extract_plan
 from solver.milp.solution import NoSolution, Solution
-from solver.milp.solve import solve_milp
 from solver.verify import check_plan
 
 BUNDLED = ROOT / "problems"
@@ -208,7 +208,7 @@ def test_the_first_plan_of_the_large_synthetic_instance_is_verified_and_near_the
     first = big.first_plan(to_mathopt(milp.model), milp, math.inf, None, False)
     assert first is not None
     values = dict(first.values)
-    run.polish(milp, values)   # as solver.milp.run does to every integer plan: bookkeeping settled
+    run.polish(milp, values)   # as solver.engine.run does to every integer plan: bookkeeping settled
     sol = Solution(milp, "feasible", first.cost, math.nan, 0.0, "highs", values)
     sol.objective = sum(sol.cost_parts().values())
     assert sol.objective <= first.cost + 1e-6   # polishing never raises the cost

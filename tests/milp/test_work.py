@@ -90,7 +90,7 @@ def test_work_slack_reaches_every_row_asking_the_work():
 
     from ortools.linear_solver.python import model_builder as mb
 
-    from solver.milp.solve import solve_milp
+    from solver.engine.solve import solve_milp
     from solver.milp.work import add_work_slack, work_rows
 
     prob = problem(job(days=80, deadline_days=5), horizon_days=5)

@@ -1,4 +1,4 @@
-"""Settings every HiGHS solve shares: the MILP (solver.milp.backends) and the LP child (solver.milp.relaxation)."""
+"""Settings every HiGHS solve shares: the MILP (solver.engine.backends) and the LP child (solver.engine.relaxation)."""
 
 HIGHS_PRESOLVE_RULES_OFF = 512 | 4096
 """HiGHS presolve's doubleton-equation rule (bit 9, 512) and its aggregator (bit 12, 4096)

@@ -1,9 +1,9 @@
 """The big-model strategy: a model too big to solve whole in its time limit is planned in steps.
 
 A first plan from each job's cheapest domains, improved while the LP relaxation runs on the
-other core (solver.milp.relaxation), a plan from the domains the LP uses, then the whole
+other core (solver.engine.relaxation), a plan from the domains the LP uses, then the whole
 model from the best plan so far (`run_big`). The restrictions and their shares of the time
-limit are solver.milp.warmstart's; the calls are solver.milp.backends'. solver.milp.run
+limit are solver.engine.warmstart's; the calls are solver.engine.backends'. solver.engine.run
 hands a HiGHS solve here when the model has warmstart.WARM_START_VARIABLES or more.
 """
 
@@ -12,14 +12,14 @@ from __future__ import annotations
 import math
 import time
 
-from solver.milp import warmstart
-from solver.milp.backends import Incumbent, Run, mathopt_once, read, result_values
+from solver.engine import warmstart
+from solver.engine.backends import Incumbent, Run, mathopt_once, read, result_values
+from solver.engine.progress import PROGRESS, tell_bound
+from solver.engine.relaxation import BackgroundRelaxation, cores
+from solver.engine.switches import switched_on
 from solver.milp.capacity import discount_table
 from solver.milp.core import Milp
-from solver.milp.lagrange import LAGRANGE_VARIABLES, BackgroundLagrangian
-from solver.milp.packing import REPAIR_SECONDS, unpacked
-from solver.milp.progress import PROGRESS, tell_bound
-from solver.milp.relaxation import BackgroundRelaxation, cores
+from solver.milp.packing import unpacked
 
 
 def too_big_for(milp: Milp, left: float, time_limit: float) -> bool:
@@ -31,7 +31,7 @@ def too_big_for(milp: Milp, left: float, time_limit: float) -> bool:
 
 
 def run_big(model, milp: Milp, deadline: float, time_limit: float, gap: float | None, log: bool) -> Run:
-    """A big model, in steps (solver.milp.warmstart), while its LP relaxation runs on another core.
+    """A big model, in steps (solver.engine.warmstart), while its LP relaxation runs on another core.
 
     1. a first plan from each job's cheapest domains;
     2. from warmstart.GUIDED_VARIABLES on, HiGHS' MIP would not finish its root LP in a
@@ -54,23 +54,24 @@ def run_big(model, milp: Milp, deadline: float, time_limit: float, gap: float | 
        seed 2's plan fell from 561,131 to 549,754 (tests/bench, one run each). Not for
        small models: the medium instance (8k) took 13.6 s to its proof that way, 11.7 s
        by simplex.
-    The plan's bound is the better of HiGHS' and the LP's (solver.milp.relaxation): without
+    The plan's bound is the better of HiGHS' and the LP's (solver.engine.relaxation): without
     the LP, a model whose root LP HiGHS cannot finish in time has no bound at all.
     On a single core the LP would only slow the rest down, so it is not started.
     """
-    lp = _background_bound(milp, deadline, time_limit, log) if cores() >= 2 else None
+    lagrangian = switched_on("lagrange")  # read once: the child started and the plan told agree
+    lp = _background_bound(milp, deadline, time_limit, log, lagrangian) if cores() >= 2 else None
     try:
         first_share, started = time_limit * warmstart.FIRST_SHARE, time.perf_counter()
         hint = first_plan(model, milp, first_share, gap, log)
-        if hint is not None and isinstance(lp, BackgroundLagrangian):
-            lp.tell_upper(hint.cost)
+        if hint is not None and lp is not None and lagrangian:
+            lp.tell_upper(hint.cost)  # the Lagrangian's Polyak target
         # HiGHS' time limit leaves out loading the model (about 2 s at 200k variables);
         # what the first plan ran over its share is kept back from the later steps.
         overrun = max(0.0, time.perf_counter() - started - first_share)
         guided = lp is not None and milp.model.num_variables >= warmstart.GUIDED_VARIABLES
         relax = None
         if guided:
-            keep_back = max(time_limit * warmstart.GUIDED_MIN_SHARE, REPAIR_SECONDS)
+            keep_back = max(time_limit * warmstart.GUIDED_MIN_SHARE, warmstart.REPAIR_SECONDS)
             step_until, step_start = deadline - keep_back - overrun, time.perf_counter()
             hint = _while_lp_runs(model, milp, lp, hint, step_until, time_limit, gap, log)
             step_end = min(step_until, step_start + time_limit * warmstart.WIDER_SHARE)
@@ -80,12 +81,12 @@ def run_big(model, milp: Milp, deadline: float, time_limit: float, gap: float | 
                 tell_bound(relax.bound)
                 until = min(deadline - overrun, time.perf_counter() + time_limit * warmstart.GUIDED_MAX_SHARE)
                 if _unpacked_plan(milp, hint):
-                    until = min(until, deadline - REPAIR_SECONDS)
+                    until = min(until, deadline - warmstart.REPAIR_SECONDS)
                 if until - time.perf_counter() >= 1.0:
                     hint = _guided_plan(model, milp, relax.values, hint, until, gap, log)
         left = deadline - overrun - time.perf_counter()
         if guided and _unpacked_plan(milp, hint):
-            # its single-node jobs do not fit their nodes: solve_milp repairs it (solver.milp.repair)
+            # its single-node jobs do not fit their nodes: solve_milp repairs it (solver.engine.repair)
             # while time is left, and solves the whole model from the repair, slot rows and all.
             # The LP's bound, if it came, is the plan's (no later round runs the LP beside it).
             # Without the LP too: waiting for it left the repair its 2-s floor (target synthetic
@@ -109,12 +110,16 @@ def run_big(model, milp: Milp, deadline: float, time_limit: float, gap: float | 
     return run
 
 
-def _background_bound(milp: Milp, deadline: float, time_limit: float, log: bool) -> BackgroundRelaxation:
-    """The LP relaxation on the second core; from lagrange.LAGRANGE_VARIABLES on, the Lagrangian
-    bound instead (solver.milp.lagrange), ending warmstart.GUIDED_MAX_SHARE of the limit before
-    the deadline so that the plan guided by its blocks has that time. Why: the target synthetic
-    instance's LP takes 74-87 s, so at 60 s the LP child gave neither bound nor guide."""
-    if milp.model.num_variables >= LAGRANGE_VARIABLES:
+def _background_bound(milp: Milp, deadline: float, time_limit: float, log: bool,
+                      lagrangian: bool) -> BackgroundRelaxation:
+    """The LP relaxation on the second core; `lagrangian` (GPUPLAN_EXPERIMENTAL=lagrange, off by default:
+    solver.engine.switches says why), the Lagrangian bound instead
+    (solver.engine.experimental.lagrange, imported only then), ending warmstart.GUIDED_MAX_SHARE
+    of the limit before the deadline so that the plan guided by its blocks has that time. Why
+    try it: the target synthetic instance's LP takes 74-87 s, so at 60 s the LP child gave
+    neither bound nor guide."""
+    if lagrangian:
+        from solver.engine.experimental.lagrange import BackgroundLagrangian
         seconds = deadline - time.perf_counter() - time_limit * warmstart.GUIDED_MAX_SHARE
         return BackgroundLagrangian(milp, seconds, log=log)
     return BackgroundRelaxation(milp.model, deadline - time.perf_counter(), discounts=discount_table(milp), log=log)
@@ -144,7 +149,7 @@ def _reserve(milp: Milp, hint: Incumbent | None, time_limit: float) -> float:
     Why: when the LP came late, the repair of such a plan had the 2-s floor left and could
     end with no plan at all (target synthetic instance, seed 3, 60 s: the LP took 75 s)."""
     reserve = time_limit * warmstart.GUIDED_MIN_SHARE
-    return max(reserve, REPAIR_SECONDS) if _unpacked_plan(milp, hint) else reserve
+    return max(reserve, warmstart.REPAIR_SECONDS) if _unpacked_plan(milp, hint) else reserve
 
 
 def _unpacked_plan(milp: Milp, plan: Incumbent | None) -> bool:
@@ -205,7 +210,7 @@ def _restricted_plan(model, milp: Milp, keep: set[int], deadline: float, gap: fl
     for v in held:
         v.upper_bound = 0.0
     try:
-        left = deadline - time.perf_counter()  # infinite for a solve without a time limit (solver.milp.run)
+        left = deadline - time.perf_counter()  # infinite for a solve without a time limit (solver.engine.run)
         result = mathopt_once(model, left if math.isfinite(left) else None, max(gap or 0.0, warmstart.FIRST_GAP),
                               log, incumbent_only, hint and hint.values)
     finally:

@@ -1,5 +1,5 @@
 """LP-guided fix-and-optimize: a plan near the optimum before HiGHS starts its own search
-(issue 33, item 4), off by default (`FIX_AND_OPTIMIZE`).
+(issue 33, item 4), off by default (GPUPLAN_EXPERIMENTAL=fixopt, solver.engine.switches, says why).
 
 1. The LP relaxation of the model (a copy, integrality dropped): its values, and its
    objective, a proven lower bound of the model.
@@ -14,10 +14,10 @@ Why: on the realistic suite the optimal plan arrives late and the proof right af
 (tests/bench/HISTORY.md, "A first plan for every model"); the LP's favourite domain and
 the cheapest by price often hold the optimum's, and the restricted MIP is small.
 
-Honesty: the restriction only sets upper bounds to zero (solver.milp.big._restricted_plan),
+Honesty: the restriction only sets upper bounds to zero (solver.engine.big._restricted_plan),
 so its plan is a plan of the whole model; the solve's status is "optimal" only when HiGHS
 ends OPTIMAL or the plan's cost is within the gap of a proven bound (HiGHS' or the LP's,
-solver.milp.run.solve_once), never because a plan was handed over.
+solver.engine.run.solve_once), never because a plan was handed over.
 """
 
 from __future__ import annotations
@@ -26,16 +26,13 @@ import math
 import time
 from dataclasses import dataclass
 
-from solver.milp import rcfix, warmstart
-from solver.milp.backends import Incumbent, Run, mathopt_once, read, result_values
-from solver.milp.big import _restricted_plan
+from solver.engine import warmstart
+from solver.engine.backends import Incumbent, Run, mathopt_once, read, result_values
+from solver.engine.big import _restricted_plan
+from solver.engine.experimental import rcfix
+from solver.engine.progress import PROGRESS, tell_bound
 from solver.milp.core import Milp
-from solver.milp.progress import PROGRESS, tell_bound
 
-FIX_AND_OPTIMIZE = False
-"""Off: a mixed A/B (faster on the mean, up to 2x slower on some problems: tests/bench/HISTORY.md,
-"LP-guided fix-and-optimize"), and with it on the bundled problems get other plans of the same
-cost, which their golden answers would see."""
 PLAN_SHARE = 0.25
 """Share of the time limit the LP and the restricted plan may take together."""
 

@@ -1,10 +1,11 @@
 """Solve a built MILP on one of OR-Tools' bundled solvers: `solve_milp`, the one entry point.
 
-The parts: solver.milp.backends (one call of a solver: time limit, gap, settings),
-solver.milp.run (one solve, its values polished and priced), solver.milp.big (a model too
-big to solve whole, in steps), solver.milp.repair (a plan whose single-node jobs do not fit
-their nodes), solver.milp.progress (what a watcher hears), solver.milp.solution (the
-result types). Outside solver/milp, use them through solver.api.
+The parts: solver.engine.backends (one call of a solver: time limit, gap, settings),
+solver.engine.run (one solve, its values polished and priced), solver.engine.big (a model too
+big to solve whole, in steps), solver.engine.repair (a plan whose single-node jobs do not fit
+their nodes), solver.engine.progress (what a watcher hears), solver.milp.solution (the
+result types, on the formulation's side). Outside solver/milp and solver/engine, use them through
+solver.api.
 """
 
 from __future__ import annotations
@@ -12,14 +13,14 @@ from __future__ import annotations
 import math
 import time
 
-from solver.milp.backends import BACKENDS, DEFAULT_BACKEND
-from solver.milp.big import too_big_for
+from solver.engine.backends import BACKENDS, DEFAULT_BACKEND
+from solver.engine.big import too_big_for
+from solver.engine.repair import repair_plan
+from solver.engine.run import solve_once
+from solver.engine.tiebreak import break_ties
 from solver.milp.core import Milp
 from solver.milp.packing import add_node_packing, unpacked
-from solver.milp.repair import repair_plan
-from solver.milp.run import solve_once
 from solver.milp.solution import OPTIMALITY_GAP, NoSolution, Solution
-from solver.milp.tiebreak import break_ties
 
 
 def solve_milp(milp: Milp, *, backend: str = DEFAULT_BACKEND, time_limit: float | None = None,
@@ -27,19 +28,19 @@ def solve_milp(milp: Milp, *, backend: str = DEFAULT_BACKEND, time_limit: float 
                tiebreak: bool = False, reduced_cost_fixing: bool = False, start: Solution | None = None) -> Solution:
     """Solve; raise NoSolution when there is no plan (proven or not).
 
-    warm_start=False: solve a big model whole, with no first plan (solver.milp.warmstart) and
-    no LP relaxation beside it (solver.milp.relaxation); for benchmarks that measure what
+    warm_start=False: solve a big model whole, with no first plan (solver.engine.warmstart) and
+    no LP relaxation beside it (solver.engine.relaxation); for benchmarks that measure what
     those are worth. An LP (a relaxation) never gets either.
     Single-node jobs that share nodes are placed lazily (solver.milp.packing): where a plan's
-    do not fit, their cells get exact rows, the plan is repaired to fit them (solver.milp.repair),
+    do not fit, their cells get exact rows, the plan is repaired to fit them (solver.engine.repair),
     and the model is solved again from it, in what is left of the time limit (not for a model
     of warmstart.GUIDED_VARIABLES or more with under warmstart.FINAL_SHARE of it left,
-    solver.milp.big.too_big_for). The model grows by those rows and keeps them.
-    tiebreak=True: a proven optimum is followed by solver.milp.tiebreak's second stage (the
+    solver.engine.big.too_big_for). The model grows by those rows and keeps them.
+    tiebreak=True: a proven optimum is followed by solver.engine.tiebreak's second stage (the
     earliest finish, then the fewest rentals, at no higher cost), on a copy of the model; the
     plans a user sees ask for it (solver.api.solve_built), raw analysis solves do not.
     reduced_cost_fixing=True (HiGHS, below warmstart.WARM_START_VARIABLES or without a time
-    limit): the first round's model is shrunk by solver.milp.rcfix, from its LP relaxation's
+    limit): the first round's model is shrunk by solver.engine.experimental.rcfix, from its LP relaxation's
     duals and a first plan, before HiGHS sees it; exact, but off by default: measured no
     faster (tests/bench/HISTORY.md, "Reduced-cost fixing").
     start: a plan the caller knows meets the model as it stands, priced under its objective

@@ -17,8 +17,8 @@ The restriction only sets upper bounds to zero, so every row an analysis added t
 model holds for the first plan too, and the first plan is a plan of the whole model.
 
 Models beyond GUIDED_VARIABLES get a second restriction instead of the whole-model solve:
-the domains where the LP relaxation (solver.milp.relaxation, solved beside the MILP) does
-the jobs' work (`lp_shortlist`). The flow is solver.milp.big.run_big.
+the domains where the LP relaxation (solver.engine.relaxation, solved beside the MILP) does
+the jobs' work (`lp_shortlist`). The flow is solver.engine.big.run_big.
 """
 
 from __future__ import annotations
@@ -27,11 +27,11 @@ from collections import defaultdict
 
 from ortools.linear_solver.python import model_builder as mb
 
-from solver.milp.core import Milp
+from solver.milp.core import BIG_MODEL_VARIABLES, Milp
 from solver.milp.instance import Instance, JobOption
 from solver.milp.work import work_coefficients
 
-WARM_START_VARIABLES = 20_000
+WARM_START_VARIABLES = BIG_MODEL_VARIABLES
 """Models with at least this many variables get a first plan (the medium synthetic instance,
 7.8k variables, reaches 0.4 % in 4 s alone; the large one, 45k, is where the full model
 alone ran out of time)."""
@@ -49,9 +49,14 @@ instances (186k-201k variables) HiGHS' MIP finishes no root LP in time (seed 1: 
 so the whole-model step adds nothing there. The large ones (37k-48k) once closed their
 gap to 1 % in the whole-model step, but since storage is billed to each job's finish
 their root LP takes over a minute by dual simplex; with the whole-model step's LPs by
-interior point (solver.milp.big.run_big), seeds 1-3 at 60 s, one run each: threshold
+interior point (solver.engine.big.run_big), seeds 1-3 at 60 s, one run each: threshold
 100k 800,170 / 549,754 / 892,692 CNY at 23.9 / 6.3 / 17.6 %, threshold 30k 739,448 /
 558,382 / 805,369 CNY at 17.7 / 8.3 / 8.7 %."""
+REPAIR_SECONDS = 10.0
+"""Most time for the repair of a plan whose single-node jobs do not fit (solver.engine.repair;
+its solve stops at repair.REPAIR_GAP, usually well under a second). Here, with the steps'
+other shares of the time, because the big-model strategy (solver.engine.big) keeps this much
+of its time back for a repair too, and the repair sits above it (repair → run → big)."""
 GUIDED_MIN_SHARE = 0.1
 """The least share of the time limit worth starting the LP-guided plan with; an LP solved
 later only gives the bound."""
@@ -63,7 +68,7 @@ FINAL_SHARE = 0.1
 share of the time limit is left: HiGHS needs seconds just to load such a model."""
 WIDER_DOMAINS = 4
 """Domains per job in the step that improves the first plan while the LP relaxation runs
-(solver.milp.big._while_lp_runs): twice the first plan's."""
+(solver.engine.big._while_lp_runs): twice the first plan's."""
 WIDER_SHARE = 0.2
 """The most that step may take (12 s of 60). On the target synthetic instance, seeds 1-6 at
 60 s, it improved the first plan of seeds 1, 5 and 6 (by 4%, 66% and 33%) within that time."""
@@ -156,7 +161,7 @@ def lp_shortlist(milp: Milp, lp_values, plan: dict[int, float] | None = None) ->
 
 def lp_work(milp: Milp, lp_values) -> dict[tuple[str, str], float]:
     """The work (EFLOP) the LP relaxation (`lp_values`, by variable index) does in each
-    option group (option_groups); solver.milp.fixopt picks each job's largest."""
+    option group (option_groups); solver.engine.experimental.fixopt picks each job's largest."""
     group = option_groups(milp)
     work: dict[tuple[str, str], float] = defaultdict(float)
     for (i, t), coef in work_coefficients(milp).items():

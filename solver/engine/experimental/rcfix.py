@@ -32,7 +32,7 @@ integrality of the model and prices it itself; a cost stated too low (a plan of 
 model, a bound mistaken for a plan) would cut the optimum, and is refused.
 
 The bounds are valid only for the model they were computed on, rows and bounds as they
-stand (more rows keep them valid: they only remove solutions); solver.milp.run applies them
+stand (more rows keep them valid: they only remove solutions); `run_fixed` applies them
 to the MathOpt copy of one solve, never to the caller's model, which analyses re-bound.
 Measured, and off by default: tests/bench/HISTORY.md ("Reduced-cost fixing").
 """
@@ -40,12 +40,18 @@ Measured, and off by default: tests/bench/HISTORY.md ("Reduced-cost fixing").
 from __future__ import annotations
 
 import math
+import time
 from dataclasses import dataclass
 from datetime import timedelta
 
 import numpy as np
 
-from solver.milp.highs_options import HIGHS_PRESOLVE_RULES_OFF
+from solver.engine import warmstart
+from solver.engine.backends import Run, mathopt_once, read
+from solver.engine.big import first_plan
+from solver.engine.highs_options import HIGHS_PRESOLVE_RULES_OFF
+from solver.engine.progress import PROGRESS
+from solver.milp.core import Milp
 
 MARGIN = 1e-7
 """Relative slack added to z_inc − L(y) (of the plan's cost): 0.03 CNY on a 300,000 CNY plan.
@@ -67,7 +73,7 @@ before its cost is trusted: HiGHS' own default primal feasibility tolerance."""
 
 @dataclass(frozen=True)
 class Arrays:
-    """A MathOpt model as arrays by position (ids 0..n−1 as solver.milp.export makes them)."""
+    """A MathOpt model as arrays by position (ids 0..n−1 as solver.engine.export makes them)."""
 
     cost: np.ndarray
     offset: float
@@ -87,7 +93,7 @@ class Arrays:
         n, m = len(proto.variables.ids), len(proto.linear_constraints.ids)
         if proto.objective.maximize or list(proto.variables.ids) != list(range(n)) or \
                 list(proto.linear_constraints.ids) != list(range(m)):
-            raise ValueError("reduced-cost fixing needs a minimisation with ids 0..n-1 (solver.milp.export)")
+            raise ValueError("reduced-cost fixing needs a minimisation with ids 0..n-1 (solver.engine.export)")
         cost = np.zeros(n)
         cost[np.array(proto.objective.linear_coefficients.ids, dtype=np.int64)] = \
             np.array(proto.objective.linear_coefficients.values)
@@ -119,7 +125,7 @@ def lp_duals(model, time_limit: float | None = None) -> np.ndarray | None:
     when HiGHS returns no dual-feasible solution (out of time, infeasible).
 
     Solved by simplex through MathOpt with the presolve rules every HiGHS solve turns off
-    (solver.milp.highs_options); any duals would give valid bounds, optimal ones the tightest."""
+    (solver.engine.highs_options); any duals would give valid bounds, optimal ones the tightest."""
     from ortools.math_opt.python import mathopt
 
     lp, result = solve_relaxed(model, time_limit)
@@ -131,7 +137,7 @@ def lp_duals(model, time_limit: float | None = None) -> np.ndarray | None:
 def solve_relaxed(model, time_limit: float | None = None, interrupter=None):
     """`model`'s LP relaxation (integrality dropped, on a copy) and HiGHS' result for it, by dual
     simplex through MathOpt with the presolve rules every HiGHS solve turns off
-    (solver.milp.highs_options); also solver.milp.fixopt's LP."""
+    (solver.engine.highs_options); also solver.engine.experimental.fixopt's LP."""
     from ortools.math_opt.python import mathopt
 
     proto = model.export_model()
@@ -222,3 +228,23 @@ def fix_by_reduced_cost(model, duals: np.ndarray, plan: dict[int, float]) -> Fix
         fixed += int(lower[k] == upper[k])
         narrowed += int(lower[k] != upper[k])
     return Fixing(fixed, narrowed, bound, incumbent)
+
+
+def run_fixed(model, milp: Milp, time_limit: float | None, gap: float | None, log: bool) -> Run:
+    """HiGHS on `model` (the MathOpt copy of one solve, solver.engine.run) after reduced-cost fixing.
+
+    A first plan (solver.engine.big.first_plan: each job's cheapest domains; none when no job
+    has more than warmstart.FIRST_DOMAINS of them, the restriction being the whole model) and
+    the LP relaxation's duals (`lp_duals`) tighten the integer bounds (`fix_by_reduced_cost`),
+    each step given warmstart.FIRST_SHARE of the limit; the solve then starts from that plan,
+    which the bounds keep, so the optimum is never lost: the bounds keep every plan no dearer
+    than it. Without the plan or the duals, the model is solved as it is. Off by default:
+    measured no faster (tests/bench/HISTORY.md)."""
+    start = time.perf_counter()
+    share = None if time_limit is None else time_limit * warmstart.FIRST_SHARE
+    hint = first_plan(model, milp, math.inf if share is None else share, gap, log)
+    duals = None if hint is None else lp_duals(model, share)
+    if duals is not None:
+        fix_by_reduced_cost(model, duals, hint.values)
+    left = None if time_limit is None else time_limit - (time.perf_counter() - start)
+    return read(mathopt_once(model, left, gap, log, PROGRESS.listener, hint and hint.values), hint)

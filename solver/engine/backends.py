@@ -1,8 +1,8 @@
 """One call of a solver on the model: OR-Tools' model builder for SCIP and CP-SAT, MathOpt for
 HiGHS; time limit, relative gap and the solvers' own settings; the answer in one shape (`Run`).
 
-What is done with the answer (polishing, pricing, the status) is solver.milp.run's; which
-calls to make for a big model is solver.milp.big's.
+What is done with the answer (polishing, pricing, the status) is solver.engine.run's; which
+calls to make for a big model is solver.engine.big's.
 """
 
 from __future__ import annotations
@@ -16,9 +16,9 @@ from datetime import timedelta
 
 from ortools.linear_solver.python import model_builder as mb
 
+from solver.engine.highs_options import HIGHS_PRESOLVE_RULES_OFF, HIGHS_PSCOST_MIN_RELIABLE
+from solver.engine.progress import PROGRESS, Listener, report_progress
 from solver.milp.core import Milp
-from solver.milp.highs_options import HIGHS_PRESOLVE_RULES_OFF, HIGHS_PSCOST_MIN_RELIABLE
-from solver.milp.progress import PROGRESS, Listener, report_progress
 from solver.milp.solution import OPTIMALITY_GAP
 
 from solver.choices import BACKENDS, DEFAULT_BACKEND  # re-exported: written without OR-Tools, for the CLI
@@ -79,9 +79,9 @@ def mathopt_once(model, time_limit: float | None, gap: float | None, log: bool, 
                  hint: dict[int, float] | None = None, *, ipm_lp: bool = False, node_limit: int | None = None):
     """One HiGHS solve of a MathOpt model, optionally from a MIP start (values by variable id).
     node_limit: stop after that many branch-and-bound nodes (a limit that, unlike time, stops
-    the same search at the same place on every run: solver.milp.tiebreak).
+    the same search at the same place on every run: solver.engine.tiebreak).
     ipm_lp: HiGHS' MIP solves its LPs by interior point (`mip_lp_solver=ipm`), see
-    solver.milp.big.run_big."""
+    solver.engine.big.run_big."""
     from ortools.math_opt.python import mathopt
 
     params = mathopt.SolveParameters(time_limit=timedelta(seconds=max(time_limit, 0.1)) if time_limit else None,
@@ -148,5 +148,5 @@ def read(result, hint: Incumbent | None = None) -> Run:
 
 
 def result_values(result) -> dict[int, float]:
-    """A MathOpt result's plan by variable id (= the model builder's index, solver.milp.export)."""
+    """A MathOpt result's plan by variable id (= the model builder's index, solver.engine.export)."""
     return {var.id: value for var, value in result.variable_values().items()}

@@ -6,7 +6,7 @@ method without crossover solves the same LP several times faster than the dual s
 HiGHS' MIP uses for its root (target synthetic instance, 187k variables: 37-55 s against
 470 s; large, 45k: 6-8 s against 28 s), so on the second core it gives, within the time
 limit, a lower bound on every plan and a solution that says where the jobs' work goes
-(solver.milp.warmstart.lp_shortlist).
+(solver.engine.warmstart.lp_shortlist).
 
 Why a child process, not a thread: OR-Tools cannot interrupt HiGHS (a SolveInterrupter
 is ignored), and a MILP that ends early must neither wait for the LP nor leave it
@@ -29,7 +29,7 @@ import numpy as np
 from ortools.linear_solver import linear_solver_pb2
 from ortools.linear_solver.python import model_builder as mb
 
-from solver.milp.highs_options import HIGHS_PRESOLVE_RULES_OFF
+from solver.engine.highs_options import HIGHS_PRESOLVE_RULES_OFF
 
 BOUND_SLACK = 1e-6
 """Relative amount taken off the LP value before it is used as a bound. Without crossover
@@ -46,7 +46,7 @@ INFEASIBLE = 2
 
 IPM_OPTIONS = f"solver=ipm\nrun_crossover=off\noutput_flag=false\npresolve_rule_off={HIGHS_PRESOLVE_RULES_OFF}"
 """Interior point without crossover, quiet, and presolve's faulty rule off as in the MILP: the
-child's "infeasible" ends a big solve as proof (solver.milp.big.run_big), so it must not rest
+child's "infeasible" ends a big solve as proof (solver.engine.big.run_big), so it must not rest
 on the rule that called a feasible problem infeasible. Large synthetic LP: 5.7-6.1 s either way."""
 
 
@@ -81,8 +81,8 @@ class BackgroundRelaxation:
     if it is still running.
     """
 
-    MODULE = "solver.milp.relaxation"
-    """The child's module (`python -m`); solver.milp.lagrange's child answers the same way."""
+    MODULE = "solver.engine.relaxation"
+    """The child's module (`python -m`); solver.engine.experimental.lagrange's child answers the same way."""
 
     def __init__(self, model: mb.Model, seconds: float, *, discounts: np.ndarray | None = None,
                  log: bool = False) -> None:

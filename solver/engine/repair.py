@@ -1,6 +1,6 @@
 """The repair of a plan whose single-node jobs do not fit their nodes (solver.milp.packing).
 
-solve_milp (solver.milp.solve) adds slot rows where a plan did not pack and solves again
+solve_milp (solver.engine.solve) adds slot rows where a plan did not pack and solves again
 from the repaired plan, falling back on it when time runs out; `repair_plan` keeps the plan's
 jobs where they are and solves only its rentals again, then, if that is dear, lets the jobs
 of the failing cells move.
@@ -13,9 +13,10 @@ from contextlib import contextmanager
 
 from ortools.linear_solver.python import model_builder as mb
 
+from solver.engine.run import solve_once
+from solver.engine.warmstart import REPAIR_SECONDS
 from solver.milp.core import Milp
-from solver.milp.packing import REPAIR_SECONDS, add_node_packing, occupied
-from solver.milp.run import solve_once
+from solver.milp.packing import add_node_packing, occupied
 from solver.milp.solution import NoSolution, Solution
 
 REPAIR_FLOOR = 2.0

@@ -1,32 +1,34 @@
 """One solve of the model as it stands: the backend's answer as a `Solution`, its bookkeeping
 variables settled and its cost priced from the model's cost terms.
 
-solver.milp.solve repeats it while a plan's single-node jobs do not fit their nodes, and
-solver.milp.repair uses it to repair such a plan; a big HiGHS model goes to
-solver.milp.big.run_big from here.
+solver.engine.solve repeats it while a plan's single-node jobs do not fit their nodes, and
+solver.engine.repair uses it to repair such a plan; a big HiGHS model goes to
+solver.engine.big.run_big from here.
 """
 
 from __future__ import annotations
 
-import math
 import time
 
-from solver.milp import fixopt, rcfix, warmstart
-from solver.milp.backends import Incumbent, Run, mathopt_once, read, run_model_builder
-from solver.milp.big import first_plan, run_big
+from solver.engine import warmstart
+from solver.engine.backends import Incumbent, Run, mathopt_once, read, run_model_builder
+from solver.engine.big import run_big
+from solver.engine.export import to_mathopt
+from solver.engine.progress import PROGRESS, BestHeard
+from solver.engine.switches import switched_on
 from solver.milp.capacity import discounted_variable
 from solver.milp.core import Milp
-from solver.milp.export import to_mathopt
-from solver.milp.progress import PROGRESS, BestHeard
 from solver.milp.solution import OPTIMALITY_GAP, NoSolution, Solution
 
 
 def solve_once(milp: Milp, backend: str, time_limit: float | None, gap: float | None, log: bool,
                warm_start: bool, start_from: Solution | None = None, *, reduced_cost_fixing: bool = False) -> Solution:
     """One solve; HiGHS starts from `start_from`'s plan when given (the other backends ignore it);
-    `reduced_cost_fixing`: HiGHS gets the model shrunk by solver.milp.rcfix first (`_run_fixed`)."""
+    `reduced_cost_fixing` (or GPUPLAN_EXPERIMENTAL=rcfix, solver.engine.switches): HiGHS gets the
+    model shrunk by solver.engine.experimental.rcfix first (rcfix.run_fixed)."""
     start = time.perf_counter()
     integral = any(v.is_integral for v in milp.model.get_variables())
+    reduced_cost_fixing = reduced_cost_fixing or switched_on("rcfix")
     if backend == "highs":
         plan = None if start_from is None else Incumbent(start_from.values, start_from.objective)
         run = _run_highs_mathopt(milp, time_limit, gap, log, warm_start and integral, plan,
@@ -63,11 +65,13 @@ def _run_highs_mathopt(milp: Milp, time_limit: float | None, gap: float | None, 
     gap 0.05, whose optimum is 307,180), MathOpt HiGHS' real bound. And the same search
     runs faster through MathOpt: on debug-then-train, random seeds 1-8, identical node
     and LP iteration counts, median 4.1 s against 5.3 s (conversion included).
-    The model goes over as an exact MathOpt proto (solver.milp.export; variable k keeps
+    The model goes over as an exact MathOpt proto (solver.engine.export; variable k keeps
     id k).
     A model too big to solve whole in the time limit is planned in steps first
-    (solver.milp.big.run_big); given a plan, the model is solved whole from it; asked for
-    reduced-cost fixing, a smaller model is fixed first (`_run_fixed`).
+    (solver.engine.big.run_big); given a plan, the model is solved whole from it; asked for
+    reduced-cost fixing, a smaller model is fixed first (solver.engine.experimental.rcfix).
+    The experimental methods are imported here, inside the function, only when asked for: the
+    default path must not load them (solver.engine.switches says why).
     """
     start = time.perf_counter()
     model = to_mathopt(milp.model)
@@ -82,33 +86,15 @@ def _run_highs_mathopt(milp: Milp, time_limit: float | None, gap: float | None, 
             return read(mathopt_once(model, time_limit, gap, log, PROGRESS.listener, plan.values, ipm_lp=big), plan)
         if big:
             return run_big(model, milp, start + time_limit, time_limit, gap, log)
-        if reduced_cost_fixing:
-            return _run_fixed(model, milp, time_limit, gap, log)
-        if fixopt.FIX_AND_OPTIMIZE and warm_start:  # off by default: solver.milp.fixopt
+        if reduced_cost_fixing:  # off by default: solver.engine.switches
+            from solver.engine.experimental import rcfix
+            return rcfix.run_fixed(model, milp, time_limit, gap, log)
+        if warm_start and switched_on("fixopt"):  # off by default: solver.engine.switches
+            from solver.engine.experimental import fixopt
             return fixopt.run_fix_and_optimize(model, milp, time_limit, gap, log)
         return read(mathopt_once(model, time_limit, gap, log, PROGRESS.listener))
     finally:
         PROGRESS.listener = listener
-
-
-def _run_fixed(model, milp: Milp, time_limit: float | None, gap: float | None, log: bool) -> Run:
-    """HiGHS on `model` (the MathOpt copy of this solve) after reduced-cost fixing.
-
-    A first plan (solver.milp.big.first_plan: each job's cheapest domains; none when no job
-    has more than warmstart.FIRST_DOMAINS of them, the restriction being the whole model) and
-    the LP relaxation's duals (solver.milp.rcfix.lp_duals) tighten the integer bounds
-    (rcfix.fix_by_reduced_cost), each step given warmstart.FIRST_SHARE of the limit; the
-    solve then starts from that plan, which the bounds keep, so the optimum is never lost:
-    the bounds keep every plan no dearer than it. Without the plan or the duals, the model is
-    solved as it is. Off by default: measured no faster (tests/bench/HISTORY.md)."""
-    start = time.perf_counter()
-    share = None if time_limit is None else time_limit * warmstart.FIRST_SHARE
-    hint = first_plan(model, milp, math.inf if share is None else share, gap, log)
-    duals = None if hint is None else rcfix.lp_duals(model, share)
-    if duals is not None:
-        rcfix.fix_by_reduced_cost(model, duals, hint.values)
-    left = None if time_limit is None else time_limit - (time.perf_counter() - start)
-    return read(mathopt_once(model, left, gap, log, PROGRESS.listener, hint and hint.values), hint)
 
 
 def polish(milp: Milp, values: dict[int, float]) -> None:

@@ -2,7 +2,7 @@
 
 Why: on the target synthetic instance (300 configurations × 60 daily periods × 20 jobs,
 199k variables) the LP relaxation alone takes 74-87 s, so a 60-s solve ended with no bound
-at all (solver.milp.relaxation). With the rows that link one job to the rented nodes or
+at all (solver.engine.relaxation). With the rows that link one job to the rented nodes or
 to another job moved into the objective (each times a multiplier λ ≥ 0), the model falls
 apart into one block per job (its replicas, fabric choice, data) and one block of
 everything else (nodes, contracts, discounts, stock, power): each small enough to solve
@@ -26,10 +26,11 @@ GPUs at list price. They move by projected subgradient with Polyak's step, towar
 cost when one is known (`UPPER_FILE`, written by the caller), else LIFT above the bound.
 
 The blocks' solutions say where each job's work goes, as the LP relaxation's do
-(solver.milp.warmstart.lp_shortlist reads either): solver.milp.big builds its guided plan
-from them. Models of LAGRANGE_VARIABLES or more (none by default: measured, see there) get this child
-instead of the LP's (solver.milp.big.run_big): `BackgroundLagrangian` runs
-`python -m solver.milp.lagrange`.
+(solver.engine.warmstart.lp_shortlist reads either): solver.engine.big builds its guided plan
+from them. With GPUPLAN_EXPERIMENTAL=lagrange (off by default: measured, solver.engine.switches)
+a big model gets this child instead of the LP's (solver.engine.big.run_big):
+`BackgroundLagrangian` runs `python -m solver.engine.experimental.lagrange`. The bench's
+pseudo-backend `highs-lagrange` switches it on.
 """
 
 from __future__ import annotations
@@ -46,18 +47,10 @@ import numpy as np
 from ortools.linear_solver import linear_solver_pb2
 from ortools.linear_solver.python import model_builder as mb
 
+from solver.engine.highs_options import HIGHS_PRESOLVE_RULES_OFF
+from solver.engine.relaxation import BOUND_SLACK, BackgroundRelaxation, Relaxation
 from solver.milp.core import Milp
-from solver.milp.highs_options import HIGHS_PRESOLVE_RULES_OFF
-from solver.milp.relaxation import BOUND_SLACK, BackgroundRelaxation, Relaxation
 
-LAGRANGE_VARIABLES = math.inf
-"""Models with at least this many variables get the Lagrangian bound instead of the LP
-relaxation beside the MILP (solver.milp.big.run_big); off by default. Why: measured at 60 s
-on an idle 2-core machine (tests/bench/bench_milp.py --backends highs,highs-lagrange, target
-seeds 1-2, tests/bench/README.md), one evaluation at the start prices takes 47-63 s on one
-core, the LP 37-55 s; seed 1's Lagrangian bound was 2,138,191 CNY against the LP's 2,279,700,
-seed 2's 2,080,956 against 2,035,100 but it came too late (no bound at all, and the solve ran
-to 72 s). The bench's pseudo-backend `highs-lagrange` sets it to 0."""
 RENTAL = 0
 """Owner label of the rental variables (nodes, contracts, discounts); jobs are 1, 2, …; −1 is no owner."""
 BLOCK_GAP = 1e-4
@@ -311,7 +304,7 @@ class BackgroundLagrangian(BackgroundRelaxation):
     """The Lagrangian bound in a child process, in place of the LP relaxation: the same answer
     (`Relaxation`: its bound as value, the blocks' solutions as values), the same handling."""
 
-    MODULE = "solver.milp.lagrange"
+    MODULE = "solver.engine.experimental.lagrange"
 
     def __init__(self, milp: Milp, seconds: float, *, log: bool = False) -> None:
         self._milp = milp

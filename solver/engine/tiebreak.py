@@ -1,5 +1,5 @@
 """Deterministic tie-breaking: among plans of the optimal cost, the earliest finish, then the
-fewest rentals (`break_ties`, called by solver.milp.solve.solve_milp after a proven optimum).
+fewest rentals (`break_ties`, called by solver.engine.solve.solve_milp after a proven optimum).
 
 Why: a cost model has many optima (an hourly node costs the same on day 3 as on day 30), and
 which one a solver returns depends on its path through the search, so an edit that binds
@@ -48,12 +48,12 @@ from collections import defaultdict
 
 from ortools.linear_solver.python import model_builder as mb
 
-from solver.milp.backends import mathopt_once, read, run_model_builder
+from solver.engine.backends import mathopt_once, read, run_model_builder
+from solver.engine.export import to_mathopt
+from solver.engine.run import polish
 from solver.milp.core import Milp
-from solver.milp.export import to_mathopt
 from solver.milp.packing import unpacked
-from solver.milp.run import polish
-from solver.milp.solution import Solution
+from solver.milp.solution import NOT_APPLIED, PROVEN, SKIPPED, UNPROVEN, Solution
 from solver.milp.work import work_coefficients
 
 COST_TOLERANCE = 1e-6
@@ -67,12 +67,6 @@ SHARE = 1.0
 guard for a slow machine, NODES is meant to stop it first."""
 FLOOR = 1.0
 """Seconds the second stage gets at least."""
-
-PROVEN, UNPROVEN, SKIPPED, NOT_APPLIED = "proven", "not proven", "proven without re-solve", "not applied"
-"""What Solution.tie_break says: the re-solve proved the earliest finish and fewest rentals at
-the optimal cost (contracts and fabric domains as the first plan chose them); it stopped at its node or time
-limit with the best plan found; the bound of
-_finish_floor proved it without a re-solve; no tie-break (the cost is not proven optimal)."""
 
 
 def break_ties(milp: Milp, first: Solution, backend: str, time_limit: float | None, log: bool = False) -> Solution:
