@@ -503,7 +503,7 @@ def bound_changes(probes: Probes, problem: Problem, catalog: Catalog) -> list[Ch
     a stock raised (the variables' bounds, size tiers and replica bounds come from it), a later
     deadline, prices, MFU, windows, anything else."""
     base, base_cat = probes.problem, probes.catalog
-    changes = _budget_change(probes, problem.budget)
+    changes = budget_changes(probes, problem.budget)
     deadlines = _deadline_changes(probes, problem)
     if deadlines is None or len(problem.jobs) != len(base.jobs):
         return None
@@ -517,7 +517,8 @@ def bound_changes(probes: Probes, problem: Problem, catalog: Catalog) -> list[Ch
     return [*changes, *deadlines, *catalog_changes]
 
 
-def _budget_change(probes: Probes, budget: float | None) -> list[Change]:
+def budget_changes(probes: Probes, budget: float | None) -> list[Change]:
+    """The model's budget set to `budget` (None: none): its row's bound, or a row switched on."""
     old = probes.problem.budget
     if budget == old:
         return []
@@ -575,3 +576,36 @@ def _stock_lowered(probes: Probes, offer: str, nodes: int) -> list[Change]:
     rows = list(probes.milp.family_rows("availability", offer).values())
     variables = [v for v in probes.offer_nodes(offer) if v.upper_bound > nodes]
     return [RowBounds(words, True, rows, upper=nodes), VarBounds(words, True, variables, upper=float(nodes))]
+
+
+@dataclass(eq=False)
+class Objective(Change):
+    """The objective replaced by Σ weight·variable (an elastic probe: the least slack), the
+    cost put back after. Its plan breaks written limits on purpose: ask with verify=False."""
+
+    terms: Sequence[tuple[mb.Variable, float]] = ()
+    tightens: bool = False
+
+    def apply(self, milp: api.Milp) -> Undo:
+        milp.model.minimize(mb.LinearExpr.weighted_sum([v for v, _ in self.terms], [w for _, w in self.terms]))
+
+        def undo() -> None:
+            milp.model.minimize(milp.total_cost())
+        return undo
+
+
+def add_slacks(probes: Probes, slack: Callable[..., dict[str, mb.Variable]], **kw) -> dict[str, tuple[mb.Variable, float]]:
+    """A family's elastic slack (solver.api.FAMILIES' `slack`: one variable per target in its
+    rows) added to the built model once, switched off (upper bound 0): the model stays the
+    problem's, and a probe switches a slack on by its bound, `{target: (variable, its upper
+    bound when on)}`. Plans kept as starts stay plans of it (a new variable is 0 in them)."""
+    out = {}
+    for target, var in slack(probes.milp, **kw).items():
+        out[target] = (var, var.upper_bound)
+        var.upper_bound = 0.0
+    return out
+
+
+def slack_on(words: str, slacks: Sequence[tuple[mb.Variable, float]]) -> list[Change]:
+    """Changes letting each slack variable up to its bound when on."""
+    return [VarBounds(words, False, [var], upper=upper) for var, upper in slacks]
