@@ -247,12 +247,12 @@ class _Context:
         if self.days is None or self.days.cap != cap:
             later, cat, _ = apply_edits(self.problem, self.catalog, self._deadline_part(fam, cap).edits())
             daily = all(p.periods == "uniform" and p.effective_period_days == 1 for p in (self.problem, later))
-            try:
-                self.days = _Days(Probes(later, cat, backend=self.backend, clock=self.clock), cap) if daily else None
-            except Infeasible:
-                self.days = None
-            if self.days is None:
+            if not daily:
                 return None
+            try:
+                self.days = _Days(Probes(later, cat, backend=self.backend, clock=self.clock), cap)
+            except Infeasible:  # a job no offer carries even then: none with fewer days either
+                self.days = _Days(None, cap)
         return self.days
 
     def _probe(self, probes: Probes, *changes: Change, gap: float | None = None, elastic: bool = False,
@@ -301,17 +301,19 @@ class _Context:
         are not bounds of a built model."""
         if days is not None:
             model = self.days
-            if model is None:
+            if model is None or model.probes is None:
                 return None
             changes = [*model.caps(self.problem, days), *budget_changes(model.probes, prob.budget)]
             return self._probe(model.probes, *changes, ReadAs("edited", problem=prob, catalog=cat),
                                problem=prob, catalog=cat)
-        model = self._raised_model(2)
-        changes = None if model is None else bound_changes(model.probes, prob, cat)
-        if changes is None:
-            return None
-        return self._probe(model.probes, *changes, *model.stock(cat), ReadAs("edited", problem=prob, catalog=cat),
-                           problem=prob, catalog=cat)
+        self._raised_model(RAISE_FACTORS[0])
+        for factor in sorted(f for f, model in self.raised.items() if model is not None):
+            model = self.raised[factor]
+            changes = bound_changes(model.probes, prob, cat)  # None: a stock past this raise, or not a bound
+            if changes is not None:
+                return self._probe(model.probes, *changes, *model.stock(cat),
+                                   ReadAs("edited", problem=prob, catalog=cat), problem=prob, catalog=cat)
+        return None
 
     def _solved(self, prob: Problem, cat: Catalog) -> float | None:
         from solver.api import solve_problem
@@ -375,6 +377,8 @@ class _Context:
         def feasible(k: int) -> bool:
             if model is None:
                 return self._resolve(self._deadline_part(fam, k).edits(), budget=budget) is not None
+            if model.probes is None:
+                return False
             free = [] if budget else budget_changes(model.probes, None)
             verdict = exists(model.probes, *model.caps(self.problem, k), *free)
             if verdict is None:
@@ -443,7 +447,7 @@ class _Context:
         """The cheapest plan's cost with k more days and no budget (a zero gap); Infeasible when none."""
         prob, cat, _ = apply_edits(self.problem.model_copy(update={"budget": None}), self.catalog, part.edits())
         model = self.days
-        if model is None:
+        if model is None or model.probes is None:
             from solver.api import solve_problem
             return solve_problem(prob, cat, backend=self.backend, time_limit=self.time_limit, gap=0.0).total_cost
         answer = self._probe(model.probes, *model.caps(self.problem, k), *budget_changes(model.probes, None),
@@ -627,13 +631,15 @@ class _Raised:
 
 @dataclass
 class _Days:
-    """The problem built with every deadline `cap` days later."""
+    """The problem built with every deadline `cap` days later (probes None: preprocessing left
+    a job no offer, so no number of days up to `cap` gives a plan)."""
 
-    probes: Probes
+    probes: Probes | None
     cap: int
 
     def caps(self, problem: Problem, k: int) -> list[Change]:
         """k more days on every written deadline: each job's replicas in periods ending after it at 0."""
+        assert self.probes is not None
         inst, milp = self.probes.inst, self.probes.milp
         deadline = {j.name: j.deadline_days + k for j in problem.jobs}
         late = [var for (i, t), var in milp.replicas.items()
