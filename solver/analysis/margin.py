@@ -165,11 +165,13 @@ def _robust(factor: float, optimum: Plan, answer: Answer | None) -> RobustPlan:
 
 def with_margins(problem: Problem, catalog: Catalog, plan: Plan, *, robust: bool = False,
                  backend: str = DEFAULT_BACKEND, time_limit: float | None = None, gap: float | None = None,
-                 clock: RunClock | None = None) -> Plan:
+                 clock: RunClock | None = None, probes: Probes | None = None) -> Plan:
     """The plan with each job's margin, and the robust plan when asked (`robust`, the problem's
     `robust`): what `solve` and `report` show beside the optimum. One Instance and one model
-    (solver.probes.Probes) serve every margin probe and the robust plan."""
-    probes = Probes(problem, catalog, backend=backend, time_limit=time_limit, gap=gap, clock=clock)
+    (solver.probes.Probes) serve every margin probe and the robust plan: `probes`, the model
+    the plan was solved on (`solve`: no build at all here), else one built here."""
+    if probes is None:
+        probes = Probes(problem, catalog, backend=backend, time_limit=time_limit, gap=gap, clock=clock)
     plan = mfu_margins(problem, catalog, plan, probes=probes)
     factor = robust_factor(problem, robust)
     if factor is None:
