@@ -184,3 +184,30 @@ def test_margins_and_the_robust_plan_build_one_instance_and_one_model(monkeypatc
     shown = with_margins(prob, cat, plan, robust=True)
     assert all(j.mfu_margin is not None for j in shown.jobs) and shown.robust_plan.status == "optimal"
     assert built == {"instance": 1, "model": 1}
+
+
+def test_a_solve_run_builds_one_instance_and_one_model_for_the_plan_its_margins_and_robust_plan(monkeypatch,
+                                                                                                  tmp_path):
+    """`gpuplan solve --robust`: the plan is the engine's base (solver.commands.solve), and every
+    margin probe and the robust plan are probes of that same model."""
+    from typer.testing import CliRunner
+
+    from solver.cli import app
+    from tests.builders import write_problem
+
+    prob, cat = _mixed_case()
+    path = write_problem(tmp_path, prob, cat)
+    built = {"instance": 0, "model": 0}
+    real_instance, real_model = api.build_instance, api.build_milp
+
+    def count(kind, real):
+        def counted(*a, **kw):
+            built[kind] += 1
+            return real(*a, **kw)
+        return counted
+    monkeypatch.setattr(api, "build_instance", count("instance", real_instance))
+    monkeypatch.setattr(api, "build_milp", count("model", real_model))
+    out = CliRunner().invoke(app, ["solve", str(path), "--robust", "--json"])
+    assert out.exit_code == 0, out.output
+    assert '"mfu_margin": 0.8797' in out.stdout and '"robust_plan"' in out.stdout
+    assert built == {"instance": 1, "model": 1}
