@@ -13,7 +13,7 @@ model changes, but none helps today, so none is on by default (tests/bench/HISTO
 - `fixopt`: LP-guided fix-and-optimize (solver.engine.experimental.fixopt): a mixed A/B
   (faster on the mean, up to 2x slower on some problems), and with it the bundled problems
   get other plans of the same cost, which their golden answers would see.
-The default solve path imports none of them (tests/milp/test_experimental.py checks it):
+The default solve path imports none of them (tests/engine/test_experimental.py checks it):
 they sit in solver.engine.experimental, loaded only where this switch (or the keyword)
 turns one on. This module is outside that package so asking costs no import.
 

@@ -28,8 +28,8 @@ from solver.milp.solution import Solution
 from solver.verify import check_plan
 
 from tests.builders import ROOT, catalog, hourly, job, monthly, problem
-from tests.milp.test_rcfix import FAST, instances
-from tests.milp.test_rcfix import _cost as rcfix_cost
+from tests.engine.test_rcfix import FAST, instances
+from tests.engine.test_rcfix import _cost as rcfix_cost
 
 BUNDLED = [ROOT / "problems" / name for name in ("seed-7b-200b-30d.yaml", "data-locality.yaml")]
 

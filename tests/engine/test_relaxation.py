@@ -17,7 +17,7 @@ from pathlib import Path
 import pytest
 from tests.builders import ROOT, catalog, hourly, job, problem
 from ortools.linear_solver.python import model_builder as mb
-from tests.milp.test_warmstart import restricted_solve, two_jobs_one_cheap_node
+from tests.engine.test_warmstart import restricted_solve, two_jobs_one_cheap_node
 
 from solver.api import build
 from solver.engine import big as big_module
