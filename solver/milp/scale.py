@@ -20,8 +20,11 @@ What f changes, and how each part of the model follows it:
   the most some optimal plan does, is kept: at a lower rate that plan does no more raw work,
   so it stays a valid bound) and the storage share rows `Data-<j>-<v>-<d>` (the shares fall
   with the rate against the same most work: still ≤ 1 in such a plan).
-- Rows derived from the work that a lower rate may cut wrongly: the job's covering cuts
-  (`Cover-<j>-…`, a rounding of the work at the built rate) are switched off; the whole
+- The job's covering cuts (`Cover-<j>-…`) stay: each rounds Σ a_i·x_i ≥ need (a_i the most
+  work a node or contract does at the built rate), and at a lower rate the true inequality
+  has smaller a_i with the same need (the requirement, not the asked work), so the built one
+  still holds for every plan and so does its rounding. A higher rate (f > 1) is refused.
+- Rows derived from the work that a lower rate may cut wrongly: the whole
   units of the storage and finishing flags (`Storage-…-start`, `Finish-<j>-<t>-run` and the
   tails W[j,t]) get a big-M of every unit the job's replicas can do, so they still say only
   "the flag is 1 when the job works there / has work left", which is all they mean for an
@@ -110,6 +113,8 @@ def scale_work(milp: Milp, problem: Problem, jobs: Iterable[str]) -> Callable[[]
     inst, edits = milp.inst, _Edits(milp.model)
     rates = scaled_rates(inst, problem, jobs)
     ratio = {i: rate / inst.options[i].rate_flops for i, rate in rates.items()}
+    if any(r > 1 + 1e-12 for r in ratio.values()):
+        raise ValueError("scale_work reads work at a lower rate only (the covering cuts hold for those)")
     asked_before = {j: asked_work(milp, j) for j in jobs}  # fills milp.least_work first
     saved_caches = dict(milp.work_coef), dict(milp.least_work)
     slow = replace(inst, problem=problem, options=[replace(o, rate_flops=rates[i]) if i in rates else o
@@ -162,10 +167,9 @@ def _work_rows(milp: Milp, job: str) -> list[str]:
 
 
 def _loosen_derived_rows(milp: Milp, edits: _Edits, job: str) -> None:
-    """Cover cuts and the LP-only `-now` rows off; the storage and finishing flags' units a
-    big-M of every unit the job's replicas can do (module docstring)."""
-    off = list(milp.cover.get(job, []))
-    off += [name for (j, t) in milp.running if j == job and (name := f"Finish-{j}-{t}-now") in milp.rows]
+    """The LP-only `-now` rows off; the storage and finishing flags' units a big-M of every
+    unit the job's replicas can do (module docstring)."""
+    off = [name for (j, t) in milp.running if j == job and (name := f"Finish-{j}-{t}-now") in milp.rows]
     starts = [(key, f"Storage-{j}-{v}-{d}-{t}") for key in milp.started for (j, v, d, t) in [key] if j == job]
     off += [f"{name}-now" for _, name in starts if f"{name}-now" in milp.rows]
     for name in off:
