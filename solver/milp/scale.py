@@ -130,7 +130,7 @@ def scale_work(milp: Milp, problem: Problem, jobs: Iterable[str]) -> Callable[[]
             milp.least_work[j] = min(least)
     by_var = {var.index: ratio[i] for (i, _t), var in milp.replicas.items() if i in ratio}
     for j in jobs:
-        asked = asked_work(milp, j) / asked_before[j]
+        asked = asked_work(milp, j) / asked_before[j] if asked_before[j] > 0 else 1.0
         _scale_work_rows(milp, edits, j, by_var, asked)
         _loosen_derived_rows(milp, edits, j)
 
