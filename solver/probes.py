@@ -499,7 +499,9 @@ def bound_changes(probes: Probes, problem: Problem, catalog: Catalog) -> list[Ch
     Bounds: the budget (set, raised, lowered or dropped), a site's power quota, an offer's stock
     lowered (`max_nodes`: its node and contract variables and its stock rows), a job's deadline
     made earlier on a model of uniform periods (its replicas after the new deadline's period fixed
-    at 0, as solver.session caps finishing days; event periods move with deadlines). Not bounds:
+    at 0, as solver.session caps finishing days; event periods move with deadlines; the model's
+    symmetry rows, early periods held first, stay valid: a cap only takes a job from the later
+    of two periods, so the earlier still serves whatever the later does). Not bounds:
     a stock raised (the variables' bounds, size tiers and replica bounds come from it), a later
     deadline, prices, MFU, windows, anything else."""
     base, base_cat = probes.problem, probes.catalog
