@@ -182,14 +182,14 @@ class _Sides:
     def scenario(self) -> Outcome:
         if self.engine is None:
             return _solve(self.new_problem, self.new_catalog, self.options)
-        if self.deltas is not None:
-            answer = self._probe()
-        else:
+        answer: Answer | None = Answer("infeasible", math.inf)
+        if self.deltas is None:
             try:
                 self.edited = Probes(self.new_problem, self.new_catalog, **self.options)
-                answer = self.edited.probe(tiebreak=True)
-            except Infeasible:
-                answer = Answer("infeasible", math.inf)
+            except Infeasible:  # a job no offer carries: worded below
+                self.edited = None
+        if self.deltas is not None or self.edited is not None:
+            answer = self._probe()
         if answer is None or answer.plan is None or off_stack(answer.plan, self.new_problem, self.new_catalog):
             return _solve(self.new_problem, self.new_catalog, self.options)  # its own words (or stack price)
         return Outcome(answer.plan)
