@@ -98,3 +98,27 @@ def _bracket(prob, cat, base: float, earlier: bool, budget_share: float | None, 
         assert exact is not None and answer.low <= exact + 0.01 and exact <= answer.cost + 0.01
     elif exact is not None:
         assert answer.low <= exact + 0.01
+
+
+def test_a_tightening_probe_stopped_at_once_is_the_interval_from_the_base_bound_to_the_plan_in_hand():
+    """Deadline 30 → 28 solved, then 30 → 29 with every solve stopped at once: the answer is the
+    28-day plan (it meets the 29-day model) and the base optimum's bound, and the exact optimum
+    of the 29-day problem lies between them, strictly inside on this case."""
+    from solver.api import solve_problem
+    from tests.analysis.test_whatif import power_case
+
+    prob, cat = power_case()
+    probes = Probes(prob, cat)
+    probes.solve_base()
+
+    def earlier(days: int):
+        (j,) = prob.jobs
+        return prob.model_copy(update={"jobs": [j.model_copy(update={"deadline_days": days})]})
+    at_28 = probes.probe(*bound_changes(probes, earlier(28), cat), problem=earlier(28), catalog=cat)
+    assert at_28.status == "optimal"
+    with pytest.MonkeyPatch.context() as patch:
+        _stopped_at_once(patch)
+        at_29 = probes.probe(*bound_changes(probes, earlier(29), cat), problem=earlier(29), catalog=cat)
+    exact = solve_problem(earlier(29), cat).total_cost
+    assert at_29.status == "feasible" and at_29.cost == at_28.cost and at_29.low == probes.base.low
+    assert at_29.low < exact < at_29.cost

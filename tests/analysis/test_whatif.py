@@ -286,3 +286,20 @@ def test_an_unproven_side_shows_its_interval():
     shown = result.to_dict()
     assert shown["delta_interval"] == [round(low, 2), round(high, 2)]
     assert shown["scenario"]["lower_bound"] == loose.lower_bound
+
+
+def test_the_terminal_shows_an_unproven_side_as_an_interval():
+    from rich.console import Console
+
+    from solver.report.whatif import render_whatif
+
+    prob, cat = power_case()
+    result = what_if(prob, cat, ["datacenters.D1.power_quota_kw=30"])
+    loose = result.scenario.plan.model_copy(update={"status": "feasible",
+                                                    "lower_bound": result.scenario.plan.total_cost - 500})
+    result.scenario = type(result.scenario)(loose)
+    console = Console(record=True, width=200)
+    render_whatif(result, console)
+    text = console.export_text()
+    assert "the optimum is at least 39,500" in text
+    assert "between the two optima: -15,060 to -14,560" in text
