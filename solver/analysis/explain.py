@@ -23,17 +23,28 @@ Limits and how each smallest amount is found (all others stay as written):
   Σ_{options of o} n[o,t] − s_o ≤ max_nodes_o put the written caps back with integer
   slack. Minimise Σ_o s_o: the fewest extra nodes in total, possibly over several offers.
 - deadline: the fewest days k added to every job's deadline (horizon_days extended when
-  needed). Days change the periods and the jobs' windows, so they are not a slack
-  variable: a doubling then bisection search over k, each probe a full solve. Feasibility
+  needed). Days change the jobs' windows, so they are not a slack variable: a doubling then
+  bisection search over k. On daily uniform periods each probe is a cap of one model built
+  with every deadline moved by the search's cap (the replicas after deadline + k fixed at 0,
+  feasibility only; the last k's plan then priced and verified); otherwise a full solve. Feasibility
   is monotone in k in practice (a later deadline keeps every plan; only a binding budget
   with per-window storage charges can break that), and the search probes k−1 on its way,
   so "one day less is infeasible" holds by construction. Capped at max(horizon, 30) days.
 
-Elastic solves do not go through solve_problem (their plans break the written limits and
-the verifier would reject them): build + extra variables + solve_milp. Every suggestion
-is then VERIFIED by applying it in the edit language (solver.analysis.edits) and
-re-solving through solve_problem, which runs the independent verifier; `verified` says
-whether that re-solve found a plan. The printed words name every change those edits make,
+Elastic solves are probes whose plans are not verified (they break the written limits on
+purpose): the slack switched on, the objective the weighted slack. Every suggestion is then
+VERIFIED by applying it in the edit language (solver.analysis.edits) and solving the edited
+problem — as bound changes of a built model when its edits are bounds of one
+(solver.probes.bound_changes), else through solve_problem — with the independent verifier
+checking the plan against the edited problem; `verified` says whether that found a plan.
+
+Builds (issue 34): the problem as written is preprocessed once (its Instance: the quick
+words, the sites in play); one model built from a catalog with every stock ×2, with the
+budget's, each site's power and each offer's stock slack added and switched off (its stock
+rows put the written caps back, so it is the written problem until a probe lifts a slack):
+every elastic solve, the budget dropped and the suggestions' checks are probes of it, a
+model with ×8 or ×64 only while more stock is asked and ×2 is not enough; and one model with
+every deadline moved by the search's cap, for the day searches. The printed words name every change those edits make,
 in the same amounts (a later deadline past the horizon also says the horizon it needs:
 `whatif` rejects a deadline past horizon_days), so a suggestion followed literally is the
 one that was checked.
@@ -371,7 +382,9 @@ class _Context:
     def _fewest_days(self, fam: Family, cap: int, *, budget: bool = True) -> int | None:
         """The fewest extra days on every deadline with a plan (with or without the budget); None
         when even `cap` days have none. _Undetermined when a solve ran out of time. Each probe
-        asks only whether a plan exists, on the model built for `cap` days (`_days_model`)."""
+        asks only whether a plan exists, on the model built for `cap` days (`_days_model`);
+        there more days only lift caps, so when one day is not enough the cap is asked next and,
+        when it is not enough either, no smaller number is (one probe instead of the doubling)."""
         model = self._days_model(fam, cap)
 
         def feasible(k: int) -> bool:
@@ -387,6 +400,8 @@ class _Context:
 
         lo, hi, k = 0, None, 1
         while k <= cap:
+            if k == 2 and model is not None and not feasible(cap):
+                return None  # caps of one model: feasibility is monotone in k, so none below the cap either
             if feasible(k):
                 hi = k
                 break
