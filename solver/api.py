@@ -34,6 +34,7 @@ breaks the written limits, so the verifier would reject it):
                                                     must fall to enter (orders negotiate's work)
     budget_slack, power_slack, power_sites, stock_slack, add_work_slack, widen_discount
                                                     elastic edits (solver.milp.elastic, ...)
+    scale_work                                      a job's work read at another MFU, undoable (solver.milp.scale)
 
 For the commands: BACKENDS (the --backend choices), DEFAULT_BACKEND, and PROGRESS (set
 PROGRESS.listener to hear a running solve's best plan and bound).
@@ -67,6 +68,7 @@ from solver.milp.registry import (
     as_bounded, family,
 )
 from solver.milp.reprice import reprice, with_offer_price
+from solver.milp.scale import scale_work
 from solver.milp.solution import OPTIMALITY_GAP, NoSolution, Solution
 from solver.milp.stacks import off_stack, stack_switch, stack_warnings, usual_stack
 from solver.milp.work import add_work_slack, asked_work
@@ -83,6 +85,7 @@ __all__ = [
     "held_nodes", "asked_work", "job_layout", "ModelNumbers", "reprice", "with_offer_price",
     "reduced_costs", "price_drops",
     "budget_slack", "power_slack", "power_sites", "stock_slack", "add_work_slack", "widen_discount",
+    "scale_work", "off_stack",
     # the constraint families (solver.milp.registry) and what preprocessing excluded
     "FAMILIES", "Family", "NotApplicable", "family", "BINDING_KINDS", "MONEY", "as_bounded", "Exclusion",
     "BUDGET", "POWER", "AVAILABILITY", "DEADLINE", "VENDORS", "SPOT",

@@ -101,7 +101,7 @@ def solve(problem: ProblemFile,
                 print_json(infeasible_json(exc, prob.currency))
             raise
         with working("margin, and the robust plan if asked: how much slower each job may run"):
-            plan = with_margins(prob, cat, plan, robust=robust, clock=run, **options)
+            plan = with_margins(prob, cat, plan, robust=robust, clock=run, probes=probes, **options)
         explained = _why(prob, cat, plan, why_k, run, options, probes) if why else None
         written = files.write(plan, prob, cat, why=explained.to_dict() if explained else None)
         compared = _baselines(prob, cat, run, options, probes) if baselines else None
