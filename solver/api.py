@@ -27,8 +27,14 @@ breaks the written limits, so the verifier would reject it):
     solve_milp → Solution, or NoSolution            one raw solve
     held_nodes, asked_work, job_layout              reading the model
     ModelNumbers                                    whether a plan meets the model as it stands
+    reprice(milp, offer, price) → undo              one offer's price on the built model (its cost
+                                                    coefficients, the budget row, the Instance plans
+                                                    are read from); with_offer_price for the verifier
+    reduced_costs, price_drops                      one LP's estimate of how far each offer's price
+                                                    must fall to enter (orders negotiate's work)
     budget_slack, power_slack, power_sites, stock_slack, add_work_slack, widen_discount
                                                     elastic edits (solver.milp.elastic, ...)
+    scale_work                                      a job's work read at another MFU, undoable (solver.milp.scale)
 
 For the commands: BACKENDS (the --backend choices), DEFAULT_BACKEND, and PROGRESS (set
 PROGRESS.listener to hear a running solve's best plan and bound).
@@ -43,6 +49,7 @@ from solver.clock import OutOfTime, RunClock, stopped
 from solver.engine.backends import BACKENDS, DEFAULT_BACKEND
 from solver.engine.export import write_mps
 from solver.engine.progress import PROGRESS
+from solver.engine.promise import price_drops, reduced_costs
 from solver.engine.solve import solve_milp
 from solver.errors import Infeasible
 from solver.milp.build import build_milp
@@ -60,6 +67,8 @@ from solver.milp.registry import (
     AVAILABILITY, BINDING_KINDS, BUDGET, DEADLINE, FAMILIES, MONEY, POWER, SPOT, VENDORS, Family, NotApplicable,
     as_bounded, family,
 )
+from solver.milp.reprice import reprice, with_offer_price
+from solver.milp.scale import scale_work
 from solver.milp.solution import OPTIMALITY_GAP, NoSolution, Solution
 from solver.milp.stacks import off_stack, stack_switch, stack_warnings, usual_stack
 from solver.milp.work import add_work_slack, asked_work
@@ -73,8 +82,10 @@ __all__ = [
     "solve_problem", "build", "solve_built", "plan_of", "explain_quick", "pin_schedule", "pin_rentals", "NotInModel",
     # the model, for analyses that edit it and solve it raw
     "build_instance", "Milp", "build_milp", "solve_milp", "Solution", "NoSolution", "OPTIMALITY_GAP",
-    "held_nodes", "asked_work", "job_layout", "ModelNumbers",
+    "held_nodes", "asked_work", "job_layout", "ModelNumbers", "reprice", "with_offer_price",
+    "reduced_costs", "price_drops",
     "budget_slack", "power_slack", "power_sites", "stock_slack", "add_work_slack", "widen_discount",
+    "scale_work", "off_stack",
     # the constraint families (solver.milp.registry) and what preprocessing excluded
     "FAMILIES", "Family", "NotApplicable", "family", "BINDING_KINDS", "MONEY", "as_bounded", "Exclusion",
     "BUDGET", "POWER", "AVAILABILITY", "DEADLINE", "VENDORS", "SPOT",

@@ -377,3 +377,326 @@ class Probes:
         """At least one node of the offer in some period (the smallest use there is)."""
         nodes = [v for (key, _), v in self.milp.nodes.items() if self.inst.configs[key].offer.offer == offer]
         return AtLeast(f"offer {offer} rented", True, f"Probe-force-{offer}", nodes, 1.0)
+
+
+# ----- negotiate's and the baselines' changes (issue 34: prices, the budget, an offer's periods) -----
+
+@dataclass(eq=False)
+class Reprice(Change):
+    """One offer's price column at `price` (in the offer's own currency): its rent, platform fee
+    and volume discount coefficients, the budget row's, and the Instance its plans are read from,
+    as a model built at that price would have them (solver.milp.reprice). Not tightening: every
+    plan stays a plan, at another cost."""
+
+    offer: str = ""
+    price: float = 0.0
+    tightens: bool = False
+
+    def apply(self, milp: api.Milp) -> Undo:
+        return api.reprice(milp, self.offer, self.price)
+
+
+def reprice(offer: str, price: float) -> Reprice:
+    return Reprice(f"offer {offer} at price {price:,.6g}", False, offer, price)
+
+
+def no_budget(probes: Probes) -> Change:
+    """The problem's budget dropped (its row's upper side at +inf): a relaxation, not tightening."""
+    rows = list(probes.milp.family_rows("budget").values())
+    return RowBounds("budget dropped", False, rows, upper=math.inf)
+
+
+def early_nodes(probes: Probes, offer: str, stop: int, start: int = 0) -> list[mb.Variable]:
+    """The offer's node and contract variables of periods start ≤ t < stop (what a lead time
+    ending in period `stop` rules out and one ending in `start` allows)."""
+    configs = {key for key, cfg in probes.inst.configs.items() if cfg.offer.offer == offer}
+    return ([v for (key, t), v in probes.milp.nodes.items() if key in configs and start <= t < stop]
+            + [v for (key, s), v in probes.milp.contracts.items() if key in configs and start <= s < stop])
+
+
+@dataclass(eq=False)
+class Restock(Change):
+    """One offer's stock at `most` nodes: its node and contract variables' bounds (those not
+    shut at 0) and its `Availability` rows; its volume discounts' X̄ widened where the build's
+    is smaller (solver.milp.capacity.widen_discount). Exact when the model was built with at
+    least `most` nodes of stock (size tiers and cuts are preprocessing's, from the built stock)."""
+
+    offer: str = ""
+    most: int = 0
+    tightens: bool = False
+
+    def apply(self, milp: api.Milp) -> Undo:
+        configs = {key for key, cfg in milp.inst.configs.items() if cfg.offer.offer == self.offer}
+        held = [v for (key, _), v in [*milp.nodes.items(), *milp.contracts.items()]
+                if key in configs and v.upper_bound > 0]
+        rows = [row for key, row in milp.family_rows("availability", self.offer).items() if not key.part]
+        narrow = [(kt, v.upper_bound) for kt, v in milp.full_price.items() if kt[0] in configs and v.upper_bound < self.most]
+        saved = [(v, v.upper_bound) for v in held], [(r, r.upper_bound) for r in rows]
+        for v in held:
+            v.upper_bound = self.most
+        for r in rows:
+            r.upper_bound = self.most
+        for (key, t), _ in narrow:
+            api.widen_discount(milp, key, t, self.most)
+
+        def undo() -> None:
+            for v, hi in saved[0]:
+                v.upper_bound = hi
+            for r, hi in saved[1]:
+                r.upper_bound = hi
+            for (key, t), built in narrow:
+                api.widen_discount(milp, key, t, int(built))
+        return undo
+
+# ===== deltas for the margin, what-if and the infeasibility explanation (issue 34, helper D) =====
+# Changes that are not a bound or a row's switch: a job's throughput read at another MFU
+# (solver.milp.scale), a plan's decisions fixed (a constrain function of solver.api's pins, made
+# undoable), and the objective dropped for a probe that only asks whether a plan exists.
+
+@dataclass(eq=False)
+class ScaledWork(Change):
+    """`jobs` run at the rates `problem` states (their mfu_factor) on the model built at the
+    assumed MFU (solver.milp.scale): the plan read from it reports the work at those rates, so
+    a probe with this change verifies its plan against `problem`."""
+
+    problem: Problem | None = None
+    jobs: Sequence[str] = ()
+    tightens: bool = False
+
+    def apply(self, milp: api.Milp) -> Undo:
+        assert self.problem is not None
+        return api.scale_work(milp, self.problem, self.jobs)
+
+
+@dataclass(eq=False)
+class Pinned(Change):
+    """Variable bounds set by a constrain function that only sets bounds (solver.api's
+    `pin_schedule`, `pin_rentals`), restored after: a given plan's decisions fixed. NotInModel
+    when the model cannot hold them (raised by `apply`, nothing left changed)."""
+
+    pin: Callable[[api.Milp], None] | None = None
+    tightens: bool = True
+
+    def apply(self, milp: api.Milp) -> Undo:
+        assert self.pin is not None
+        variables = [*milp.contracts.values(), *milp.nodes.values(), *milp.replicas.values()]
+        saved = [(v, v.lower_bound, v.upper_bound) for v in variables]
+
+        def undo() -> None:
+            for v, lo, hi in saved:
+                v.lower_bound, v.upper_bound = lo, hi
+        try:
+            self.pin(milp)
+        except api.NotInModel:
+            undo()
+            raise
+        return undo
+
+
+@dataclass(eq=False)
+class NoObjective(Change):
+    """Every plan costs 0 to the solver: a probe asking only whether a plan exists stops at
+    the first one (limits on money, the budget row, stay rows of their own)."""
+
+    words: str = "feasibility only"
+    tightens: bool = False
+
+    def apply(self, milp: api.Milp) -> Undo:
+        milp.model.minimize(mb.LinearExpr.weighted_sum([], []))
+
+        def undo() -> None:
+            milp.model.minimize(milp.total_cost())
+        return undo
+
+
+def exists(probes: Probes, *changes: Change) -> bool | None:
+    """Is there a plan of the model with `changes`? None when the time ran out before a plan
+    or a proof (a probe not started for want of time included). A plan an earlier probe found
+    that meets the changed model answers yes without a solve."""
+    from solver.clock import OutOfTime
+    undo = [c.apply(probes.milp) for c in changes]
+    try:
+        known = probes._start()  # a plan an earlier probe found that meets this one answers it
+    finally:
+        for u in reversed(undo):
+            u()
+    if known is not None:
+        probes.answered_without_solve += 1
+        return True
+    kept, probes.known = probes.known, []  # none meets it: the probe need not read the model to check again
+    try:
+        answer = probes.probe(*changes, NoObjective(), verify=False)
+    except OutOfTime:
+        return None
+    finally:
+        probes.known = kept + probes.known
+        del probes.known[:-KEEP_PLANS]
+    if answer.status == "infeasible":
+        return False
+    return None if answer.solution is None else True
+
+
+@dataclass(eq=False)
+class ReadAs(Change):
+    """The plan read as `problem` and `catalog` state the limits (a what-if edit's budget,
+    quota, stock or deadline): the Instance the plan is extracted from carries them, so what
+    binds is worded with the edited numbers. The model itself is not changed."""
+
+    problem: Problem | None = None
+    catalog: Catalog | None = None
+    tightens: bool = True
+
+    def apply(self, milp: api.Milp) -> Undo:
+        from dataclasses import replace
+
+        from solver.model.catalog import priced_in
+        assert self.problem is not None and self.catalog is not None
+        inst = milp.inst
+        milp.inst = replace(inst, problem=self.problem, as_given=self.catalog,
+                            catalog=priced_in(self.catalog, self.problem.currency, self.problem.rates()))
+
+        def undo() -> None:
+            milp.inst = inst
+        return undo
+
+
+@dataclass(eq=False)
+class CostCap(Change):
+    """total cost ≤ `most`, on a model built without a budget: a row added the first time
+    (`Probe-budget`), switched off after."""
+
+    most: float = math.inf
+    tightens: bool = True
+
+    def apply(self, milp: api.Milp) -> Undo:
+        row = milp.rows.get("Probe-budget")
+        if row is None:
+            milp.add_row("Probe-budget", milp.total_cost() <= math.inf)
+            row = milp.rows["Probe-budget"]
+        row.upper_bound = self.most
+
+        def undo() -> None:
+            row.upper_bound = math.inf
+        return undo
+
+
+def bound_changes(probes: Probes, problem: Problem, catalog: Catalog) -> list[Change] | None:
+    """`problem` and `catalog` (an edited copy of the engine's) as changes of its built model,
+    when every difference is a limit's bound; None when one is not (the caller builds the
+    edited problem: its preprocessing differs).
+
+    Bounds: the budget (set, raised, lowered or dropped), a site's power quota, an offer's stock
+    lowered (`max_nodes`: its node and contract variables and its stock rows), a job's deadline
+    made earlier on a model of uniform periods (its replicas after the new deadline's period fixed
+    at 0, as solver.session caps finishing days; event periods move with deadlines; the model's
+    symmetry rows, early periods held first, stay valid: a cap only takes a job from the later
+    of two periods, so the earlier still serves whatever the later does). Not bounds:
+    a stock raised (the variables' bounds, size tiers and replica bounds come from it), a later
+    deadline, prices, MFU, windows, anything else."""
+    base, base_cat = probes.problem, probes.catalog
+    changes = budget_changes(probes, problem.budget)
+    deadlines = _deadline_changes(probes, problem)
+    if deadlines is None or len(problem.jobs) != len(base.jobs):
+        return None
+    unedited = problem.model_copy(update={"budget": base.budget, "jobs": [
+        j.model_copy(update={"deadline_days": b.deadline_days}) for j, b in zip(problem.jobs, base.jobs)]})
+    if unedited != base:
+        return None
+    catalog_changes = _catalog_changes(probes, catalog)
+    if catalog_changes is None:
+        return None
+    return [*changes, *deadlines, *catalog_changes]
+
+
+def budget_changes(probes: Probes, budget: float | None) -> list[Change]:
+    """The model's budget set to `budget` (None: none): its row's bound, or a row switched on."""
+    old = probes.problem.budget
+    if budget == old:
+        return []
+    row = probes.milp.rows.get("Budget")
+    words = "no budget" if budget is None else f"budget {budget:,.0f} {probes.problem.currency}"
+    if row is None:
+        return [CostCap(words, True, budget)] if budget is not None else []
+    most = math.inf if budget is None else budget
+    return [RowBounds(words, old is not None and most <= old, [row], upper=most)]
+
+
+def _deadline_changes(probes: Probes, problem: Problem) -> list[Change] | None:
+    inst, out = probes.inst, []
+    for job, was in zip(problem.jobs, probes.problem.jobs):
+        if job.name != was.name:
+            return None
+        if job.deadline_days == was.deadline_days:
+            continue
+        if job.deadline_days > was.deadline_days or probes.problem.periods != "uniform":
+            return None
+        late = [var for (i, t), var in probes.milp.replicas.items()
+                if inst.options[i].job == job.name and inst.timeline.end(t) > job.deadline_days]
+        out.append(VarBounds(f"job {job.name} done by day {job.deadline_days}", True, late, upper=0.0))
+    return out
+
+
+def _catalog_changes(probes: Probes, catalog: Catalog) -> list[Change] | None:
+    base, milp, out = probes.catalog, probes.milp, []
+    sites = {}
+    for name, dc in catalog.datacenters.items():
+        was = base.datacenters.get(name)
+        if was is None:
+            return None
+        if dc.power_quota_kw != was.power_quota_kw:
+            sites[name] = was
+            rows = list(milp.family_rows("power", name).values())
+            out.append(RowBounds(f"power quota at {name} {dc.power_quota_kw:g} kW",
+                                 dc.power_quota_kw <= was.power_quota_kw, rows, upper=dc.power_quota_kw))
+    offers = {}
+    for name, offer in catalog.offers.items():
+        was = base.offers.get(name)
+        if was is None or offer.max_nodes > was.max_nodes:
+            return None
+        if offer.max_nodes < was.max_nodes:
+            offers[name] = was
+            out.extend(_stock_lowered(probes, name, offer.max_nodes))
+    unedited = catalog.model_copy(update={
+        "datacenters": {k: sites.get(k, v) for k, v in catalog.datacenters.items()},
+        "offers": {k: offers.get(k, v) for k, v in catalog.offers.items()}})
+    return out if unedited == base else None
+
+
+def _stock_lowered(probes: Probes, offer: str, nodes: int) -> list[Change]:
+    words = f"offer {offer} at most {nodes} nodes"
+    rows = list(probes.milp.family_rows("availability", offer).values())
+    variables = [v for v in probes.offer_nodes(offer) if v.upper_bound > nodes]
+    return [RowBounds(words, True, rows, upper=nodes), VarBounds(words, True, variables, upper=float(nodes))]
+
+
+@dataclass(eq=False)
+class Objective(Change):
+    """The objective replaced by Σ weight·variable (an elastic probe: the least slack), the
+    cost put back after. Its plan breaks written limits on purpose: ask with verify=False."""
+
+    terms: Sequence[tuple[mb.Variable, float]] = ()
+    tightens: bool = False
+
+    def apply(self, milp: api.Milp) -> Undo:
+        milp.model.minimize(mb.LinearExpr.weighted_sum([v for v, _ in self.terms], [w for _, w in self.terms]))
+
+        def undo() -> None:
+            milp.model.minimize(milp.total_cost())
+        return undo
+
+
+def add_slacks(probes: Probes, slack: Callable[..., dict[str, mb.Variable]], **kw) -> dict[str, tuple[mb.Variable, float]]:
+    """A family's elastic slack (solver.api.FAMILIES' `slack`: one variable per target in its
+    rows) added to the built model once, switched off (upper bound 0): the model stays the
+    problem's, and a probe switches a slack on by its bound, `{target: (variable, its upper
+    bound when on)}`. Plans kept as starts stay plans of it (a new variable is 0 in them)."""
+    out = {}
+    for target, var in slack(probes.milp, **kw).items():
+        out[target] = (var, var.upper_bound)
+        var.upper_bound = 0.0
+    return out
+
+
+def slack_on(words: str, slacks: Sequence[tuple[mb.Variable, float]]) -> list[Change]:
+    """Changes letting each slack variable up to its bound when on."""
+    return [VarBounds(words, False, [var], upper=upper) for var, upper in slacks]

@@ -23,17 +23,28 @@ Limits and how each smallest amount is found (all others stay as written):
   Σ_{options of o} n[o,t] − s_o ≤ max_nodes_o put the written caps back with integer
   slack. Minimise Σ_o s_o: the fewest extra nodes in total, possibly over several offers.
 - deadline: the fewest days k added to every job's deadline (horizon_days extended when
-  needed). Days change the periods and the jobs' windows, so they are not a slack
-  variable: a doubling then bisection search over k, each probe a full solve. Feasibility
+  needed). Days change the jobs' windows, so they are not a slack variable: a doubling then
+  bisection search over k. On daily uniform periods each probe is a cap of one model built
+  with every deadline moved by the search's cap (the replicas after deadline + k fixed at 0,
+  feasibility only; the last k's plan then priced and verified); otherwise a full solve. Feasibility
   is monotone in k in practice (a later deadline keeps every plan; only a binding budget
   with per-window storage charges can break that), and the search probes k−1 on its way,
   so "one day less is infeasible" holds by construction. Capped at max(horizon, 30) days.
 
-Elastic solves do not go through solve_problem (their plans break the written limits and
-the verifier would reject them): build + extra variables + solve_milp. Every suggestion
-is then VERIFIED by applying it in the edit language (solver.analysis.edits) and
-re-solving through solve_problem, which runs the independent verifier; `verified` says
-whether that re-solve found a plan. The printed words name every change those edits make,
+Elastic solves are probes whose plans are not verified (they break the written limits on
+purpose): the slack switched on, the objective the weighted slack. Every suggestion is then
+VERIFIED by applying it in the edit language (solver.analysis.edits) and solving the edited
+problem — as bound changes of a built model when its edits are bounds of one
+(solver.probes.bound_changes), else through solve_problem — with the independent verifier
+checking the plan against the edited problem; `verified` says whether that found a plan.
+
+Builds (issue 34): the problem as written is preprocessed once (its Instance: the quick
+words, the sites in play); one model built from a catalog with every stock ×2, with the
+budget's, each site's power and each offer's stock slack added and switched off (its stock
+rows put the written caps back, so it is the written problem until a probe lifts a slack):
+every elastic solve, the budget dropped and the suggestions' checks are probes of it, a
+model with ×8 or ×64 only while more stock is asked and ×2 is not enough; and one model with
+every deadline moved by the search's cap, for the day searches. The printed words name every change those edits make,
 in the same amounts (a later deadline past the horizon also says the horizon it needs:
 `whatif` rejects a deadline past horizon_days), so a suggestion followed literally is the
 one that was checked.
@@ -62,12 +73,13 @@ from dataclasses import asdict, dataclass, field
 from ortools.linear_solver.python import model_builder as mb
 
 from solver.analysis.edits import apply_edits
-from solver.api import (DEFAULT_BACKEND, FAMILIES, Family, NoSolution, NotApplicable, build_instance, build_milp,
-                        family, solve_milp)
+from solver.api import DEFAULT_BACKEND, FAMILIES, Family, NotApplicable, build_instance, family
 from solver.clock import OutOfTime, RunClock
 from solver.errors import Infeasible
 from solver.model.catalog import Catalog
 from solver.model.problem import Problem
+from solver.probes import (Answer, Change, Objective, Probes, ReadAs, RowBounds, VarBounds, add_slacks,
+                           bound_changes, budget_changes, exists, slack_on)
 
 STRATEGIES = ("days", "without", "each", "together")
 """The order the lone relaxations are tried and listed in, by each family's Relax.how."""
@@ -191,15 +203,19 @@ def explain_infeasible(problem: Problem, catalog: Catalog, *, backend: str = DEF
 
 
 class _Context:
+    """The explanation's models and what it has learnt (module docstring, "Builds")."""
+
     def __init__(self, problem: Problem, catalog: Catalog, backend: str, time_limit: float | None,
                  stop_at: float | None) -> None:
         self.problem, self.catalog = problem, catalog
         self.backend, self.clock = backend, RunClock(time_limit, stop_at)
         self.notes: list[str] = []
         self.resolved: dict[tuple[str, ...], float | None] = {}
-        self.inst = build_instance(problem, catalog)
+        self.inst = build_instance(problem, catalog)  # as written: its sites and stranded jobs (no model)
         self.stranded = any(not any(o.job == j.name for o in self.inst.options) for j in problem.jobs)
         self.sites = self._power_sites()
+        self.raised: dict[int, _Raised | None] = {}  # stock factor → the model built with caps raised that much
+        self.days: _Days | None = None               # the model built for the latest deadline searched
 
     @property
     def time_limit(self) -> float | None:
@@ -209,34 +225,124 @@ class _Context:
         except OutOfTime:
             raise _Undetermined("no time left for the explanation") from None
 
-    # --- verification through the full, verified solve -------------------------------------
+    # --- the built models -------------------------------------------------------------------
 
-    def _resolve(self, edits: list[str], *, budget: bool = True) -> float | None:
+    def _raised_model(self, factor: int) -> _Raised | None:
+        """The problem built from a catalog with every stock × factor, with each relaxable
+        family's slack added and switched off (its stock rows put the written caps back): the
+        problem as written until a probe switches a slack on. None when even then a job has
+        no offer (preprocessing strands it)."""
+        if factor not in self.raised:
+            try:
+                probes = Probes(self.problem, _raised(self.catalog, factor), backend=self.backend, clock=self.clock)
+            except Infeasible:
+                self.raised[factor] = None
+                return None
+            caps = {o.offer: o.max_nodes for o in self.catalog.offers.values()}
+            slacks = {}
+            for fam in FAMILIES:
+                if isinstance(fam.relax, NotApplicable) or isinstance(fam.slack, NotApplicable):
+                    continue
+                if fam.relax.how == "together":
+                    slacks[fam.name] = add_slacks(probes, fam.slack, caps=caps, factor=factor)
+                elif fam.relax.how in ("without", "each"):
+                    slacks[fam.name] = add_slacks(probes, fam.slack)
+            self.raised[factor] = _Raised(probes, slacks, caps)
+        return self.raised[factor]
+
+    def _days_model(self, fam: Family, cap: int) -> _Days | None:
+        """The problem built with every deadline `cap` days later (the horizon as it needs), for
+        the deadline searches: k days are its replicas after each deadline + k fixed at 0.
+        Exact on daily uniform periods only (both problems' own): there the later problem's
+        periods up to each capped deadline are the k-problem's. None otherwise (re-solves)."""
+        if self.days is None or self.days.cap != cap:
+            later, cat, _ = apply_edits(self.problem, self.catalog, self._deadline_part(fam, cap).edits())
+            daily = all(p.periods == "uniform" and p.effective_period_days == 1 for p in (self.problem, later))
+            if not daily:
+                return None
+            try:
+                self.days = _Days(Probes(later, cat, backend=self.backend, clock=self.clock), cap)
+            except Infeasible:  # a job no offer carries even then: none with fewer days either
+                self.days = _Days(None, cap)
+        return self.days
+
+    def _probe(self, probes: Probes, *changes: Change, gap: float | None = None, elastic: bool = False,
+               **kw) -> Answer:
+        """One probe at `gap` (the elastic and budget-free ones ask 0, as their re-solves did);
+        _Undetermined when no time was left to start it. An elastic probe starts from no plan
+        in hand and keeps none: its objective is the slack, while a solve compares plans by
+        their cost (solver.engine.run prices every plan), so a cheap plan in hand that meets the
+        elastic model would stand in for the least-slack one."""
+        saved, probes.gap = probes.gap, gap
+        kept = probes.known
+        if elastic:
+            probes.known = []
+        try:
+            return probes.probe(*changes, **kw)
+        except OutOfTime:
+            raise _Undetermined("no time left for the explanation") from None
+        finally:
+            probes.gap = saved
+            probes.known = kept
+
+    # --- verification of a suggestion: a verified plan of the edited problem --------------------
+
+    def _resolve(self, edits: list[str], *, budget: bool = True, days: int | None = None) -> float | None:
         """Cost of the verified plan of the edited problem (without its budget when `budget` is
-        False); None when it is (proven) infeasible."""
-        from solver.api import solve_problem
-
+        False); None when it is (proven) infeasible. A probe of a built model when the edits
+        are bounds of one (`days`: the edits are k = days more on every deadline, plus perhaps
+        a budget); else the edited problem solved as a problem."""
         key = (*sorted(edits), *(() if budget else ("no budget",)))
-        if key not in self.resolved:  # the search's last probe is the deadline's verification
+        if key not in self.resolved:
             base = self.problem if budget else self.problem.model_copy(update={"budget": None})
             prob, cat, _ = apply_edits(base, self.catalog, edits)
-            try:
-                plan = solve_problem(prob, cat, backend=self.backend, time_limit=self.time_limit)
-                self.resolved[key] = plan.total_cost
-            except Infeasible as exc:
-                if not exc.proven:
-                    raise _Undetermined(str(exc)) from None
+            answer = self._verified_probe(prob, cat, days)
+            if answer is None:
+                self.resolved[key] = self._solved(prob, cat)
+            elif answer.plan is not None:
+                self.resolved[key] = answer.plan.total_cost
+            elif answer.status == "infeasible":
                 self.resolved[key] = None
+            else:
+                raise _Undetermined(f"no plan found for {'; '.join(edits)} in the time given")
         return self.resolved[key]
 
-    def _finish(self, kind: str, target: str, parts: list[Part]) -> Relaxation:
-        """Turn parts into edits, verify them by a re-solve, and word the result."""
+    def _verified_probe(self, prob: Problem, cat: Catalog, days: int | None) -> Answer | None:
+        """The edited problem as a probe (its plan verified against it), or None when its edits
+        are not bounds of a built model."""
+        if days is not None:
+            model = self.days
+            if model is None or model.probes is None:
+                return None
+            changes = [*model.caps(self.problem, days), *budget_changes(model.probes, prob.budget)]
+            return self._probe(model.probes, *changes, ReadAs("edited", problem=prob, catalog=cat),
+                               problem=prob, catalog=cat)
+        self._raised_model(RAISE_FACTORS[0])
+        for factor in sorted(f for f, model in self.raised.items() if model is not None):
+            model = self.raised[factor]
+            changes = bound_changes(model.probes, prob, cat)  # None: a stock past this raise, or not a bound
+            if changes is not None:
+                return self._probe(model.probes, *changes, *model.stock(cat),
+                                   ReadAs("edited", problem=prob, catalog=cat), problem=prob, catalog=cat)
+        return None
+
+    def _solved(self, prob: Problem, cat: Catalog) -> float | None:
+        from solver.api import solve_problem
+        try:
+            return solve_problem(prob, cat, backend=self.backend, time_limit=self.time_limit).total_cost
+        except Infeasible as exc:
+            if not exc.proven:
+                raise _Undetermined(str(exc)) from None
+            return None
+
+    def _finish(self, kind: str, target: str, parts: list[Part], days: int | None = None) -> Relaxation:
+        """Turn parts into edits, verify them by a verified plan of the edited problem, and word the result."""
         for p in parts:
             p.relative = self._relative(p)
         edits = [e for p in parts for e in p.edits()]
         refuted = False
         try:
-            cost = self._resolve(edits)
+            cost = self._resolve(edits, days=days)
             refuted = cost is None
         except _Undetermined:
             cost = None
@@ -275,12 +381,27 @@ class _Context:
 
     def _fewest_days(self, fam: Family, cap: int, *, budget: bool = True) -> int | None:
         """The fewest extra days on every deadline with a plan (with or without the budget); None
-        when even `cap` days have none. _Undetermined when a solve ran out of time."""
+        when even `cap` days have none. _Undetermined when a solve ran out of time. Each probe
+        asks only whether a plan exists, on the model built for `cap` days (`_days_model`);
+        there more days only lift caps, so when one day is not enough the cap is asked next and,
+        when it is not enough either, no smaller number is (one probe instead of the doubling)."""
+        model = self._days_model(fam, cap)
+
         def feasible(k: int) -> bool:
-            return self._resolve(self._deadline_part(fam, k).edits(), budget=budget) is not None
+            if model is None:
+                return self._resolve(self._deadline_part(fam, k).edits(), budget=budget) is not None
+            if model.probes is None:
+                return False
+            free = [] if budget else budget_changes(model.probes, None)
+            verdict = exists(model.probes, *model.caps(self.problem, k), *free)
+            if verdict is None:
+                raise _Undetermined(f"no plan or proof for {k} more days in the time given")
+            return verdict
 
         lo, hi, k = 0, None, 1
         while k <= cap:
+            if k == 2 and model is not None and not feasible(cap):
+                return None  # caps of one model: feasibility is monotone in k, so none below the cap either
             if feasible(k):
                 hi = k
                 break
@@ -302,7 +423,7 @@ class _Context:
             return self._cannot(fam.name, "every job",
                                 f"moving every deadline alone, by up to {cap} days, does not make it feasible"
                                 + self._window_numbers())
-        return self._finish(fam.name, "every job", [self._deadline_part(fam, hi)])
+        return self._finish(fam.name, "every job", [self._deadline_part(fam, hi)], days=hi)
 
     def _window_numbers(self) -> str:
         """The budget that stops a later deadline, in numbers, when there is one."""
@@ -316,7 +437,6 @@ class _Context:
         """When no single limit helps: the fewest extra days with no budget, then the budget that
         day's cheapest plan needs; both verified together. [] when the problem has no budget or
         no deadline family."""
-        from solver.api import solve_problem
 
         days = next((f for f in FAMILIES if not isinstance(f.relax, NotApplicable) and f.relax.how == "days"), None)
         money = next((f for f in FAMILIES if not isinstance(f.relax, NotApplicable) and f.relax.how == "without"),
@@ -330,37 +450,53 @@ class _Context:
                 return [self._cannot("combination", "deadline and budget",
                                      f"a later deadline (up to {cap} days) with any budget does not make it feasible")]
             part = self._deadline_part(days, k)
-            prob, cat, _ = apply_edits(self.problem.model_copy(update={"budget": None}), self.catalog, part.edits())
-            plan = solve_problem(prob, cat, backend=self.backend, time_limit=self.time_limit, gap=0.0)
+            cost = self._cheapest_later(part, k)
         except (_Undetermined, Infeasible):
             return [self._undetermined("combination", "deadline and budget",
                                        "the smallest later deadline with more budget")]
-        need = max(1, math.ceil(plan.total_cost - self.problem.budget - TOL))
+        need = max(1, math.ceil(cost - self.problem.budget - TOL))
         return [self._finish("combination", "deadline and budget",
-                             [part, Part(money.name, "budget", need, money.unit_in(self.problem))])]
+                             [part, Part(money.name, "budget", need, money.unit_in(self.problem))], days=k)]
+
+    def _cheapest_later(self, part: Part, k: int) -> float:
+        """The cheapest plan's cost with k more days and no budget (a zero gap); Infeasible when none."""
+        prob, cat, _ = apply_edits(self.problem.model_copy(update={"budget": None}), self.catalog, part.edits())
+        model = self.days
+        if model is None or model.probes is None:
+            from solver.api import solve_problem
+            return solve_problem(prob, cat, backend=self.backend, time_limit=self.time_limit, gap=0.0).total_cost
+        answer = self._probe(model.probes, *model.caps(self.problem, k), *budget_changes(model.probes, None),
+                             ReadAs("edited", problem=prob, catalog=cat), gap=0.0, problem=prob, catalog=cat)
+        if answer.plan is None:
+            raise Infeasible("no plan with the later deadline", proven=answer.status == "infeasible")
+        return answer.plan.total_cost
 
     # --- "without" (budget): the cheapest plan without one ------------------------------------
 
     def without(self, fam: Family) -> list[Relaxation]:
-        from solver.api import solve_problem
-
+        """The cheapest plan with the budget dropped (its row's bound), at a zero gap."""
         if self.problem.budget is None:
             return []
         if self.stranded:
             jobs = [j.name for j in self.problem.jobs if not any(o.job == j.name for o in self.inst.options)]
             return [self._cannot(fam.name, "budget", "more budget alone does not make it feasible (no offer can "
                                                      f"carry {', '.join(jobs)} as written, at any price)")]
+        unbounded = self.problem.model_copy(update={"budget": None})
+        model = self._raised_model(2)
         try:
-            plan = solve_problem(self.problem.model_copy(update={"budget": None}), self.catalog, backend=self.backend,
-                                 time_limit=self.time_limit, gap=0.0)
+            if model is None:
+                raise _Undetermined("the problem could not be built")  # not stranded as written: cannot happen
+            answer = self._probe(model.probes, *budget_changes(model.probes, None),
+                                 ReadAs("no budget", problem=unbounded, catalog=self.catalog),
+                                 gap=0.0, problem=unbounded, catalog=self.catalog)
         except _Undetermined:
             return [self._undetermined(fam.name, "budget", "the cheapest plan without a budget")]
-        except Infeasible as exc:
-            if not exc.proven:
+        if answer.plan is None:
+            if answer.status != "infeasible":
                 return [self._undetermined(fam.name, "budget", "the cheapest plan without a budget")]
             return [self._cannot(fam.name, "budget", "more budget alone does not make it feasible "
                                                      "(there is no plan even without a budget)")]
-        need = max(1, math.ceil(plan.total_cost - self.problem.budget - TOL))
+        need = max(1, math.ceil(answer.plan.total_cost - self.problem.budget - TOL))
         return [self._finish(fam.name, "budget", [Part(fam.name, "budget", need, fam.unit_in(self.problem))])]
 
     # --- "each" (power): an elastic model per site --------------------------------------------
@@ -454,40 +590,76 @@ class _Context:
         """Smallest weighted slack on the chosen limits; the parts it needs, or None if none helps.
 
         stretch: family name → {target: weight of its slack}, or None for every target of a
-        "together" family (each offer's stock: weight 1 per node, 1/max_nodes when weighted),
-        whose model is built with raised caps (×2, ×8, ×64 while that is not enough).
+        "together" family (each offer's stock: weight 1 per node, 1/max_nodes when weighted).
+        One probe of the model built with raised caps (`_raised_model`: ×2, then ×8, ×64 while
+        a stock slack is asked and that is not enough): the chosen slacks switched on, the
+        objective their weighted sum, at a zero gap.
         """
         chosen = [fam for fam in FAMILIES if fam.name in stretch]
         raise_caps = any(fam.relax.how == "together" for fam in chosen)
-        caps = {o.offer: o.max_nodes for o in self.catalog.offers.values()}
-        for factor in RAISE_FACTORS if raise_caps else (1,):
-            catalog = _raised(self.catalog, factor) if factor > 1 else self.catalog
-            inst = build_instance(self.problem, catalog) if factor > 1 else self.inst
-            if any(not any(o.job == j.name for o in inst.options) for j in self.problem.jobs):
+        for factor in RAISE_FACTORS if raise_caps else RAISE_FACTORS[:1]:
+            model = self._raised_model(factor)
+            if model is None:
                 continue
-            milp = build_milp(inst)
-            objective, slacked = [], {}
+            terms, on, slacked = [], [], {}
             for fam in chosen:
-                weights = stretch[fam.name]
+                slacks, weights = model.slacks.get(fam.name, {}), stretch[fam.name]
                 if weights is None:
-                    slacks = fam.slack(milp, None, caps=caps, factor=factor)
-                    weights = {t: (1 / caps[t] if weighted else 1.0) for t in slacks}
-                else:
-                    slacks = fam.slack(milp, list(weights))
-                objective += [(var, weights[t]) for t, var in slacks.items()]
-                if slacks:
+                    weights = {t: (1 / model.caps[t] if weighted else 1.0) for t in slacks}
+                picked = {t: slacks[t] for t in weights if t in slacks}
+                terms += [(var, weights[t]) for t, (var, _) in picked.items()]
+                on += list(picked.values())
+                if picked:
                     slacked[fam.name] = list(weights) if stretch[fam.name] is not None else None
-            milp.model.minimize(mb.LinearExpr.weighted_sum([v for v, _ in objective], [w for _, w in objective]))
-            try:
-                sol = solve_milp(milp, backend=self.backend, time_limit=self.time_limit, gap=0.0)
-            except NoSolution as exc:
-                if not exc.proven:
-                    raise _Undetermined(str(exc)) from None
+            answer = self._probe(model.probes, *slack_on("elastic", on), Objective("least slack", terms=terms),
+                                 gap=0.0, elastic=True, verify=False)
+            if answer.status == "infeasible":
                 continue
+            if answer.solution is None:
+                raise _Undetermined("no elastic plan in the time given")
             needs = [Part(fam.name, target, amount, fam.unit_in(self.problem)) for fam in chosen if fam.name in slacked
-                     for target, amount in fam.relax.over(sol, self.catalog, slacked[fam.name])]
+                     for target, amount in fam.relax.over(answer.solution, self.catalog, slacked[fam.name])]
             return needs or None  # nothing over any limit: only numerical noise made it infeasible
         return None
+
+
+@dataclass
+class _Raised:
+    """The problem built with raised stock, each relaxable family's slack in it (off)."""
+
+    probes: Probes
+    slacks: dict[str, dict[str, tuple]]   # family → target → (slack variable, its bound when on)
+    caps: dict[str, int]                  # each offer's written max_nodes
+
+    def stock(self, catalog: Catalog) -> list[Change]:
+        """The rows that put the written stock back (slack off) at `catalog`'s stock instead."""
+        out: list[Change] = []
+        for offer in self.caps:
+            rows = [row for key, row in self.probes.milp.family_rows("availability", offer).items()
+                    if key.part == "stock"]
+            nodes = catalog.offers[offer].max_nodes
+            if rows and nodes != self.caps[offer]:
+                out.append(RowBounds(f"offer {offer} at most {nodes} nodes", nodes < self.caps[offer], rows,
+                                     upper=nodes))
+        return out
+
+
+@dataclass
+class _Days:
+    """The problem built with every deadline `cap` days later (probes None: preprocessing left
+    a job no offer, so no number of days up to `cap` gives a plan)."""
+
+    probes: Probes | None
+    cap: int
+
+    def caps(self, problem: Problem, k: int) -> list[Change]:
+        """k more days on every written deadline: each job's replicas in periods ending after it at 0."""
+        assert self.probes is not None
+        inst, milp = self.probes.inst, self.probes.milp
+        deadline = {j.name: j.deadline_days + k for j in problem.jobs}
+        late = [var for (i, t), var in milp.replicas.items()
+                if inst.timeline.end(t) > deadline[inst.options[i].job]]
+        return [VarBounds(f"{k} more days on every deadline", True, late, upper=0.0)]
 
 
 class _Undetermined(Exception):

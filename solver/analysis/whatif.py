@@ -13,15 +13,19 @@ that "now binds") would show a tie as a change.
 
 from __future__ import annotations
 
+import math
 from collections import defaultdict
 from dataclasses import dataclass, field
 
 from solver.analysis.edits import Change, apply_edits
-from solver.api import DEFAULT_BACKEND, NotInModel, pin_schedule, solve_problem
+from solver.api import DEFAULT_BACKEND, NotInModel, off_stack, pin_schedule, solve_problem
+from solver.clock import OutOfTime
 from solver.errors import Infeasible, PlanRejected
 from solver.model.catalog import Catalog
 from solver.model.plan import Plan
 from solver.model.problem import Problem
+from solver.probes import Answer, Pinned, Probes, ReadAs, bound_changes
+from solver.probes import Change as ProbeChange
 from solver.verify import verify_plan
 
 CENT = 0.01
@@ -64,6 +68,21 @@ class WhatIf:
         return not self.scenario.kept_baseline
 
     @property
+    def delta_interval(self) -> tuple[float, float] | None:
+        """(least, most) the difference of the two optima can be, from each side's proven bound
+        and plan (Plan.lower_bound, total_cost); None when either side has no plan."""
+        b, s = self.baseline.plan, self.scenario.plan
+        if b is None or s is None:
+            return None
+        return s.lower_bound - b.total_cost, s.total_cost - b.lower_bound
+
+    @property
+    def proven(self) -> bool:
+        """Both sides' costs proven optimal (or a side proven infeasible): the delta is one number."""
+        return all(o.plan.status == "optimal" if o.plan is not None else o.proven
+                   for o in (self.baseline, self.scenario))
+
+    @property
     def same_cost(self) -> bool:
         """Both sides have a plan of the same cost (to the cent)."""
         return self.delta is not None and abs(self.delta) < CENT
@@ -96,6 +115,8 @@ class WhatIf:
             "scenario": {**_outcome_dict(self.scenario), "changed": self.changed,
                          "kept_baseline_plan": self.scenario.kept_baseline},
             "delta": None if self.delta is None else round(self.delta, 2),
+            **({} if self.proven or self.delta_interval is None else
+               {"delta_interval": [round(x, 2) for x in self.delta_interval]}),
             "mix_changes": [{"line": k, "gpu_days_before": b, "gpu_days_after": a} for k, b, a in self.mix_changes()],
             "binding_now": new, "binding_no_longer": gone,
         }
@@ -108,38 +129,117 @@ def what_if(problem: Problem, catalog: Catalog, edits: list[str], *, explain: bo
     explain=True: when the edits make the problem proven infeasible, also find the smallest
     relaxation of each limit that makes the edited problem feasible again (as `solve` does).
     Why: "infeasible" alone leaves the user guessing how far the edit went; "a budget of at
-    least 1,234,567" (in the problem's currency) is the answer to the what-if they were asking."""
+    least 1,234,567" (in the problem's currency) is the answer to the what-if they were asking.
+
+    Builds (issue 34): the problem is built once (solver.probes.Probes) and solved there; when
+    every edit is a limit's bound (solver.probes.bound_changes: the budget, a site's power
+    quota, an offer's stock lowered, a job's deadline made earlier on uniform periods) the
+    scenario and the kept baseline's replay are probes of that one model. Otherwise the edited
+    problem is built a second time (its preprocessing differs) and both are solved on that.
+    An infeasible scenario is worded by solving the edited problem as before (its quick reasons
+    come from its own preprocessing). A problem with soft preferences, or a plan off the
+    catalog's usual stack, is solved as problems throughout (solver.api.solve_problem weighs
+    those with re-solves of its own)."""
     new_problem, new_catalog, changes = apply_edits(problem, catalog, edits)
-    scenario = _solve(new_problem, new_catalog, solve_options)
+    sides = _Sides(problem, catalog, new_problem, new_catalog, solve_options)
+    baseline = sides.baseline()
+    scenario = sides.scenario()
     if explain and scenario.plan is None and scenario.proven:
         from solver.analysis.explain import explain_infeasible
         scenario.explanation = explain_infeasible(
             new_problem, new_catalog, backend=solve_options.get("backend", DEFAULT_BACKEND),
             time_limit=solve_options.get("time_limit") or 60.0).to_dict()
-    baseline = _solve(problem, catalog, solve_options)
-    kept = _kept_baseline(baseline, scenario, new_problem, new_catalog, solve_options)
+    kept = sides.kept_baseline(baseline, scenario)
     return WhatIf(baseline, kept or scenario, changes, problem.currency)
 
 
-def _kept_baseline(baseline: Outcome, scenario: Outcome, problem: Problem, catalog: Catalog,
-                   options: dict) -> Outcome | None:
-    """The baseline plan re-read under the edits, when the edits leave it valid and no dearer
-    than the edited problem's optimum; else None (the scenario's own plan stands).
+class _Sides:
+    """The baseline and the scenario of one what-if, on as few built models as the edits allow."""
 
-    The verifier's check against the edited problem and catalog comes first (no solve); then
-    the baseline schedule is fixed in the edited model (solver.api.pin_schedule) and solved,
-    so its cost, binding limits and warnings are the edited model's reading of that plan (a
-    budget cut to 80 % that still covers it does not "now bind"). No dearer, not equal: an
-    optimum proven within the solver's gap may cost a few units more than the baseline."""
-    if baseline.plan is None or scenario.plan is None or verify_plan(problem, catalog, baseline.plan):
-        return None
+    def __init__(self, problem: Problem, catalog: Catalog, new_problem: Problem, new_catalog: Catalog,
+                 options: dict) -> None:
+        self.problem, self.catalog, self.options = problem, catalog, options
+        self.new_problem, self.new_catalog = new_problem, new_catalog
+        self.engine: Probes | None = None       # the problem's built model
+        self.deltas: list[ProbeChange] | None = None  # the edits as changes of it, when they are bounds
+        self.edited: Probes | None = None       # the edited problem's own model, when they are not
+
+    def baseline(self) -> Outcome:
+        if self.problem.preferences:
+            return _solve(self.problem, self.catalog, self.options)
+        try:
+            self.engine = Probes(self.problem, self.catalog, **self.options)
+            plan = self.engine.solve_base(tiebreak=True)
+        except Infeasible:
+            self.engine = None  # worded as solve words it, and the scenario solved as a problem too
+            return _solve(self.problem, self.catalog, self.options)
+        if off_stack(plan, self.problem, self.catalog):
+            self.engine = None
+            return _solve(self.problem, self.catalog, self.options)
+        self.deltas = bound_changes(self.engine, self.new_problem, self.new_catalog)
+        return Outcome(plan)
+
+    def scenario(self) -> Outcome:
+        if self.engine is None:
+            return _solve(self.new_problem, self.new_catalog, self.options)
+        answer: Answer | None = Answer("infeasible", math.inf)
+        if self.deltas is None:
+            try:
+                self.edited = Probes(self.new_problem, self.new_catalog, **self.options)
+            except Infeasible:  # a job no offer carries: worded below
+                self.edited = None
+        if self.deltas is not None or self.edited is not None:
+            answer = self._probe()
+        if answer is None or answer.plan is None or off_stack(answer.plan, self.new_problem, self.new_catalog):
+            return _solve(self.new_problem, self.new_catalog, self.options)  # its own words (or stack price)
+        return Outcome(answer.plan)
+
+    def _probe(self, *pins: ProbeChange) -> Answer | None:
+        """The scenario (with `pins`) as a probe of the one model, or of the edited problem's own."""
+        try:
+            if self.edited is not None:
+                return self.edited.probe(*pins, tiebreak=True)
+            assert self.engine is not None and self.deltas is not None
+            return self.engine.probe(*pins, *self.deltas, ReadAs("edited", problem=self.new_problem,
+                                                                 catalog=self.new_catalog),
+                                     problem=self.new_problem, catalog=self.new_catalog, tiebreak=True)
+        except OutOfTime:
+            return None
+
+    def kept_baseline(self, baseline: Outcome, scenario: Outcome) -> Outcome | None:
+        """The baseline plan re-read under the edits, when the edits leave it valid and no dearer
+        than the edited problem's optimum; else None (the scenario's own plan stands).
+
+        The verifier's check against the edited problem and catalog comes first (no solve); then
+        the baseline schedule is fixed in the edited model (solver.api.pin_schedule) and solved,
+        so its cost, binding limits and warnings are the edited model's reading of that plan (a
+        budget cut to 80 % that still covers it does not "now bind"). No dearer, not equal: an
+        optimum proven within the solver's gap may cost a few units more than the baseline.
+        The replay is a probe of a built model when the scenario had one."""
+        if baseline.plan is None or scenario.plan is None or \
+                verify_plan(self.new_problem, self.new_catalog, baseline.plan):
+            return None
+        if self.engine is not None and (self.deltas is not None or self.edited is not None):
+            try:
+                answer = self._probe(Pinned("the baseline plan", pin=pin_schedule(baseline.plan.schedule)))
+            except NotInModel:
+                return None
+            replay = None if answer is None else answer.plan
+            if replay is not None and off_stack(replay, self.new_problem, self.new_catalog):
+                replay = _replay(self.new_problem, self.new_catalog, baseline.plan, self.options)
+        else:
+            replay = _replay(self.new_problem, self.new_catalog, baseline.plan, self.options)
+        if replay is None or replay.total_cost > scenario.plan.total_cost + CENT:
+            return None
+        return Outcome(replay, kept_baseline=True)
+
+
+def _replay(problem: Problem, catalog: Catalog, plan: Plan, options: dict) -> Plan | None:
+    """The plan's schedule fixed in the problem built anew and solved (its reading there)."""
     try:
-        replay = solve_problem(problem, catalog, constrain=pin_schedule(baseline.plan.schedule), **options)
+        return solve_problem(problem, catalog, constrain=pin_schedule(plan.schedule), **options)
     except (Infeasible, PlanRejected, NotInModel):
         return None
-    if replay.total_cost > scenario.plan.total_cost + CENT:
-        return None
-    return Outcome(replay, kept_baseline=True)
 
 
 def _solve(problem: Problem, catalog: Catalog, options: dict) -> Outcome:
@@ -167,6 +267,7 @@ def _outcome_dict(o: Outcome) -> dict:
                 "explanation": o.explanation}
     p = o.plan
     return {"status": p.status, "total_cost": p.total_cost, "currency": p.currency, "gap": p.gap,
+            **({"lower_bound": p.lower_bound} if p.status != "optimal" else {}),  # the interval [lower_bound, total_cost]
             "finish_days": {j.name: j.finish_day for j in p.jobs},
             "binding": [b.text for b in p.binding], "cost_breakdown": p.cost_breakdown,
             **({"stack_switch": p.stack_switch.model_dump()} if p.stack_switch is not None else {}),

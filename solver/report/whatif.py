@@ -39,6 +39,10 @@ def render_whatif(result: WhatIf, console: Console) -> None:
             _("the edits cost {amount} {unit} ({share})")
         console.print("[bold]" + said.format(amount=f"{abs(result.delta):,.0f}", unit=money_unit(result.currency),
                                              share=f"{abs(result.delta) / base:.1%}") + "[/]")
+        if not result.proven and result.delta_interval is not None:  # a side not proven optimal
+            low, high = result.delta_interval
+            console.print(_("between the two optima: {low} to {high} {unit} (not proven: from bound to plan)").format(
+                low=f"{low:+,.0f}", high=f"{high:+,.0f}", unit=money_unit(result.currency)))
     moved = result.mix_changes()
     if moved:
         table = Table(title=_("Mix (GPU-days rented)"), header_style="bold")
@@ -76,8 +80,12 @@ def _line(o: Outcome) -> str:
                 + "".join(f"\n  - {escape(r)}" for r in o.reasons)
                 + relax + "".join(f"\n  * {escape(line)}" for line in lines))
     finish = escape(", ".join(_("{job} day {day}").format(job=j.name, day=j.finish_day) for j in o.plan.jobs))
-    return _("{cost} {unit} ({status}); finishes {finish}").format(
+    line = _("{cost} {unit} ({status}); finishes {finish}").format(
         cost=f"{o.plan.total_cost:,.0f}", unit=money_unit(o.plan.currency), status=_(o.plan.status), finish=finish)
+    if o.plan.status != "optimal":  # the interval: no plan costs less than the proven bound
+        line += _("; the optimum is at least {low} {unit}").format(low=f"{o.plan.lower_bound:,.0f}",
+                                                                   unit=money_unit(o.plan.currency))
+    return line
 
 
 def _value(v) -> str:

@@ -23,6 +23,8 @@ import yaml
 from typer.testing import CliRunner
 
 from tests.builders import ROOT, catalog, datacenter, hourly, job, problem, write_catalog
+from solver import api
+from solver.analysis import explain as explain_module
 from solver.analysis.edits import apply_edits
 from solver.analysis.explain import explain_infeasible
 from solver.api import solve_problem
@@ -407,3 +409,62 @@ def test_quick_reasons_give_the_lead_time_against_the_window():
     with pytest.raises(Infeasible) as caught:
         solve_problem(prob, cat)
     assert any("14 d" in r and "7-day window" in r for r in caught.value.reasons), caught.value.reasons
+
+
+# ----- two built models, each question a probe of one of them (issue 34) ---------------------
+
+def _counting(monkeypatch):
+    built = {"instance": 0, "model": 0}
+    real_instance, real_model = api.build_instance, api.build_milp
+
+    def count(kind, real):
+        def counted(*a, **kw):
+            built[kind] += 1
+            return real(*a, **kw)
+        return counted
+    monkeypatch.setattr(api, "build_instance", count("instance", real_instance))
+    monkeypatch.setattr(api, "build_milp", count("model", real_model))
+    monkeypatch.setattr(explain_module, "build_instance", api.build_instance)
+    return built
+
+
+@pytest.mark.parametrize("case, instances, models", [
+    (power_case, 5, 4),      # before issue 34: 16 Instances, 16 models
+    (budget_case, 5, 4),     # 13, 12
+    (stock_case, 4, 1),      # 12, 3
+    (deadline_case, 5, 1),   # 13, 3
+], ids=lambda c: getattr(c, "__name__", str(c)))
+def test_the_explanation_builds_a_model_per_stock_raise_and_one_for_the_deadlines(case, instances, models,
+                                                                                  monkeypatch):
+    """The problem as written (its Instance only: the quick words and the sites), one model per
+    stock raise tried (×2; ×8 and ×64 only while more stock is asked and not enough: every
+    elastic solve, the budget dropped and the suggestions' checks are probes of it) and one
+    with every deadline moved by the search's cap (the day searches). An Instance without a
+    model is a raise or a later deadline that still leaves a job no offer."""
+    prob, cat = case()
+    built = _counting(monkeypatch)
+    expl = explain_infeasible(prob, cat)
+    assert any(r.helps and r.verified for r in expl.alone)
+    assert built == {"instance": instances, "model": models}
+
+
+def test_the_bundled_example_is_explained_on_two_models(monkeypatch):
+    prob, cat = load_problem(EXAMPLE)
+    built = _counting(monkeypatch)
+    lines = explain_infeasible(prob, cat).text_lines()
+    assert built == {"instance": 3, "model": 2}
+    assert lines[0] == ("needs 1 more day on every deadline (and the horizon to 51 days), or 2 more nodes of "
+                        "vnet-yz-a100-80-8x-monthly")
+    assert lines[-1] == ("cheapest combination (smallest change relative to each limit): 648,032 CNY more budget "
+                         "(+4.6%) and 10 kW more at Shunyi (+4.0%)")
+
+
+def test_a_deadline_search_on_periods_of_several_days_re_solves(monkeypatch):
+    """The caps are exact on daily periods only: with 5-day periods the search re-solves the
+    edited problems, and finds what the caps would not be allowed to say."""
+    prob, cat = deadline_case()
+    prob = prob.model_copy(update={"period_days": 5})
+    deadline = one(explain_infeasible(prob, cat), "deadline")
+    assert deadline.verified and feasible(prob, cat, deadline.edits)
+    fewer = int(deadline.amount) - 1
+    assert not feasible(prob, cat, [f"jobs[*].deadline_days+={fewer}", f"horizon_days={10 + fewer}"])

@@ -8,13 +8,19 @@ CNY, 768 (20 %) over the optimum.
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import pytest
 
-from tests.builders import catalog, hourly, job, problem, solve
-from solver.analysis.margin import STEP, at_mfu, mfu_margins, robust_factor, robust_plan
-from solver.api import pin_rentals, solve_problem
+from tests.builders import catalog, gpu, hourly, job, problem, solve
+from solver import api
+from solver.analysis.margin import STEP, at_mfu, mfu_margins, robust_factor, robust_plan, with_margins
+from solver.api import NotInModel, pin_rentals, solve_problem
 from solver.errors import Infeasible
-from solver.model.problem import DEFAULT_MFU_FACTOR, Robust
+from solver.load import load_problem
+from solver.milp.scale import scaled_rates
+from solver.model.problem import DEFAULT_MFU_FACTOR, ModelSpec, Robust
+from solver.probes import Pinned, Probes, ScaledWork, exists
 from solver.verify import verify_plan
 
 
@@ -68,3 +74,140 @@ def test_the_factor_asked_for():
     assert robust_factor(prob, asked=False) is None
     assert robust_factor(prob, asked=True) == DEFAULT_MFU_FACTOR == 0.8
     assert robust_factor(_case(robust=Robust(mfu_factor=0.7))[0], asked=False) == 0.7
+
+
+# ----- each probe a change of one built model (issue 34): the same verdicts as re-solves --------
+
+ROOT = Path(__file__).resolve().parents[2]
+WIDE_ON_PCIE = ModelSpec(params=4e9, layers=2, hidden=8192, heads=64, seq_len=512)
+"""Two layers: its group on 24 GB PCIe cards needs tensor parallelism (TP 2 × PP 2), whose
+PCIe derating depends on the MFU itself: at half the MFU the rate falls to 0.509, not 0.5."""
+
+
+def _re_solved(prob, cat, plan, job_name: str, factor: float) -> bool:
+    """Today's reading before issue 34: the problem rebuilt and re-solved at the factor with the rentals pinned."""
+    try:
+        solve_problem(*at_mfu(prob, cat, factor, jobs=[job_name]), constrain=pin_rentals(plan.schedule),
+                      price_stack=False)
+    except NotInModel:
+        return False
+    except Infeasible as exc:
+        assert exc.proven
+        return False
+    return True
+
+
+def _probed(prob, cat, plan, job_name: str, factor: float, probes: Probes) -> bool | None:
+    slow, _ = at_mfu(prob, cat, factor, jobs=[job_name])
+    return exists(probes, Pinned("rentals", pin=pin_rentals(plan.schedule)),
+                  ScaledWork("slower", problem=slow, jobs=[job_name]))
+
+
+def _mixed_case():
+    """A synchronous job choosing between a PCIe domain (TP over PCIe) and an SXM one at another
+    vendor and site, both storing its data (storage, finishing and share rows), and a tiny job
+    whose asked work is its least replica's (solver.milp.work.asked_work)."""
+    cat = catalog(hourly("p", 1.5, gpu="P24", max_nodes=3, storage_per_tb_month=300.0),
+                  hourly("g", 4.0, vendor="v2", datacenter="D2", max_nodes=2, storage_per_tb_month=600.0),
+                  gpus=[gpu("P24", 24, form="pcie"), gpu("G80", 80)])
+    prob = problem(job("wide", days=30, deadline_days=6, model=WIDE_ON_PCIE, storage_tb=5.0),
+                   job("tiny", flops=1e12, deadline_days=4), horizon_days=6)
+    return prob, cat
+
+
+@pytest.mark.parametrize("factor", [1.0, 0.9, 0.8798, 0.8796, 0.6, 0.3])
+def test_a_probe_answers_as_the_problem_re_solved_at_the_factor(factor):
+    prob, cat = _mixed_case()
+    plan = solve(prob, cat)
+    probes = Probes(prob, cat)
+    for j in ("wide", "tiny"):
+        assert _probed(prob, cat, plan, j, factor, probes) == _re_solved(prob, cat, plan, j, factor), (j, factor)
+
+
+def test_the_mixed_case_has_what_the_probe_must_rescale():
+    prob, cat = _mixed_case()
+    probes = Probes(prob, cat)
+    milp = probes.milp
+    assert milp.sites and milp.tails and milp.started and milp.cover.get("wide")   # flags, storage, cuts
+    assert api.asked_work(milp, "tiny") > milp.inst.required["tiny"]              # the tiny job's raise
+    on_pcie = [i for i, o in enumerate(milp.inst.options) if o.job == "wide" and o.layout.tp > 1]
+    rates = scaled_rates(milp.inst, at_mfu(prob, cat, 0.5)[0], ["wide"])
+    assert on_pcie and all(rates[i] > 0.505 * milp.inst.options[i].rate_flops for i in on_pcie)  # not linear
+
+
+def test_the_changes_are_undone():
+    prob, cat = _mixed_case()
+    plan = solve(prob, cat)
+    probes = Probes(prob, cat)
+    before = probes.milp.model.export_to_proto().SerializeToString()
+    inst = probes.milp.inst
+    _probed(prob, cat, plan, "wide", 0.5, probes)
+    robust_plan(prob, cat, plan, 0.8, probes=probes)
+    assert probes.milp.model.export_to_proto().SerializeToString() == before and probes.milp.inst is inst
+
+
+@pytest.mark.parametrize("path", ["problems/data-locality.yaml", "problems/debug-then-train.yaml",
+                                  "problems/seed-7b-200b-30d.yaml"])
+def test_bundled_margins_probe_as_re_solves(path):
+    """At each job's margin a plan exists on the rentals, 1 % below none: by probe and by re-solve alike."""
+    prob, cat = load_problem(ROOT / path)
+    plan = api.solve_problem(prob, cat)
+    probes = Probes(prob, cat)
+    margins = mfu_margins(prob, cat, plan, probes=probes)
+    for j in margins.jobs:
+        for factor in (j.mfu_margin, j.mfu_margin * 0.99):
+            assert _probed(prob, cat, plan, j.name, factor, probes) == _re_solved(prob, cat, plan, j.name, factor)
+
+
+@pytest.mark.parametrize("factor", [0.8, 0.5])
+def test_the_robust_plan_by_probe_costs_what_the_re_solve_costs(factor):
+    prob, cat = _mixed_case()
+    optimum = solve(prob, cat)
+    probed = robust_plan(prob, cat, optimum, factor, probes=Probes(prob, cat))
+    re_solved = robust_plan(prob, cat, optimum, factor)
+    assert (probed.status, probed.total_cost, probed.text) == (re_solved.status, re_solved.total_cost, re_solved.text)
+
+
+def test_margins_and_the_robust_plan_build_one_instance_and_one_model(monkeypatch):
+    prob, cat = _mixed_case()
+    plan = solve(prob, cat)
+    built = {"instance": 0, "model": 0}
+    real_instance, real_model = api.build_instance, api.build_milp
+
+    def count(kind, real):
+        def counted(*a, **kw):
+            built[kind] += 1
+            return real(*a, **kw)
+        return counted
+    monkeypatch.setattr(api, "build_instance", count("instance", real_instance))
+    monkeypatch.setattr(api, "build_milp", count("model", real_model))
+    shown = with_margins(prob, cat, plan, robust=True)
+    assert all(j.mfu_margin is not None for j in shown.jobs) and shown.robust_plan.status == "optimal"
+    assert built == {"instance": 1, "model": 1}
+
+
+def test_a_solve_run_builds_one_instance_and_one_model_for_the_plan_its_margins_and_robust_plan(monkeypatch,
+                                                                                                  tmp_path):
+    """`gpuplan solve --robust`: the plan is the engine's base (solver.commands.solve), and every
+    margin probe and the robust plan are probes of that same model."""
+    from typer.testing import CliRunner
+
+    from solver.cli import app
+    from tests.builders import write_problem
+
+    prob, cat = _mixed_case()
+    path = write_problem(tmp_path, prob, cat)
+    built = {"instance": 0, "model": 0}
+    real_instance, real_model = api.build_instance, api.build_milp
+
+    def count(kind, real):
+        def counted(*a, **kw):
+            built[kind] += 1
+            return real(*a, **kw)
+        return counted
+    monkeypatch.setattr(api, "build_instance", count("instance", real_instance))
+    monkeypatch.setattr(api, "build_milp", count("model", real_model))
+    out = CliRunner().invoke(app, ["solve", str(path), "--robust", "--json"])
+    assert out.exit_code == 0, out.output
+    assert '"mfu_margin": 0.8797' in out.stdout and '"robust_plan"' in out.stdout
+    assert built == {"instance": 1, "model": 1}

@@ -14,9 +14,11 @@ from pathlib import Path
 import pytest
 
 from tests.builders import ROOT, catalog, datacenter, hourly, job, problem, solve
+from solver import api
 from solver.analysis.edits import apply_edits, parse_edit
 from solver.analysis.whatif import what_if
-from solver.errors import ProblemError
+from solver.errors import Infeasible, ProblemError
+from solver.load import load_problem
 from solver.model.catalog import Offer
 
 HYBRID = ROOT / "problems" / "hybrid-burst.yaml"
@@ -192,3 +194,112 @@ def test_cli_whatif_lifts_a_restriction_with_null_or_an_empty_list(value):
     data = json.loads(out.stdout)
     assert data["baseline"]["total_cost"] == pytest.approx(307_180)
     assert data["scenario"]["total_cost"] < 307_180
+
+
+# ----- bounds as probes of one built model (issue 34) ---------------------------------------
+
+def _old_scenario(prob, cat, edits):
+    """Today's reading before issue 34: the edited problem built and solved as a problem."""
+    edited, edited_cat, _ = apply_edits(prob, cat, edits)
+    try:
+        return api.solve_problem(edited, edited_cat)
+    except Infeasible:
+        return None
+
+
+def _counting(monkeypatch):
+    built = {"instance": 0, "model": 0}
+    real_instance, real_model = api.build_instance, api.build_milp
+
+    def count(kind, real):
+        def counted(*a, **kw):
+            built[kind] += 1
+            return real(*a, **kw)
+        return counted
+    monkeypatch.setattr(api, "build_instance", count("instance", real_instance))
+    monkeypatch.setattr(api, "build_milp", count("model", real_model))
+    return built
+
+
+BOUND_EDITS = [
+    ["datacenters.D1.power_quota_kw=30"],            # a quota raised: the power rows' bound
+    ["datacenters.D1.power_quota_kw=0"],             # lowered
+    ["budget=60000"],                                # a budget where the problem has none: a row switched on
+    ["budget=50000"],                                # below the optimum: infeasible
+    ["offers.C.max_nodes=1"],                        # stock lowered: variables' and rows' bounds
+    ["jobs.j.deadline_days=28"],                     # earlier, uniform daily periods: replicas after day 28 at 0
+    ["offers.R.max_nodes=1", "budget=1e6"],          # stock lowered below the plan's: the kept baseline re-read
+]
+
+
+@pytest.mark.parametrize("edits", BOUND_EDITS, ids=lambda e: " ".join(e))
+def test_a_bound_edit_is_a_probe_that_answers_as_the_edited_problem_solved(edits, monkeypatch):
+    prob, cat = power_case()
+    old = _old_scenario(prob, cat, edits)
+    built = _counting(monkeypatch)
+    result = what_if(prob, cat, edits)
+    assert built == {"instance": 1, "model": 1} or old is None   # an infeasible scenario is worded by a build
+    if old is None:
+        assert result.scenario.plan is None and result.scenario.proven
+        return
+    assert result.scenario.cost == pytest.approx(old.total_cost, abs=0.01)
+    assert result.scenario.plan.status == "optimal"
+    if not result.scenario.kept_baseline:
+        assert sorted(b.text for b in result.scenario.plan.binding) == sorted(b.text for b in old.binding)
+
+
+def test_the_edited_limits_word_what_binds():
+    prob, cat = power_case()
+    result = what_if(prob, cat, ["datacenters.D1.power_quota_kw=20"])     # two racks fit: the quota binds at 20
+    assert any("of 20.0 kW" in b.text for b in result.scenario.plan.binding)
+
+
+def test_an_edit_that_is_not_a_bound_builds_the_edited_problem_once(monkeypatch):
+    prob, cat = power_case()
+    edits = ["offers[mode=hourly].price*=0.5"]
+    old = _old_scenario(prob, cat, edits)
+    built = _counting(monkeypatch)
+    result = what_if(prob, cat, edits)
+    assert built == {"instance": 2, "model": 2}        # the problem's model and the edited problem's
+    assert result.scenario.cost == pytest.approx(old.total_cost, abs=0.01)
+
+
+@pytest.mark.parametrize("edits", [["budget=310000"], ["jobs.pretrain-7b.deadline_days=25"],
+                                   ["datacenters[*].power_quota_kw*=0.5"]], ids=str)
+def test_bundled_problem_bound_edits_answer_as_re_solves(edits):
+    prob, cat = load_problem(ROOT / "problems" / "seed-7b-200b-30d.yaml")
+    old = _old_scenario(prob, cat, edits)
+    result = what_if(prob, cat, edits)
+    assert (result.scenario.cost is None) == (old is None)
+    if old is not None:
+        assert result.scenario.cost == pytest.approx(old.total_cost, abs=0.01)
+
+
+def test_an_unproven_side_shows_its_interval():
+    prob, cat = power_case()
+    result = what_if(prob, cat, ["datacenters.D1.power_quota_kw=30"])
+    scenario = result.scenario.plan
+    loose = scenario.model_copy(update={"status": "feasible", "lower_bound": scenario.total_cost - 500})
+    result.scenario = type(result.scenario)(loose)
+    low, high = result.delta_interval
+    assert low == pytest.approx(result.delta - 500) and high == pytest.approx(result.delta)
+    shown = result.to_dict()
+    assert shown["delta_interval"] == [round(low, 2), round(high, 2)]
+    assert shown["scenario"]["lower_bound"] == loose.lower_bound
+
+
+def test_the_terminal_shows_an_unproven_side_as_an_interval():
+    from rich.console import Console
+
+    from solver.report.whatif import render_whatif
+
+    prob, cat = power_case()
+    result = what_if(prob, cat, ["datacenters.D1.power_quota_kw=30"])
+    loose = result.scenario.plan.model_copy(update={"status": "feasible",
+                                                    "lower_bound": result.scenario.plan.total_cost - 500})
+    result.scenario = type(result.scenario)(loose)
+    console = Console(record=True, width=200)
+    render_whatif(result, console)
+    text = console.export_text()
+    assert "the optimum is at least 39,500" in text
+    assert "between the two optima: -15,060 to -14,560" in text
