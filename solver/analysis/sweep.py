@@ -28,7 +28,7 @@ Table, one row per scenario in the file's order whatever the executor:
     rented = GPUs × days of each allocation, whole contract terms included; 0 when a
     solved plan rents none, empty when there is no plan), binding (limits the plan runs
     into, "; "-joined), error, how (probe: solved on the worker's base model; rebuilt: built as
-    a problem of its own), seconds (wall time of edit + solve; the base build is not in it).
+    a problem of its own; empty when the edits failed before any solve), seconds (wall time of edit + solve; the base build is not in it).
 
 Executors: "process" (a pool of `jobs` spawned processes; jobs=1 solves in this process)
 and "ray" (`jobs` actors on a local Ray instance with `jobs` CPUs, or on the cluster at
@@ -198,7 +198,7 @@ def run_scenario(problem: Problem, catalog: Catalog, scenario: Scenario, options
 
 def _empty_row(problem: Problem) -> dict[str, Any]:
     return {"status": "error", "total_cost": None, "lower_bound": None, "currency": problem.currency, "finish": {},
-            "gpu_days": {}, "binding": "", "error": "", "how": "rebuilt"}
+            "gpu_days": {}, "binding": "", "error": "", "how": ""}
 
 
 def _plan_cells(plan: Plan) -> dict[str, Any]:
@@ -257,10 +257,10 @@ class Worker:
     def _rebuilt(self, problem: Problem, catalog: Catalog) -> dict:
         from solver.api import solve_problem  # heavy import, only where solving happens
         try:
-            return _plan_cells(solve_problem(problem, catalog, **self.options))
+            return {**_plan_cells(solve_problem(problem, catalog, **self.options)), "how": "rebuilt"}
         except Infeasible as exc:
             return {"status": "infeasible" if exc.proven else "timeout",
-                    "error": "; ".join([str(exc), *exc.reasons])}
+                    "error": "; ".join([str(exc), *exc.reasons]), "how": "rebuilt"}
 
     def _probed(self, problem: Problem, catalog: Catalog) -> dict | None:
         """The scenario as a probe of the base model; None when it must be built (see the class)."""
@@ -364,7 +364,8 @@ def row_words(scenario: Scenario, row: dict) -> str:
         figure = f" from {low:,.0f} to {cost:,.0f} {row.get('currency') or ''}"
     else:
         figure = f" {cost:,.0f} {row.get('currency') or ''}"
-    return f"{scenario.name}: {row['status']}{figure.rstrip()} ({row.get('how') or 'rebuilt'})"
+    how = f" ({row['how']})" if row.get("how") else ""
+    return f"{scenario.name}: {row['status']}{figure.rstrip()}{how}"
 
 
 def _run_processes(problem, catalog, scenarios, options, jobs, address, on_row) -> list[dict]:
