@@ -16,8 +16,9 @@ Solving a problem:
         checks only the problem's own constraints.
     plan_of(inst, solution, problem, catalog) → the verified Plan of a raw solve (solver.probes).
     build(problem, catalog) → (Instance, Milp) and solve_built(inst, milp, ...) → Plan:
-        build once, change bounds (a budget row, a deadline as upper bounds of zero), solve
-        again — for frontiers that reuse one model between points.
+        build once, change bounds (each constraint family's `set_bound`: the budget, a site's
+        power, an offer's stock, a job's deadline, the spot work, the vendor count), solve
+        again — for frontiers and probes that reuse one model.
     explain_quick(inst): the obvious blockers of a problem with no plan, from preprocessing.
 
 The model itself, for analyses that edit it and solve it raw (an elastic solve's plan
@@ -26,6 +27,11 @@ breaks the written limits, so the verifier would reject it):
     solve_milp → Solution, or NoSolution            one raw solve
     held_nodes, asked_work, job_layout              reading the model
     ModelNumbers                                    whether a plan meets the model as it stands
+    reprice(milp, offer, price) → undo              one offer's price on the built model (its cost
+                                                    coefficients, the budget row, the Instance plans
+                                                    are read from); with_offer_price for the verifier
+    reduced_costs, price_drops                      one LP's estimate of how far each offer's price
+                                                    must fall to enter (orders negotiate's work)
     budget_slack, power_slack, power_sites, stock_slack, add_work_slack, widen_discount
                                                     elastic edits (solver.milp.elastic, ...)
     scale_work                                      a job's work read at another MFU, undoable (solver.milp.scale)
@@ -43,6 +49,7 @@ from solver.clock import OutOfTime, RunClock, stopped
 from solver.engine.backends import BACKENDS, DEFAULT_BACKEND
 from solver.engine.export import write_mps
 from solver.engine.progress import PROGRESS
+from solver.engine.promise import price_drops, reduced_costs
 from solver.engine.solve import solve_milp
 from solver.errors import Infeasible
 from solver.milp.build import build_milp
@@ -51,15 +58,19 @@ from solver.milp.core import Milp
 from solver.milp.elastic import budget_slack, power_sites, power_slack, stock_slack
 from solver.milp.exclusion import Exclusion
 from solver.milp.extract import extract_plan
+from solver.milp.families.vendors import add_vendor_count, vendor_nodes
 from solver.milp.feasible import ModelNumbers
 from solver.milp.instance import Instance, build_instance, job_layout
 from solver.milp.pin import NotInModel, pin_rentals, pin_schedule
 from solver.milp.prefer import keep_preferred, pinned_milp
-from solver.milp.registry import AVAILABILITY, FAMILIES, POWER, Family, NotApplicable, family
+from solver.milp.registry import (
+    AVAILABILITY, BINDING_KINDS, BUDGET, DEADLINE, FAMILIES, MONEY, POWER, SPOT, VENDORS, Family, NotApplicable,
+    as_bounded, family,
+)
+from solver.milp.reprice import reprice, with_offer_price
 from solver.milp.scale import scale_work
 from solver.milp.solution import OPTIMALITY_GAP, NoSolution, Solution
 from solver.milp.stacks import off_stack, stack_switch, stack_warnings, usual_stack
-from solver.milp.vendors import add_vendor_count, vendor_nodes
 from solver.milp.work import add_work_slack, asked_work
 from solver.model.catalog import Catalog
 from solver.model.plan import Plan
@@ -71,11 +82,13 @@ __all__ = [
     "solve_problem", "build", "solve_built", "plan_of", "explain_quick", "pin_schedule", "pin_rentals", "NotInModel",
     # the model, for analyses that edit it and solve it raw
     "build_instance", "Milp", "build_milp", "solve_milp", "Solution", "NoSolution", "OPTIMALITY_GAP",
-    "held_nodes", "asked_work", "job_layout", "ModelNumbers",
+    "held_nodes", "asked_work", "job_layout", "ModelNumbers", "reprice", "with_offer_price",
+    "reduced_costs", "price_drops",
     "budget_slack", "power_slack", "power_sites", "stock_slack", "add_work_slack", "widen_discount",
     "scale_work", "off_stack",
     # the constraint families (solver.milp.registry) and what preprocessing excluded
-    "FAMILIES", "Family", "NotApplicable", "family", "AVAILABILITY", "POWER", "Exclusion",
+    "FAMILIES", "Family", "NotApplicable", "family", "BINDING_KINDS", "MONEY", "as_bounded", "Exclusion",
+    "BUDGET", "POWER", "AVAILABILITY", "DEADLINE", "VENDORS", "SPOT",
     "add_vendor_count", "vendor_nodes",
     # what a solve adds to its plan (solver.probes does the same on its engine)
     "off_stack", "usual_stack", "stack_switch", "write_mps",
@@ -152,9 +165,9 @@ def _stack_switch(plan: Plan, problem: Problem, catalog: Catalog, others: list[s
 
 def solve_built(inst: Instance, milp: Milp, *, backend: str = DEFAULT_BACKEND, time_limit: float | None = None,
                 gap: float | None = None, more_time: str = "--time-limit") -> Plan:
-    """Solve an already built (and possibly re-bounded) model; verify the plan against inst's problem.
+    """Solve an already built (and possibly re-bounded) model; verify the plan against inst's problem
+    as the model holds it (plan_of: a budget or power quota set on the built model).
     `more_time`: the option that would have given the solve more time, named when it found no plan."""
-    problem, catalog = inst.problem, inst.catalog
     try:
         solution = solve_milp(milp, backend=backend, time_limit=time_limit, gap=gap, tiebreak=True)
     except NoSolution as exc:
@@ -170,10 +183,13 @@ def plan_of(inst: Instance, solution: Solution, problem: Problem | None = None,
             catalog: Catalog | None = None) -> Plan:
     """The solution as a Plan, checked by the independent verifier against `problem` and
     `catalog` (default: the instance's own). A probe (solver.probes) passes the problem it
-    reads the model as: a raised budget's plan is checked against the raised budget."""
+    reads the model as: a raised budget's plan is checked against the raised budget.
+
+    The budget and power quotas checked are those the solved model holds (a family's set_bound
+    on the built model: registry.as_bounded reads them from the model, never from edit text)."""
     plan = extract_plan(solution)
-    problem = problem or inst.problem
-    check_plan(problem, catalog or inst.as_given or inst.catalog, plan)  # the catalog in its own currencies
+    problem, written = as_bounded(solution.milp, problem or inst.problem, catalog or inst.as_given or inst.catalog)
+    check_plan(problem, written, plan)  # the catalog in its own currencies
     mixed = stack_warnings(plan, catalog or inst.catalog)  # a cost the price columns do not show (solver.milp.stacks)
     return plan.model_copy(update={"warnings": [*plan.warnings, *mixed]}) if mixed else plan
 

@@ -110,6 +110,26 @@ class VarBounds(Change):
 
 
 @dataclass(eq=False)
+class Limit(Change):
+    """A constraint family's bound on one target (solver.milp.registry: `family.set_bound`; None
+    lifts it, see Bound), put back as it was after. The plan is verified against the budget the
+    model then holds (api.plan_of); a probe past another written limit is read with verify=False."""
+
+    family: api.Family | None = None
+    target: str = ""
+    value: float | None = None
+    tightens: bool = False
+
+    def apply(self, milp: api.Milp) -> Undo:
+        fam, before = self.family, self.family.bound(milp, self.target)
+        fam.set_bound(milp, self.target, self.value)
+
+        def undo() -> None:
+            fam.set_bound(milp, self.target, before)
+        return undo
+
+
+@dataclass(eq=False)
 class AtLeast(Change):
     """Σ variables ≥ `least`: a row added to the model the first time and switched off (no
     lower bound) after, so the next probe of the same kind only switches it back on."""
@@ -358,6 +378,75 @@ class Probes:
         nodes = [v for (key, _), v in self.milp.nodes.items() if self.inst.configs[key].offer.offer == offer]
         return AtLeast(f"offer {offer} rented", True, f"Probe-force-{offer}", nodes, 1.0)
 
+
+# ----- negotiate's and the baselines' changes (issue 34: prices, the budget, an offer's periods) -----
+
+@dataclass(eq=False)
+class Reprice(Change):
+    """One offer's price column at `price` (in the offer's own currency): its rent, platform fee
+    and volume discount coefficients, the budget row's, and the Instance its plans are read from,
+    as a model built at that price would have them (solver.milp.reprice). Not tightening: every
+    plan stays a plan, at another cost."""
+
+    offer: str = ""
+    price: float = 0.0
+    tightens: bool = False
+
+    def apply(self, milp: api.Milp) -> Undo:
+        return api.reprice(milp, self.offer, self.price)
+
+
+def reprice(offer: str, price: float) -> Reprice:
+    return Reprice(f"offer {offer} at price {price:,.6g}", False, offer, price)
+
+
+def no_budget(probes: Probes) -> Change:
+    """The problem's budget dropped (its row's upper side at +inf): a relaxation, not tightening."""
+    rows = list(probes.milp.family_rows("budget").values())
+    return RowBounds("budget dropped", False, rows, upper=math.inf)
+
+
+def early_nodes(probes: Probes, offer: str, stop: int, start: int = 0) -> list[mb.Variable]:
+    """The offer's node and contract variables of periods start ≤ t < stop (what a lead time
+    ending in period `stop` rules out and one ending in `start` allows)."""
+    configs = {key for key, cfg in probes.inst.configs.items() if cfg.offer.offer == offer}
+    return ([v for (key, t), v in probes.milp.nodes.items() if key in configs and start <= t < stop]
+            + [v for (key, s), v in probes.milp.contracts.items() if key in configs and start <= s < stop])
+
+
+@dataclass(eq=False)
+class Restock(Change):
+    """One offer's stock at `most` nodes: its node and contract variables' bounds (those not
+    shut at 0) and its `Availability` rows; its volume discounts' X̄ widened where the build's
+    is smaller (solver.milp.capacity.widen_discount). Exact when the model was built with at
+    least `most` nodes of stock (size tiers and cuts are preprocessing's, from the built stock)."""
+
+    offer: str = ""
+    most: int = 0
+    tightens: bool = False
+
+    def apply(self, milp: api.Milp) -> Undo:
+        configs = {key for key, cfg in milp.inst.configs.items() if cfg.offer.offer == self.offer}
+        held = [v for (key, _), v in [*milp.nodes.items(), *milp.contracts.items()]
+                if key in configs and v.upper_bound > 0]
+        rows = [row for key, row in milp.family_rows("availability", self.offer).items() if not key.part]
+        narrow = [(kt, v.upper_bound) for kt, v in milp.full_price.items() if kt[0] in configs and v.upper_bound < self.most]
+        saved = [(v, v.upper_bound) for v in held], [(r, r.upper_bound) for r in rows]
+        for v in held:
+            v.upper_bound = self.most
+        for r in rows:
+            r.upper_bound = self.most
+        for (key, t), _ in narrow:
+            api.widen_discount(milp, key, t, self.most)
+
+        def undo() -> None:
+            for v, hi in saved[0]:
+                v.upper_bound = hi
+            for r, hi in saved[1]:
+                r.upper_bound = hi
+            for (key, t), built in narrow:
+                api.widen_discount(milp, key, t, int(built))
+        return undo
 
 # ===== deltas for the margin, what-if and the infeasibility explanation (issue 34, helper D) =====
 # Changes that are not a bound or a row's switch: a job's throughput read at another MFU

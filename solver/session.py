@@ -42,13 +42,18 @@ from solver.clock import RunClock
 from solver.engine.backends import DEFAULT_BACKEND
 from solver.engine.solve import solve_milp
 from solver.errors import Infeasible, PlanRejected
-from solver.limits import Handles, Limits, finish_day, plan_vendors
+from solver.limits import Limits, finish_day, plan_vendors
 from solver.milp.build import build_milp
+from solver.milp.core import Milp
 from solver.milp.decompose import choices_by_job, fix_choice
 from solver.milp.extract import extract_plan
+from solver.milp.families.spot import spot_terms, spot_work
+from solver.milp.families.vendors import vendor_nodes, vendors_used
+from solver.milp.registry import SPOT, VENDORS
 from solver.milp.solution import OPTIMALITY_GAP, NoSolution, Solution
 from solver.milp.work import grain_work
 from solver.model.catalog import Catalog
+from solver.model.modes import MODES
 from solver.model.plan import Plan
 from solver.model.problem import Problem
 from solver.verify import check_plan
@@ -104,15 +109,18 @@ class Session:
         self.ends = [self.inst.timeline.end(t) for t in self.inst.periods]
         self.required = sum(self.inst.required.values())
         self.limits = Limits(self.latest, problem.budget)
-        self.exact = Handles(self.milp, spot=spot, vendors=vendors, relaxed=False)
+        self.spot, self.vendors = spot, vendors
+        self._with_rows(self.milp)
+        self.spot_terms = spot_terms(self.milp)
+        self.vendor_of = vendor_nodes(self.milp)
         choosing = choices_by_job(self.milp)
-        self.relaxed: Handles | None = None
+        self.relaxed: Milp | None = None
         self._flags: list = []
         self._lp_flags: list = []
         if len(choosing) == 1:
             (job, self._flags), = choosing.items()
-            self.relaxed = Handles(build_milp(self.inst, relax=True), spot=spot, vendors=vendors, relaxed=True)
-            self._lp_flags = choices_by_job(self.relaxed.milp)[job]
+            self.relaxed = self._with_rows(build_milp(self.inst, relax=True))
+            self._lp_flags = choices_by_job(self.relaxed)[job]
         self.last: Solution | None = None     # what the last solve() returned
         self.last_seconds = 0.0
         self.unsettled: list[int] = []        # finishing days earlier_at_same_cost could not settle
@@ -128,11 +136,18 @@ class Session:
         return self.clock.next_limit()
 
     # ----- limits -----------------------------------------------------------------------------
+    def _with_rows(self, milp: Milp) -> Milp:
+        """The spot and vendor rows asked for, unbounded, added before anything is solved."""
+        for asked, fam in ((self.spot, SPOT), (self.vendors, VENDORS)):
+            if asked:
+                fam.set_bound(milp, "", INF)
+        return milp
+
     def _set(self, **change) -> None:
         self.limits = replace(self.limits, **change)
-        for handles in (self.exact, self.relaxed):
-            if handles is not None:
-                handles.apply(self.limits, self.ends)
+        for milp in (self.milp, self.relaxed):
+            if milp is not None:
+                self.limits.impose(milp)
 
     def set_cap(self, day: int | None) -> None:
         """Every job done by `day` (None: by its own deadline)."""
@@ -144,11 +159,11 @@ class Session:
         self._set(budget=own if value is None else (value if own is None else min(value, own)))
 
     def set_spot(self, eflop: float | None) -> None:
-        assert self.exact.spot_row is not None, "Session(spot=True) adds the spot row"
+        assert self.spot, "Session(spot=True) adds the spot row"
         self._set(spot=eflop)
 
     def set_vendors(self, count: int | None) -> None:
-        assert self.exact.vendor_row is not None, "Session(vendors=True) adds the vendor rows"
+        assert self.vendors, "Session(vendors=True) adds the vendor rows"
         self._set(vendors=count)
 
     # ----- what a solution does ----------------------------------------------------------------
@@ -156,13 +171,14 @@ class Session:
         return max((self.ends[t] for (i, t), var in self.milp.replicas.items() if sol.count(var) > 0), default=0)
 
     def spot_work(self, sol: Solution) -> float:
-        return sum(w * sol.count(var) for var, w in self.exact.spot_terms)
+        return spot_work(self.spot_terms, sol)
 
     def plan_spot_work(self, plan: Plan, *, spot_only: bool = True) -> float:
         """Work (EFLOP, as the Frontier-Spot row counts it) the plan does on spot nodes, or in all."""
         index = {(o.job, o.config): i for i, o in enumerate(self.inst.options)}
         return sum(a.replicas * grain_work(self.milp, index[a.job, f"{a.offer}:{a.interconnect}"], a.period)
-                   for a in plan.schedule.assignments if not spot_only or self.catalog.offers[a.offer].mode == "spot")
+                   for a in plan.schedule.assignments
+                   if not spot_only or MODES[self.catalog.offers[a.offer].mode].preemptible)
 
     def plan_spot_share(self, plan: Plan) -> float:
         """Share of the work the plan does that runs on spot nodes (at most 1).
@@ -176,7 +192,7 @@ class Session:
         return self.plan_spot_work(plan) / done if done > 0 else 0.0
 
     def vendors_used(self, sol: Solution) -> set[str]:
-        return {v for v, held in self.exact.vendor_of.items() if any(sol.count(var) > 0 for var in held)}
+        return vendors_used(self.vendor_of, sol)
 
     def meets(self, sol: Solution, limits: Limits | None = None) -> bool:
         lim = limits or self.limits
@@ -354,7 +370,7 @@ class Session:
         self.lp_solves += 1
         fix_choice(self._lp_flags, k)
         try:
-            return solve_milp(self.relaxed.milp, backend="highs").objective
+            return solve_milp(self.relaxed, backend="highs").objective
         except NoSolution as exc:
             return None if exc.proven else -INF
         finally:

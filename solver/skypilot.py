@@ -42,6 +42,7 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError
 from solver.errors import ProblemError
 from solver.load import TABLES, _from_validation, _read_table, read_yaml
 from solver.model.catalog import LEGACY_COLUMNS, Catalog, Datacenter, Offer, inconsistencies
+from solver.model.modes import MODES
 from solver.quotes import COLUMNS as OFFER_COLUMNS, _text as cell_text, offer_cells, write_tables_together
 from solver.skypilot_gpus import ACCELERATORS, identify
 from solver.skypilot_offers import Instance, dc_id, make_offers
@@ -334,7 +335,7 @@ def _add_reserved(results: list[CloudResult], spec: Overlay, bad: list[BadRow]) 
             bad.append(BadRow("overlay", k + 1, f"reserved[{k}]", f"{entry.instance_type} in {entry.region} is not "
                               f"among the {entry.cloud} offers imported"))
             continue
-        unit = {"hourly": "hour", "monthly": "month", "yearly": "year"}[entry.mode]
+        unit = MODES[entry.mode].unit
         cells = {**base.model_dump(), "offer": f"{dc_id(entry.cloud, entry.region)}-{entry.instance_type}-{entry.name}",
                  "mode": entry.mode, "price": entry.price, "price_unit": entry.price_unit or f"per_node_{unit}",
                  "min_term_days": entry.min_term_days, "preemptions_per_day": 0, "source": entry.source,

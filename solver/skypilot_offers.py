@@ -16,6 +16,7 @@ from dataclasses import dataclass, field
 from typing import Any, Callable
 
 from solver.model.catalog import Datacenter, Offer
+from solver.model.modes import MODES
 from solver.skypilot_regions import residency_tags
 
 INTERCONNECT_NAMES = {"efa": "roce", "infiniband": "ib_ndr", "ib": "ib_ndr", "none": "ethernet"}
@@ -111,11 +112,12 @@ def make_offers(result, instances, conf, *, matching: Callable, known: dict, rec
         for mode, value, values in (("hourly", inst.price, inst.prices), ("spot", inst.spot, inst.spots)):
             if value is None:
                 continue
-            label = "Price" if mode == "hourly" else "SpotPrice"
-            spread = (f"; {'on-demand' if mode == 'hourly' else 'spot'} {min(values):g}-{value:g}{zones}, highest kept"
+            spot = MODES[mode].preemptible  # SkyPilot's SpotPrice column: capacity that can be reclaimed
+            label = "SpotPrice" if spot else "Price"
+            spread = (f"; {'spot' if spot else 'on-demand'} {min(values):g}-{value:g}{zones}, highest kept"
                       if min(values) != value else "")
-            extra = dict(preemptions_per_day=reclaim) if mode == "spot" else {}
-            reclaims = f"; reclaims {reclaim:g}/day assumed" if mode == "spot" else ""
+            extra = dict(preemptions_per_day=reclaim) if spot else {}
+            reclaims = f"; reclaims {reclaim:g}/day assumed" if spot else ""
             check = "".join(f"; CHECK: {c}" for c in checks.get(mode, []))
             offer_id = f"{dc_id(cloud, inst.region)}-{_slug(inst.instance_type)}-{mode}"
             source = f"{where}: {label}{spread}{reclaims}; {stock}{link_note}{check}"

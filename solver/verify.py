@@ -44,8 +44,25 @@ def check_plan(problem: Problem, catalog: Catalog, plan: Plan) -> None:
 
 def vendors_rented(plan: Plan) -> set[str]:
     """Vendors the plan rents anything from: what a vendor-count limit (a frontier's ε,
-    solver.milp.vendors) counts, read from the plan alone."""
+    solver.milp.families.vendors) counts, read from the plan alone."""
     return {a.vendor for a in plan.allocations}
+
+
+def spot_work(problem: Problem, catalog: Catalog, plan: Plan) -> tuple[float, float]:
+    """(FLOPs the plan does on preemptible (spot) offers, FLOPs it does in all), read from the
+    problem, the catalog and the schedule alone: what a spot-work limit (a frontier's ε,
+    solver.milp.families.spot) bounds, as the verifier counts work."""
+    v = _Verifier(problem, catalog, plan)
+    pieces: dict[tuple[str, int], list] = defaultdict(list)
+    for a in plan.schedule.assignments:
+        pieces[a.job, a.period].append(a)
+    spot = total = 0.0
+    for (name, _), group in pieces.items():
+        for a in group:
+            done = v._work(v.jobs[name], group, a)
+            total += done
+            spot += done if MODES[catalog.offers[a.offer].mode].preemptible else 0.0
+    return spot, total
 
 
 class _Verifier(ShownFields):

@@ -37,16 +37,19 @@ from dataclasses import asdict, dataclass, field
 from ortools.linear_solver.python import model_builder as mb
 
 from solver.analysis.edits import apply_edits
-from solver.api import DEFAULT_BACKEND, FAMILIES, Exclusion, Milp, NoSolution, NotApplicable, family, solve_milp
+from solver.api import BUDGET, DEFAULT_BACKEND, FAMILIES, Exclusion, Milp, NoSolution, NotApplicable, family, solve_milp
 from solver.clock import OutOfTime, RunClock
 from solver.errors import Infeasible
 from solver.model.catalog import Catalog, Offer
 from solver.model.plan import Plan
 from solver.model.problem import Problem
-from solver.probes import Probes, Relaxed, VarBounds
+from solver.probes import Limit, Probes, Relaxed, VarBounds
 from solver.rows import ROWS
 
-CODES = ("price", "memory", "power", "lead_time", "availability", "residency", "deadline", "fabric")
+OWN_CODES = ("memory", "lead_time", "residency", "fabric")
+"""Reasons an alternative loses that are no limit a family owns: what preprocessing left out."""
+CODES = (*dict.fromkeys(f.lost.code for f in FAMILIES if not isinstance(f.lost, NotApplicable)), *OWN_CODES)
+"""Every reason an alternative may lose on: each family's (Family.lost.code), then why's own."""
 STOCK_RAISE = 8
 """Offers' node bounds are raised this much for the stock slack of a forced model."""
 TOL = 1e-6
@@ -195,6 +198,17 @@ def groups(inst) -> dict[tuple[str, str, str, str], list[str]]:
         o = cfg.offer
         out.setdefault((o.vendor, o.gpu, o.mode, o.datacenter), []).append(key)
     return out
+
+
+def _forced_hook(job: str, keys: set[str], budget: bool):
+    """force_job, and without the budget when `budget` is False (a `constrain=` hook)."""
+    force = force_job(job, keys)
+
+    def constrain(milp: Milp) -> None:
+        force(milp)
+        if not budget:
+            BUDGET.set_bound(milp, "", None)
+    return constrain
 
 
 def force_job(job: str, keys: set[str]):
@@ -358,22 +372,27 @@ class _Ctx:
                             f"(not proven within the time; raise {self.clock.more_time})")
         return alt
 
-    def _solve_forced(self, name: str, keys: set[str]) -> float | None:
-        """Cost of the verified plan with job `name` only on `keys`; None when proven infeasible;
-        _Undetermined (with the interval the solve reached) when the time ran out first.
-
-        A probe, not a rebuild (solver.probes): on the one built model, the job's replicas outside
-        `keys` get an upper bound of 0 for this solve (the same plans as the row `Why-<job>-only`
-        allows), then their bounds are put back; it starts from any plan found so far that meets
-        it and is bounded below by the optimum. With preferences (weighed by re-solves in
-        solve_problem) the problem is solved whole with that row."""
-        if self.problem.preferences:
-            return self._solve(self.problem, constrain=force_job(name, keys))
-        milp = self.milp
-        outside = [var for (i, _), var in milp.replicas.items()
-                   if milp.inst.options[i].job == name and milp.inst.options[i].config not in keys]
+    def _moved(self, fam, target: str, step) -> Limit | None:
+        """The lever as its family's bound moved on the built model (Step.amount), when the family's
+        setter takes the value; None: solve the edited problem (a later deadline, more stock than
+        the catalog's, preferences to weigh)."""
+        if step.amount is None or self.problem.preferences:
+            return None
+        now = fam.bound(self.milp, target)
+        if now is None:
+            return None
+        change = Limit(step.words, False, fam, target, now + step.amount)
         try:
-            answer = self.probes.probe(VarBounds(f"job {name} only on {sorted(keys)}", True, outside, upper=0.0))
+            change.apply(self.milp)()  # the setter's own check (ValueError: refused), undone at once
+        except ValueError:
+            return None
+        return change
+
+    def _probe_cost(self, *changes) -> float | None:
+        """Cost of the verified plan of a probe; None when proven infeasible; _Undetermined (with
+        the interval the solve reached) when the time ran out first, _OutOfBudget before it began."""
+        try:
+            answer = self.probes.probe(*changes)
         except OutOfTime:
             raise _OutOfBudget() from None
         if answer.status == "infeasible":
@@ -383,6 +402,26 @@ class _Ctx:
             raise _Undetermined(answer.why or f"stopped at a {answer.plan.gap:.1%} gap",
                                 answer.low, answer.cost)
         return answer.plan.total_cost
+
+    def _solve_forced(self, name: str, keys: set[str], *, budget: bool = True) -> float | None:
+        """Cost of the verified plan with job `name` only on `keys`; None when proven infeasible;
+        _Undetermined (with the interval the solve reached) when the time ran out first.
+        `budget` False: without the problem's budget (the budget family's bound lifted for the probe).
+
+        A probe, not a rebuild (solver.probes): on the one built model, the job's replicas outside
+        `keys` get an upper bound of 0 for this solve (the same plans as the row `Why-<job>-only`
+        allows), then their bounds are put back; it starts from any plan found so far that meets
+        it and is bounded below by the optimum. With preferences (weighed by re-solves in
+        solve_problem) the problem is solved whole with that row."""
+        if self.problem.preferences:
+            return self._solve(self.problem, constrain=_forced_hook(name, keys, budget))
+        milp = self.milp
+        outside = [var for (i, _), var in milp.replicas.items()
+                   if milp.inst.options[i].job == name and milp.inst.options[i].config not in keys]
+        changes = [VarBounds(f"job {name} only on {sorted(keys)}", True, outside, upper=0.0)]
+        if not budget:
+            changes.append(Limit("without the budget", False, BUDGET, "", None))
+        return self._probe_cost(*changes)
 
     def _elastic(self, alt: Alternative, keys: set[str]) -> None:
         """Name the row family whose slack the forced model needs, with the amount."""
@@ -413,8 +452,7 @@ class _Ctx:
         fam, target, amount, _, limit = max(used, key=lambda u: u[3])
         alt.code, alt.text = fam.lost.code, fam.lost.words(milp, target, amount, limit)
         if alt.code == "price":  # only the budget stands in the way: what the forced plan costs without it
-            unbounded = self.problem.model_copy(update={"budget": None})
-            cost = self._solve(unbounded, constrain=force_job(alt.job, keys))
+            cost = self._solve_forced(alt.job, keys, budget=False)
             if cost is not None:
                 alt.cost, alt.delta = cost, cost - self.plan.total_cost
                 alt.text = (f"{_dearer(alt.delta, self.problem.currency)}; over the budget by "
@@ -450,8 +488,12 @@ class _Ctx:
         edits, relax = step.edits, step.words
         lever = Lever(b.kind, b.name, b.text, slack, unit, relax, edits)
         try:
-            prob, cat, _ = apply_edits(self.problem, self.catalog, edits)
-            lever.cost = self._solve(prob, cat)
+            moved = self._moved(fam, b.name, step)
+            if moved is not None:  # the limit's bound moved on the one built model: a probe
+                lever.cost = self._probe_cost(moved)
+            else:
+                prob, cat, _ = apply_edits(self.problem, self.catalog, edits)
+                lever.cost = self._solve(prob, cat)
         except _OutOfBudget:
             lever.determined = False
             self.notes.append(f"{relax}: not analysed, the run's time budget ran out (raise --max-seconds)")

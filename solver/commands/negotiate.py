@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 from typing import Annotated, Optional
 
@@ -37,6 +38,9 @@ def negotiate(problem: ProblemFile,
                                                              help="write VENDOR's sheet (CSV, or .xlsx with openpyxl): "
                                                                   "its own offers, target prices, volumes only"),
               force: bool = typer.Option(False, "--force", help="overwrite the export file"),
+              jobs: Optional[int] = typer.Option(None, "--jobs", "-j", min=1,
+                                                 help="processes the offers are priced in (default: all cores); "
+                                                      "the output is the same for any number"),
               as_json: AsJson = False,
               lang: Lang = None,
               backend: BackendChoice = DEFAULT_BACKEND,
@@ -71,7 +75,7 @@ def negotiate(problem: ProblemFile,
         with working("negotiate: walk-away and break-even prices"):
             result = analyse(prob, cat, vendors=vendors or None, kw=kw, lead_days=lead_days, nodes=nodes, margin=margin,
                              max_solves=max_solves, max_seconds=left_of(max_seconds), backend=backend.value,
-                             time_limit=time_limit, gap=gap)
+                             time_limit=time_limit, gap=gap, jobs=jobs or os.cpu_count() or 1)
         written = None
         if sheet_vendor:
             rows = write_sheet(result, sheet_vendor, sheet_path, force=force)

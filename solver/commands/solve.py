@@ -104,7 +104,7 @@ def solve(problem: ProblemFile,
             plan = with_margins(prob, cat, plan, robust=robust, clock=run, probes=probes, **options)
         explained = _why(prob, cat, plan, why_k, run, options, probes) if why else None
         written = files.write(plan, prob, cat, why=explained.to_dict() if explained else None)
-        compared = _baselines(prob, cat, run, options) if baselines else None
+        compared = _baselines(prob, cat, run, options, probes) if baselines else None
         if as_json:
             print_json(solve_json(plan, why=explained.to_dict() if explained else None, baselines=compared))
         else:
@@ -137,10 +137,11 @@ def _why(prob, cat, plan, k: int, run: RunClock, options: dict, probes=None):
         return why_plan(prob, cat, k=k, plan=plan, max_seconds=run.left(), probes=probes, **options)
 
 
-def _baselines(prob, cat, run: RunClock, options: dict) -> list:
+def _baselines(prob, cat, run: RunClock, options: dict, probes=None) -> list:
+    """On the solve's own engine when it has one (one Instance and one model for the command)."""
     from solver.analysis.baselines import all_baselines
     with working("baselines: best single offer, all hourly, all monthly"):
-        return all_baselines(prob, cat, max_seconds=run.left(), **options)
+        return all_baselines(prob, cat, max_seconds=run.left(), probes=probes, **options)
 
 
 def _render(plan, compared: list | None, explained, written: list[Path]) -> None:

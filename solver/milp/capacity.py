@@ -8,7 +8,7 @@ from collections import defaultdict
 import numpy as np
 from ortools.linear_solver.python import model_builder as mb
 
-from solver.milp.core import Milp, RowKey
+from solver.milp.core import Milp
 
 
 def add_capacity(milp: Milp) -> None:
@@ -65,12 +65,28 @@ def _add_contracts(milp: Milp, key: str, usable: set[int]) -> None:
 
 def _charge(milp: Milp, cfg, var: mb.Variable, amount: float) -> None:
     """Split a node cost into rent, interconnect and platform fee for the breakdown."""
+    for part, coef in charge_parts(cfg, amount).items():
+        milp.cost[part].append((var, coef))
+
+
+def charge_parts(cfg, amount: float) -> dict[str, float]:
+    """A node cost `amount` split into the cost parts it is charged under (gpu_rent always;
+    interconnect and platform_fee when the configuration has them). solver.milp.reprice
+    splits a re-priced offer's costs the same way."""
     interconnect_share = 1 - cfg.rent_share - cfg.fee_share
-    milp.cost["gpu_rent"].append((var, amount * cfg.rent_share))
+    parts = {"gpu_rent": amount * cfg.rent_share}
     if interconnect_share > 1e-12:
-        milp.cost["interconnect"].append((var, amount * interconnect_share))
+        parts["interconnect"] = amount * interconnect_share
     if cfg.fee_share > 0:
-        milp.cost["platform_fee"].append((var, amount * cfg.fee_share))
+        parts["platform_fee"] = amount * cfg.fee_share
+    return parts
+
+
+def discount_unit(inst, cfg, t: int) -> float:
+    """The price of one node the volume discount takes its share of, at (cfg, t): GPU rent and
+    the platform fee on it, per contract (committed) or per period held (hourly, spot)."""
+    unit = cfg.node_cost_term if cfg.committed else cfg.node_cost_hour * inst.hours[t]
+    return unit * cfg.rent_share / (1 - cfg.fee_share)
 
 
 def held_nodes(milp: Milp) -> dict[tuple[str, int], list[mb.Variable]]:
@@ -92,22 +108,6 @@ def held_nodes(milp: Milp) -> dict[tuple[str, int], list[mb.Variable]]:
         for t in inst.held(cfg, s)[len(covered):]:  # both start at s: the tail past the used periods
             out.setdefault((key, t), []).append(var)
     return out
-
-
-def add_availability(milp: Milp) -> None:
-    """Σ_{o of offer} held[o,t] ≤ max_nodes: interconnect options of one offer share its stock,
-    and a contract holds it to its last day (held_nodes).
-
-    Row `Availability-<offer>-<t>`.
-    """
-    by_offer: dict[tuple[str, int], list[mb.Variable]] = defaultdict(list)
-    for (key, t), variables in held_nodes(milp).items():
-        by_offer[milp.inst.configs[key].offer.offer, t].extend(variables)
-    for (offer, t), variables in by_offer.items():
-        if len(variables) > 1:
-            cap = milp.inst.catalog.offers[offer].max_nodes
-            milp.add_row(f"Availability-{offer}-{t}", mb.LinearExpr.sum(variables) <= cap,
-                         RowKey("availability", offer, t))
 
 
 def add_volume_discount(milp: Milp) -> None:
@@ -139,8 +139,7 @@ def add_volume_discount(milp: Milp) -> None:
             x = base.get((key, t))
             if x is None:
                 continue
-            unit = cfg.node_cost_term if cfg.committed else cfg.node_cost_hour * inst.hours[t]
-            unit *= cfg.rent_share / (1 - cfg.fee_share)  # GPU rent and the fee on it
+            unit = discount_unit(inst, cfg, t)
             y = model.new_bool_var(f"y[{key},{t}]")
             v = model.new_int_var(0, cfg.offer.max_nodes, f"v[{key},{t}]")
             milp.discount_flag[key, t], milp.full_price[key, t] = y, v

@@ -5,8 +5,9 @@ rows, and build.py imports every family to assemble them; with `Milp` here, belo
 the families and the assembly import in one direction only. Every constraint row carries
 a systematic name `<Family>-<what>-<index>` so that a binding or violated row can be
 named to the user. The rows of a limit a user can relax (budget, power, stock, a job's
-work, a vendor count: solver.milp.registry) are also kept under a `RowKey`, so an analysis
-finds them by (family, target, period) instead of reading names back.
+work, a vendor count, the spot work: solver.milp.families) are also kept under a
+`RowKey`, so an analysis finds them by (family, target, period) instead of reading names
+back.
 """
 
 from __future__ import annotations
@@ -64,6 +65,10 @@ class Milp:
     cost: dict[str, list[tuple[mb.Variable, float]]] = field(default_factory=lambda: defaultdict(list))
     rows: dict[str, mb.LinearConstraint] = field(default_factory=dict)
     keyed: dict[RowKey, mb.LinearConstraint] = field(default_factory=dict)
+    relaxed: bool = False       # the LP relaxation (build_milp(relax=True)): rows added later take continuous flags
+    built_replica_ub: dict[tuple[int, int], float] = field(default_factory=dict)
+    # (option, t) → the replica variable's upper bound as built, kept by the first deadline bound set
+    # (solver.milp.work.set_deadline_bound) so that lifting the bound puts it back
 
     def add_row(self, name: str, constraint, key: RowKey | None = None) -> None:
         """Add a named constraint and keep its handle (names must be unique); a limit's row

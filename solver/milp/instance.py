@@ -149,7 +149,7 @@ def build_instance(problem: Problem, catalog: Catalog, prune: bool = True) -> In
     allowed = [offer for offer in catalog.offers.values() if _allowed(offer, problem.restrict)]
     timeline = uniform_periods(pd, problem.horizon_days) if problem.periods == "uniform" else \
         event_periods(*problem_events(problem, allowed, lambda job, dc: transfer_days(job, dc, catalog)))
-    configs = {c.key: c for offer in allowed for c in _expand(offer, catalog, timeline)}
+    configs = {c.key: c for offer in allowed for c in expand_offer(offer, catalog, timeline)}
     rates = problem.rates()
     inst = Instance(problem, catalog, timeline, configs, {}, [], as_given=given,
                     rates_used={c: rates[c] for c in sorted({o.currency for o in given.offers.values()})
@@ -188,7 +188,9 @@ def _allowed(offer: Offer, restrict: Restrict | None) -> bool:
     return all(not allow or value in allow for allow, value in checks)
 
 
-def _expand(offer: Offer, catalog: Catalog, timeline: Periods) -> list[Config]:
+def expand_offer(offer: Offer, catalog: Catalog, timeline: Periods) -> list[Config]:
+    """The offer's configurations (one per interconnect option), priced in the catalog's money
+    (`catalog` is already in the problem's currency here); solver.milp.reprice re-prices with it."""
     fee = 1 + offer.platform_fee_pct / 100
     out = []
     for i, interconnect in enumerate(offer.interconnect):

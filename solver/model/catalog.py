@@ -194,10 +194,10 @@ class Offer(_Row):
         if self.preemptible and self.preemptions_per_day <= 0:
             raise ValueError(f"{self.mode} offers need preemptions_per_day > 0 (how often capacity is reclaimed)")
         if not self.committed and self.billing is not None:
-            raise ValueError(f"billing {self.billing} on {'an' if self.mode == 'hourly' else 'a'} {self.mode} offer: "
+            raise ValueError(f"billing {self.billing} on {_article(self.mode)} {self.mode} offer: "
                              f"{self.mode} nodes are paid as used; leave billing blank")
         if not self.committed and self.min_term_days:
-            raise ValueError(f"min_term_days {self.min_term_days} on {'an' if self.mode == 'hourly' else 'a'} {self.mode} offer: the planner rents "
+            raise ValueError(f"min_term_days {self.min_term_days} on {_article(self.mode)} {self.mode} offer: the planner rents "
                              f"{self.mode} nodes period by period and cannot hold them to a minimum; write 0, or "
                              "quote the offer as monthly with its min_term_days")
         return self
@@ -331,3 +331,8 @@ def _split(v: object) -> object:
     if isinstance(v, (int, float)):
         return (v,)
     return v
+
+
+def _article(word: str) -> str:
+    """"an hourly", "a spot": the English article before a word, as it is said (a silent h)."""
+    return "an" if word[0] in "aeiou" or word.startswith("hour") else "a"

@@ -98,7 +98,9 @@ class JobResult(_Out):
 class Binding(_Out):
     """A limit the plan runs into: more of it could make the plan cheaper (or feasible sooner)."""
 
-    kind: Literal["budget", "power", "availability", "deadline"]
+    kind: str = Field(description="the constraint family that binds: budget | power | availability | deadline "
+                      "(solver.milp.registry.BINDING_KINDS, the families with a binding reader; checked there, "
+                      "as the model layer sits below the family list)")
     name: str = Field(description="budget | datacenter | offer | job")
     start_day: int
     end_day: int

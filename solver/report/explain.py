@@ -8,8 +8,8 @@ as they are. Notes (time ran out, …) stay as written.
 
 from __future__ import annotations
 
-from solver.i18n import _, is_zh, money_unit, ngettext
-from solver.report.html import limit_name
+from solver.i18n import _, is_zh
+from solver.report.html import family_labels, limit_name
 
 
 def explanation_lines(explanation: dict | None) -> list[str]:
@@ -49,21 +49,13 @@ def _flagged(rel: dict, percent: bool = False) -> str:
 def part_words(part: dict, percent: bool = False) -> str:
     """One limit's change (`1 more day on every deadline`, `10 kW more at Shunyi`) from its numbers."""
     amount, kind, target = part["amount"], part["kind"], part["target"]
-    whole = f"{round(amount):,}"
-    if kind == "budget":
-        text = _("{amount} {unit} more budget").format(amount=whole, unit=money_unit(part["unit"]))
-    elif kind == "power":
-        text = _("{amount} kW more at {site}").format(amount=whole, site=target)
-    elif kind == "availability":
-        text = ngettext("{amount} more node of {offer}", "{amount} more nodes of {offer}", round(amount)).format(
-            amount=whole, offer=target)
-    elif kind == "deadline":
-        text = ngettext("{amount} more day on every deadline", "{amount} more days on every deadline",
-                        round(amount)).format(amount=whole)
-        if part.get("horizon_days") is not None:
-            text += _(" (and the horizon to {days} days)").format(days=part["horizon_days"])
+    more = family_labels(kind).more if family_labels(kind) is not None else None
+    if callable(more):  # the family's own words (solver.milp.families)
+        text = more(amount, target, part["unit"])
     else:
         text = f"{limit_name(kind)} +{amount:g} {part['unit']} ({target})"
+    if part.get("horizon_days") is not None:  # a later deadline past the horizon moves the horizon too
+        text += _(" (and the horizon to {days} days)").format(days=part["horizon_days"])
     if percent and part.get("relative") is not None:
         text += f" (+{part['relative']:.1%})"
     return text

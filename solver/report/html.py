@@ -760,17 +760,30 @@ def binding_text(b) -> str:
     """What a binding limit is (Binding.text), in Chinese written from its numbers; the plan's own text in English."""
     if not is_zh():
         return b.text
-    span = f"{b.start_day}–{b.end_day}"
-    words = {"budget": _("budget: {used} of {limit} {unit} used"),
-             "power": _("power at {name}, days {span}: {used} of {limit} kW"),
-             "availability": _("availability of {name}, days {span}: all {limit} nodes"),
-             "deadline": _("deadline of {name}: runs until day {limit}")}
-    if b.kind not in words:
+    fam = _families().get(b.kind)
+    if fam is None or not isinstance(fam.labels.binding, str):
         return b.text
-    money = b.kind == "budget"
-    return words[b.kind].format(name=b.name, span=span, unit=money_unit(b.unit) if money else b.unit,
-                                used=f"{b.used:,.0f}" if money else f"{b.used:,.1f}",
-                                limit=f"{b.limit:,.0f}" if b.kind != "power" else f"{b.limit:,.1f}")
+    money = fam.unit == _money()
+    return _(fam.labels.binding).format(name=b.name, span=f"{b.start_day}–{b.end_day}",
+                                        unit=money_unit(b.unit) if money else b.unit,
+                                        used=f"{b.used:,.0f}" if money else f"{b.used:,.1f}",
+                                        limit=f"{b.limit:,.1f}" if b.unit == "kW" else f"{b.limit:,.0f}")
+
+
+def _families() -> dict:
+    """The constraint families by name (solver.milp.registry through the api): their words.
+
+    Imported here, when a limit is shown, not with the module: a plan's limits are shown after
+    a solve has loaded the solver anyway, and `--help` or `estimate` need none of it."""
+    from solver.api import FAMILIES
+
+    return {fam.name: fam for fam in FAMILIES}
+
+
+def _money() -> str:
+    from solver.api import MONEY
+
+    return MONEY
 
 
 REASONS = {"price": N_("price"), "memory": N_("memory"), "power": N_("power"), "lead_time": N_("lead time"),
@@ -786,13 +799,16 @@ def reason_name(code: str) -> str:
     return _(REASONS[code]) if is_zh() and code in REASONS else code
 
 
-LIMIT_NAMES = {"budget": N_("budget"), "power": N_("power"), "availability": N_("availability"),
-               "deadline": N_("deadline"), "vendors": N_("vendors"), "stock": N_("stock")}
-"""The kinds of binding limit (Plan.binding's `kind`) in words."""
+def family_labels(kind: str):
+    """The words of the constraint family named `kind` (Family.labels); None: no such family."""
+    fam = _families().get(kind)
+    return None if fam is None else fam.labels
 
 
 def limit_name(kind: str) -> str:
-    return _(LIMIT_NAMES[kind]) if kind in LIMIT_NAMES else kind
+    """A limit's kind (Plan.binding's, a relaxation's: a constraint family's name) in words."""
+    fam = _families().get(kind)
+    return _(fam.labels.name) if fam is not None else kind
 
 
 PRICE_UNITS = {"per gpu hour": N_("per GPU-hour"), "per node hour": N_("per node-hour"),

@@ -20,6 +20,27 @@ def _price(x: float | None) -> str:
     return f"{x:.3g}" if abs(x) < 1 else f"{x:,.2f}" if abs(x) < 1000 else f"{x:,.0f}"
 
 
+def _limit(t) -> str:
+    """p*, or the interval the probes proved when a solve stopped before its proof (issue 34:
+    never a guess); "≥ low" when no upper end is proven."""
+    if t.limit_low is not None and t.limit_high is not None and t.limit_high - t.limit_low > 1e-9 * max(1.0, t.price):
+        return f"{_price(t.limit_low)}–{_price(t.limit_high)}"
+    return _price(t.limit_price) + ("" if t.converged and t.limit_high is not None or t.limit_price is None else " ≥")
+
+
+def _saving(saving: float | None, high: float | None) -> str:
+    """A saving, or its interval (bound to plan) when the solve behind it stopped before its proof."""
+    if saving is not None and high is not None and high - saving >= 0.5:
+        return f"{_money(saving)}–{_money(high)}"
+    return _money(saving)
+
+
+def _target_saving(t) -> str:
+    high = None if t.target_cost_low is None or t.target_cost is None else \
+        t.saving_at_target + (t.target_cost - t.target_cost_low)
+    return _saving(t.saving_at_target, high)
+
+
 def _pct(x: float | None) -> str:
     return "" if x is None else f"{x:+.1%}"
 
@@ -43,7 +64,7 @@ def render_negotiation(result, console: Console, written: dict | None = None) ->
                   "or below the break-even (not in it)").format(margin=f"{result.margin:.0%}") + "[/]", highlight=False)
     if result.unproven:
         console.print("[yellow]" + _("warning:") + "[/] " + _("{n} solves stopped before optimality was proven "
-                      "(time limit): the prices below are approximate").format(n=result.unproven), highlight=False)
+                      "(time limit): their rows show the interval proven, from bound to plan").format(n=result.unproven), highlight=False)
     inside = [t for t in result.offers if t.status == "in_plan"]
     if inside:
         unit, mixed = _price_currency(inside)
@@ -54,16 +75,16 @@ def render_negotiation(result, console: Console, written: dict | None = None) ->
         for t in inside:
             limit = (_("not analysed") if not t.analysed else
                      _("none (no plan without it)") if t.limit_price is None and t.cost_without is None
-                     else _price(t.limit_price) + ("" if t.converged else " ≥"))
+                     else _limit(t))
             table.add_row(escape(t.offer), *([t.currency] if mixed else []), _price(t.price), limit,
-                          _pct(t.limit_change), _price(t.target_price), _money(t.saving_at_target))
+                          _pct(t.limit_change), _price(t.target_price), _target_saving(t))
         console.print(table)
         for t in inside:
             if t.replaced_by:
                 console.print(escape("  " + _("above {price} {unit}, {offer} is replaced by {others}").format(
                     price=_price(t.limit_price), unit=money_unit(t.currency), offer=t.offer,
                     others=", ".join(t.replaced_by))), highlight=False)
-    outside = [t for t in result.offers if t.status == "not_in_plan"]
+    outside = [t for t in result.offers if t.status == "not_in_plan" and not t.skipped]
     if outside:
         unit, mixed = _price_currency(outside)
         table = Table(title=_("Break-even prices: offers not in the plan ({unit}; saves in {currency})").format(
@@ -78,18 +99,22 @@ def render_negotiation(result, console: Console, written: dict | None = None) ->
                               "—")
                 continue
             table.add_row(escape(t.offer), *([t.currency] if mixed else []), _price(t.price),
-                          _price(t.limit_price) + ("" if t.converged else " ≥"),
-                          _pct(t.limit_change), _price(t.target_price), _money(t.saving_at_target),
+                          _limit(t), _pct(t.limit_change), _price(t.target_price), _target_saving(t),
                           f"{t.target_node_days:,.0f}")
         console.print(table)
         for t in outside:
-            if t.limit_price is None or not t.converged:
+            if t.limit_price is None and t.analysed or not t.converged:
                 console.print(escape(f"  {t.offer}: {t.reason}"), highlight=False)
             if t.displaces:
                 console.print(escape("  " + _("at {price} {unit}, {offer} takes work from {others} (each rented "
                                               "less, not necessarily dropped)").format(
                     price=_price(t.target_price), unit=money_unit(t.currency), offer=t.offer,
                     others=", ".join(t.displaces))), highlight=False)
+    for kind, text in result.skipped.items():
+        names = [t.offer for t in result.offers if t.skipped == kind]
+        shown = ", ".join(names[:4]) + (_(" and {n} more").format(n=len(names) - 4) if len(names) > 4 else "")
+        console.print(escape(_("{n} offers {text}: {offers}").format(n=len(names), text=_(text), offers=shown)),
+                      highlight=False)
     if result.levers:
         table = Table(title=_("What other concessions are worth ({unit}, re-solved; --json has the edits)").format(
             unit=cur))
@@ -98,7 +123,8 @@ def render_negotiation(result, console: Console, written: dict | None = None) ->
             what = {"power": f"+{lv.amount:g} kW", "lead_time": _("lead time −{n} d").format(n=f"{lv.amount:g}"),
                     "availability": _("+{n} nodes").format(n=f"{lv.amount:g}")}[lv.kind]
             per = "—" if lv.per_unit is None else f"{lv.per_unit:,.0f}/{lv.unit.rstrip('s')}"
-            table.add_row(what, escape(lv.name), _("infeasible") if lv.saving is None else _money(lv.saving), per)
+            table.add_row(what, escape(lv.name), _("infeasible") if lv.saving is None else
+                          _saving(lv.saving, lv.saving_high), per)
         console.print(table)
         if result.levers_note:
             console.print(escape(_("note: {text}").format(text=result.levers_note)), highlight=False)

@@ -81,15 +81,18 @@ def test_baselines_with_no_time_left_are_not_determined_not_infeasible():
 
 def test_offers_that_cannot_carry_the_problem_alone_are_not_solved(monkeypatch):
     # The bundled debug-then-train problem: 5 of the sample catalog's 50 offers can carry it
-    # alone (A100-80G only); the other 45 are ruled out by preprocessing, without a solve.
-    from solver.analysis import baselines
+    # alone (A100-80G only); the other 45 are ruled out by preprocessing, without a probe.
     from solver.load import load_problem
+    from solver.probes import Answer, Probes
     prob, cat = load_problem(ROOT / "problems/debug-then-train.yaml")
-    solved = []
-    monkeypatch.setattr(baselines, "solve_problem", lambda p, c, **kw: solved.append(p.restrict.offers) or
-                        (_ for _ in ()).throw(baselines.Infeasible("stub", proven=True)))
+    asked = []
+
+    def probe(self, *changes, problem=None, **kw):
+        asked.append(problem.restrict.offers)
+        return Answer("infeasible", float("inf"))
+    monkeypatch.setattr(Probes, "probe", probe)
     assert best_single_offer(prob, cat).status == "infeasible"
-    assert len(solved) == 5 and all(cat.offers[o].gpu == "A100-80G" for (o,) in solved)
+    assert len(asked) == 5 and all(cat.offers[o].gpu == "A100-80G" for (o,) in asked)
 
 
 def test_a_baseline_stopped_before_its_proof_says_the_saving_is_at_most(monkeypatch):
@@ -97,13 +100,18 @@ def test_a_baseline_stopped_before_its_proof_says_the_saving_is_at_most(monkeypa
 
     from rich.console import Console
 
-    from solver.analysis import baselines
+    from solver.probes import Probes
     from solver.report.terminal import render_baselines
     prob, cat = debug_then_train(), catalog(HOURLY, MONTHLY)
     plan = solve_problem(prob, cat, backend="highs")
-    real = baselines.solve_problem
-    monkeypatch.setattr(baselines, "solve_problem", lambda p, c, **kw: real(p, c, **kw).model_copy(
-        update={"status": "feasible"}))
+    real = Probes.probe
+
+    def probe(self, *changes, **kw):
+        answer = real(self, *changes, **kw)
+        if answer.plan is not None:
+            answer.status = "feasible"
+        return answer
+    monkeypatch.setattr(Probes, "probe", probe)
     found = all_baselines(prob, cat, backend="highs")
     assert {b.status for b in found} == {"feasible"}
     out = io.StringIO()
@@ -122,16 +130,71 @@ def test_best_single_offer_is_only_an_upper_bound_while_another_offer_could_beat
     # A reviewer's case: offer h stops at the time limit with a plan dearer than m's optimum
     # but a lower bound below it; h's own optimum may be cheaper, so m's cost is not proven
     # the best single offer (it was called optimal, its saving exact).
-    from solver.analysis import baselines
+    from solver.probes import Probes
     prob, cat = debug_then_train(), catalog(HOURLY, MONTHLY)
-    real = baselines.solve_problem
+    real = Probes.probe
 
-    def solve(p, c, **kw):
-        plan = real(p, c, **kw)
-        if p.restrict.offers == ["h"]:
-            return plan.model_copy(update={"status": "feasible", "total_cost": 9_000.0, "lower_bound": 1_000.0})
-        return plan
-    monkeypatch.setattr(baselines, "solve_problem", solve)
+    def probe(self, *changes, problem=None, **kw):
+        answer = real(self, *changes, problem=problem, **kw)
+        if problem is not None and problem.restrict.offers == ["h"]:
+            answer.status, answer.low = "feasible", 1_000.0
+            answer.plan = answer.plan.model_copy(update={"status": "feasible", "total_cost": 9_000.0})
+        return answer
+    monkeypatch.setattr(Probes, "probe", probe)
     single = best_single_offer(prob, cat, backend="highs")
     assert (single.detail.split(" ")[0], single.cost, single.status) == ("m", pytest.approx(6000), "feasible")
     assert "1 offer not solved in the time given: h" in single.detail
+
+
+def _old_baseline(prob, cat, **allow):
+    """A baseline as computed before issue 34: the restricted problem solved anew."""
+    from solver.errors import Infeasible
+    try:
+        return solve_problem(with_restrict(prob, **allow), cat, backend="highs").total_cost
+    except Infeasible:
+        return None
+
+
+@pytest.mark.parametrize("path", ["problems/debug-then-train.yaml", "problems/seed-7b-200b-30d.yaml"])
+def test_baselines_on_the_one_model_equal_the_restricted_problems_solved_anew(path):
+    from solver.load import load_problem
+    prob, cat = load_problem(ROOT / path)
+    found = {b.name: b for b in all_baselines(prob, cat, backend="highs")}
+    for name, modes in (("all hourly", ["hourly"]), ("all monthly", ["monthly"])):
+        old = _old_baseline(prob, cat, modes=modes)
+        assert (found[name].cost is None) == (old is None)
+        assert old is None or found[name].cost == pytest.approx(old, rel=1e-7, abs=0.01)
+    single = found["best single offer"]
+    offer = single.detail.split(" ")[0]
+    assert single.cost == pytest.approx(_old_baseline(prob, cat, offers=[offer]), rel=1e-7)
+    plan = solve_problem(prob, cat, backend="highs")
+    others = sorted({a.offer for a in plan.allocations} - {offer})
+    for other in others[:2]:   # no other offer alone is cheaper
+        cost = _old_baseline(prob, cat, offers=[other])
+        assert cost is None or cost >= single.cost - 0.01
+
+
+def test_baselines_build_one_instance_and_one_model(monkeypatch):
+    """Issue 34: `--baselines` is probes on one model — the solve's own, when it hands it over."""
+    from solver import api
+    from solver.probes import Probes
+    counts = {"instance": 0, "model": 0}
+    real_instance, real_model = api.build_instance, api.build_milp
+
+    def counted_instance(*a, **k):
+        counts["instance"] += 1
+        return real_instance(*a, **k)
+
+    def counted_model(*a, **k):
+        counts["model"] += 1
+        return real_model(*a, **k)
+
+    monkeypatch.setattr(api, "build_instance", counted_instance)
+    monkeypatch.setattr(api, "build_milp", counted_model)
+    prob, cat = debug_then_train(), catalog(HOURLY, MONTHLY)
+    assert len(all_baselines(prob, cat, backend="highs")) == 3
+    assert counts == {"instance": 1, "model": 1}
+    probes = Probes(prob, cat)            # the solve's engine, as `solve --baselines` hands it over
+    probes.plan()
+    found = all_baselines(prob, cat, probes=probes, backend="highs")
+    assert counts == {"instance": 2, "model": 2} and found[0].cost == pytest.approx(6000)

@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import dataclasses
 import glob
-import typing
 from pathlib import Path
 
 import pytest
@@ -20,11 +19,12 @@ from ortools.linear_solver.python import model_builder as mb
 from solver.analysis import explain, why
 from solver.api import build
 from solver.load import load_problem
-from solver.milp import registry
+from solver.milp import build as build_module, registry
+from solver.milp.families import budget
 from solver.milp.core import RowKey
 from solver.milp.elastic import power_sites, power_slack
 from solver.milp.exclusion import CODES as EXCLUSION_CODES, Exclusion
-from solver.milp.vendors import add_vendor_count, vendor_nodes
+from solver.milp.families.vendors import add_vendor_count, vendor_nodes
 from solver.model.plan import Binding
 from tests.builders import ROOT, catalog, datacenter, gpu_day_flops, job, offer, problem
 
@@ -36,17 +36,30 @@ def test_every_family_has_every_part(fam):
     assert registry.missing_parts(fam) == []
 
 
-@pytest.mark.parametrize("part", ["slack", "binding", "lever", "lost", "verify", "relax", "rows"])
+@pytest.mark.parametrize("part", [f.name for f in dataclasses.fields(registry.Family)])
 def test_a_family_lacking_a_part_is_caught(part):
+    """Every part, the bound, labels and name (the Binding kind) included: a family built without it fails."""
     broken = dataclasses.replace(registry.POWER, **{part: None})
-    assert registry.missing_parts(broken) == [f"power.{part}"]
+    assert registry.missing_parts(broken) == [f"{'?' if part == 'name' else 'power'}.{part}"]
+
+
+def test_a_family_whose_bound_or_labels_lack_a_part_is_caught():
+    no_setter = dataclasses.replace(registry.SPOT, bounds=dataclasses.replace(registry.SPOT.bounds, set=None))
+    assert registry.missing_parts(no_setter) == ["spot.bounds.set"]
+    not_callable = dataclasses.replace(registry.BUDGET, bounds=registry.Bound("Budget", budget.set_budget_bound, None))
+    assert registry.missing_parts(not_callable) == ["budget.bounds.get (not callable)", "budget.bounds.written"]
+    unnamed = dataclasses.replace(registry.POWER, labels=registry.Labels("", registry.NotApplicable(""), "kW"))
+    assert registry.missing_parts(unnamed) == ["power.labels.name",
+                                               "power.labels.binding (NotApplicable without a reason)",
+                                               "power.labels.more (not callable)"]
 
 
 def test_a_part_of_a_part_and_a_reasonless_not_applicable_are_caught():
     relax = dataclasses.replace(registry.POWER.relax, words=None, over=registry.NotApplicable(" "))
     assert registry.missing_parts(dataclasses.replace(registry.POWER, relax=relax)) == [
         "power.relax.words", "power.relax.over (NotApplicable without a reason)"]
-    assert registry.missing_parts(dataclasses.replace(registry.BUDGET, rows=registry.Rows(registry.add_budget, ()))) \
+    prefix_less = registry.Rows(budget.add_budget, (), registry.COSTS)
+    assert registry.missing_parts(dataclasses.replace(registry.BUDGET, rows=prefix_less)) \
         == ["budget.rows.prefixes"]
 
 
@@ -58,21 +71,52 @@ def test_families_are_listed_once_with_distinct_names_and_prefixes():
     assert not set(p.split("-")[0] for p in prefixes) & set(registry.STRUCTURAL)
     assert registry.family("power") is registry.POWER
     with pytest.raises(KeyError):
-        registry.family("spot")
+        registry.family("lead_time")
 
 
 def test_consumers_know_every_family():
-    """explain has the strategy each family names, why the code, Binding the kind."""
-    kinds = set(typing.get_args(Binding.model_fields["kind"].annotation))
+    """explain has the strategy each family names; why's codes and the Binding kinds are the families'."""
     for fam in registry.FAMILIES:
         if not isinstance(fam.relax, registry.NotApplicable):
             assert fam.relax.how in explain.STRATEGIES, fam.name
-        if not isinstance(fam.lost, registry.NotApplicable):
-            assert fam.lost.code in why.CODES, fam.name
-        if not isinstance(fam.binding, registry.NotApplicable):
-            assert fam.name in kinds, fam.name
+    lost = [f.lost.code for f in registry.FAMILIES if not isinstance(f.lost, registry.NotApplicable)]
+    assert why.CODES == (*lost, *why.OWN_CODES)
+    assert not set(lost) & set(why.OWN_CODES)
+    assert registry.BINDING_KINDS == ("budget", "power", "availability", "deadline")
     assert set(why._EXCLUDED_CODE) == set(EXCLUSION_CODES) - {"restrict"}
     assert set(why._EXCLUDED_CODE.values()) <= set(why.CODES)
+
+
+def test_a_binding_of_a_kind_no_family_reads_is_refused():
+    """Binding.kind is a str (solver.model sits below the family list); binding_limits checks it."""
+    budget = Binding(kind="budget", name="budget", start_day=0, end_day=3, used=1, limit=1, unit="CNY", text="t")
+    registry.check_kinds([budget], "budget")
+    with pytest.raises(ValueError, match="'budget' read by the 'power' family"):
+        registry.check_kinds([budget], "power")
+    with pytest.raises(ValueError, match="vendors"):
+        registry.check_kinds([budget.model_copy(update={"kind": "vendors"})], "vendors")  # no binding reader
+
+
+def test_reports_word_every_kind_from_its_family():
+    """The report's words for a kind are the family's labels, translated; a kind no family has stays as is."""
+    from solver.i18n import language
+    from solver.report.html import binding_text, limit_name
+
+    plan_binding = Binding(kind="power", name="A", start_day=0, end_day=2, used=9.5, limit=10, unit="kW",
+                           text="power at A, days 0–2: 9.5 of 10.0 kW")
+    assert [limit_name(f.name) for f in registry.FAMILIES] == [f.labels.name for f in registry.FAMILIES]
+    assert binding_text(plan_binding) == plan_binding.text
+    with language("zh-CN"):
+        for fam in registry.FAMILIES:
+            assert limit_name(fam.name) not in ("", fam.name), fam.name  # every label has its translation
+        assert binding_text(plan_binding) != plan_binding.text and "9.5" in binding_text(plan_binding)
+        assert limit_name("combination") == "combination"
+        from solver.report.explain import part_words
+        part = {"amount": 2, "kind": "availability", "target": "o", "unit": "nodes"}
+        assert part_words(part) == registry.AVAILABILITY.labels.more(2, "o", "nodes") and "o" in part_words(part)
+    assert part_words(part) == "2 more nodes of o"
+    assert part_words({**part, "kind": "deadline", "amount": 1, "horizon_days": 50}) == \
+        "1 more day on every deadline (and the horizon to 50 days)"
 
 
 def test_verifier_checks_live_in_the_verifier():
@@ -147,3 +191,94 @@ def test_exclusion_renders_as_the_old_strings():
     assert Exclusion("capacity", "x:ib_hdr", "all of d does at most 1").kind == "capacity"
     with pytest.raises(ValueError):
         Exclusion("memroy", "o:ib", "typo")
+
+
+def test_rows_added_by_a_bound_are_registered_and_keyed():
+    """The ε rows the frontiers add (spot work, vendor count, a budget the problem lacks) are families' rows."""
+    _, milp = _small()
+    for fam in (registry.SPOT, registry.VENDORS, registry.BUDGET):
+        fam.set_bound(milp, "", 1.0)
+    assert {"Frontier-Spot", "Frontier-Vendors", "Budget"} <= set(milp.rows)
+    assert registry.unregistered_rows(milp) == [] and registry.unkeyed_rows(milp) == []
+    assert registry.family_of_row("Frontier-Spot") is registry.SPOT
+
+
+NEW_FAMILY = '''
+"""At most k vendors per job: the ARCHITECTURE checklist's example, as a module of its own."""
+import math
+
+from ortools.linear_solver.python import model_builder as mb
+
+from solver.milp.core import RowKey
+from solver.milp.family import WORK, Bound, Family, Labels, NotApplicable, Rows
+from solver.verify import vendors_rented
+
+
+def add_vendors_per_job(milp):
+    inst = milp.inst
+    for job in inst.problem.jobs:
+        flags = {}
+        for (i, t), var in milp.replicas.items():
+            opt = inst.options[i]
+            if opt.job == job.name:
+                vendor = inst.configs[opt.config].offer.vendor
+                if vendor not in flags:
+                    flags[vendor] = milp.model.new_bool_var(f"uses[{job.name},{vendor}]")
+                milp.add_row(f"VendorsPerJob-{job.name}-{i}-{t}", var <= var.upper_bound * flags[vendor],
+                             RowKey("vendors_per_job", job.name, t, part=str(i)))
+        milp.add_row(f"VendorsPerJob-{job.name}", mb.LinearExpr.sum(list(flags.values())) <= 2,
+                     RowKey("vendors_per_job", job.name, part="count"))
+
+
+def bound(milp, job):
+    row = milp.keyed[RowKey("vendors_per_job", job, part="count")]
+    return None if math.isinf(row.upper_bound) else row.upper_bound
+
+
+def set_bound(milp, job, count):
+    milp.keyed[RowKey("vendors_per_job", job, part="count")].upper_bound = math.inf if count is None else count
+
+
+FAMILY = Family(
+    name="vendors_per_job", order=45, unit="vendors", targets="job",
+    rows=Rows(add_vendors_per_job, ("VendorsPerJob",), WORK),
+    bounds=Bound(bound, set_bound, NotApplicable("only a count: the written rule is the verifier's")),
+    labels=Labels("vendors per job", NotApplicable("a test family: no report words"),
+                  NotApplicable("a test family: no report words")),
+    slack=NotApplicable("a test family"), binding=NotApplicable("a test family"),
+    relax=NotApplicable("a test family"), lever=NotApplicable("a test family"),
+    lost=NotApplicable("a test family"),
+    verify=vendors_rented,
+)
+'''
+
+
+def test_a_new_family_is_its_module_alone(tmp_path, monkeypatch):
+    """"At most 2 vendors per job" as one module in a families package: found, complete, built at its
+    stage, its rows registered and keyed, its bound read and set — no other file names it."""
+    package = tmp_path / "more_families"
+    package.mkdir()
+    (package / "__init__.py").write_text("")
+    (package / "vendors_per_job.py").write_text(NEW_FAMILY)
+    monkeypatch.syspath_prepend(str(tmp_path))
+    (new,) = registry.discover([str(package)], "more_families")
+    assert new.name == "vendors_per_job" and registry.missing_parts(new) == []
+    with_new = tuple(sorted((*registry.FAMILIES, new), key=lambda f: f.order))
+    monkeypatch.setattr(registry, "FAMILIES", with_new)   # what discover() returns once the module is in
+    monkeypatch.setattr(build_module, "FAMILIES", with_new)  # solver/milp/families/
+    _, milp = _small()
+    assert "VendorsPerJob-j" in milp.rows
+    assert registry.unregistered_rows(milp) == [] and registry.unkeyed_rows(milp) == []
+    assert registry.family("vendors_per_job").bound(milp, "j") == 2
+    new.set_bound(milp, "j", 1)
+    assert new.bound(milp, "j") == 1
+
+
+def test_a_module_in_the_families_package_without_a_family_is_refused(tmp_path, monkeypatch):
+    package = tmp_path / "broken_families"
+    package.mkdir()
+    (package / "__init__.py").write_text("")
+    (package / "half.py").write_text("def add_half(milp):\n    pass\n")
+    monkeypatch.syspath_prepend(str(tmp_path))
+    with pytest.raises(TypeError, match="has no FAMILY"):
+        registry.discover([str(package)], "broken_families")

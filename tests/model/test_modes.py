@@ -80,3 +80,35 @@ def test_the_gantt_chart_colours_and_lists_every_mode():
     assert swatches == [MODES[m].colour for m in legend_order()]
     for mode, row in MODES.items():
         assert re.search(rf'class="bar mode-{mode}"[^>]*fill="{row.colour}"', svg), mode
+
+
+def mode_name_tests(source: str) -> list[int]:
+    """Lines comparing a mode with a mode's name (`offer.mode == "spot"`, `mode in ("hourly", …)`):
+    questions the table's columns answer (`MODES[mode].preemptible`, `.committed`, `.unit`)."""
+    import ast
+
+    names = set(MODES)
+    out = []
+    for node in ast.walk(ast.parse(source)):
+        if not isinstance(node, ast.Compare):
+            continue
+        sides = [node.left, *node.comparators]
+        says_mode = any((isinstance(s, ast.Name) and s.id.endswith("mode"))
+                        or (isinstance(s, ast.Attribute) and s.attr.endswith("mode")) for s in sides)
+        consts = [c.value for s in sides for c in ([s] if isinstance(s, ast.Constant) else getattr(s, "elts", []))
+                  if isinstance(c, ast.Constant)]
+        if says_mode and any(c in names for c in consts):
+            out.append(node.lineno)
+    return out
+
+
+def test_no_code_outside_the_table_tests_a_mode_by_its_name():
+    found = {str(path.relative_to(ROOT)): lines for path in sorted((ROOT / "solver").rglob("*.py"))
+             if path.name != "modes.py" and (lines := mode_name_tests(path.read_text(encoding="utf-8")))}
+    assert found == {}
+
+
+def test_the_mode_name_check_finds_such_a_test():
+    assert mode_name_tests('if offer.mode == "spot":\n    pass\n') == [1]
+    assert mode_name_tests('x = mode in ("hourly", "monthly")\n') == [1]
+    assert mode_name_tests('if MODES[offer.mode].preemptible:\n    pass\n') == []

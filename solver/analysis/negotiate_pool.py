@@ -1,0 +1,145 @@
+"""negotiate's offers analysed in the command's process, or spread over a pool of processes (`--jobs N`).
+
+Why a pool: the offers' analyses are independent (each starts from the base plan alone,
+solver.analysis.negotiate_probes `Asker.fresh`), and HiGHS solves one model on one core, so
+on a machine with more cores the offers run side by side. Each worker builds its own engine
+ONCE (one Instance and one model, from the same `Setup`, force rows in the same order) and
+takes the base plan and its bound from the command's process instead of solving it again.
+The pool is spawned, not forked (a forked child would inherit HiGHS' threads and may hang,
+as solver.analysis.sweep found).
+
+One clock: every worker stops starting solves at the command's deadline (handed over as a
+time.monotonic() instant, which all processes on a machine share), and the command's stop
+(its budget, or Ctrl-C) is handed on through an Event that interrupts the worker's running
+solve. Workers ignore SIGINT: the command's process hears Ctrl-C and decides.
+Results come back by task and are put in the output's order, so the output is the same with
+any --jobs.
+"""
+
+from __future__ import annotations
+
+import copy
+import signal
+import threading
+import time
+from concurrent.futures import FIRST_COMPLETED, ProcessPoolExecutor, wait
+from dataclasses import dataclass
+from multiprocessing import get_context
+
+from solver.analysis.negotiate_offers import OfferTerms, not_analysed, price_limit
+from solver.analysis.negotiate_probes import Asker, OutOfBudget, Setup, build_engine
+from solver.api import PROGRESS, Solution
+from solver.clock import RunClock, stop_command, stopped
+from solver.model.plan import Plan
+from solver.probes import Answer
+
+
+@dataclass(frozen=True)
+class Shared:
+    """What every offer's analysis reads: the base plan, its proven bound and values, and the rules."""
+
+    base: Plan
+    base_low: float
+    base_status: str
+    base_values: dict[int, float]
+    margin: float
+    max_solves: int
+    tolerance: float
+
+
+@dataclass
+class Done:
+    """One offer's terms, and the solves it took (all, and those not proven optimal)."""
+
+    terms: OfferTerms
+    solves: int
+    unproven: int
+
+
+def analyse(asker: Asker, terms: OfferTerms, drop: float, shared: Shared) -> Done:
+    """One offer's walk-away or break-even price, from the base plan alone; not analysed when the
+    run's time is spent before or during it."""
+    t = copy.deepcopy(terms)
+    asker.fresh()
+    left = asker.probes.clock.left()
+    if left is not None and left <= 0:
+        not_analysed(t)
+        return Done(t, 0, 0)
+    solves, unproven = asker.solves, asker.unproven
+    try:
+        price_limit(asker, t, shared.base, shared.base_low, shared.margin, shared.max_solves, shared.tolerance, drop)
+    except OutOfBudget:
+        not_analysed(t)
+    t.solves = asker.solves - solves
+    return Done(t, t.solves, asker.unproven - unproven)
+
+
+class Runner:
+    """Runs offers' analyses in this process (jobs 1) or in one pool kept for the whole command
+    (each worker builds its engine once, however many batches it is given)."""
+
+    def __init__(self, asker: Asker, shared: Shared, jobs: int, deadline: float | None) -> None:
+        self.asker, self.shared, self.jobs, self.deadline = asker, shared, jobs, deadline
+        self.pool: ProcessPoolExecutor | None = None
+        self.stop = None
+
+    def __enter__(self) -> Runner:
+        return self
+
+    def __exit__(self, *exc) -> None:
+        if self.pool is not None:
+            self.pool.shutdown(wait=True, cancel_futures=True)
+
+    def run(self, work: list[tuple[OfferTerms, float]]) -> list[Done]:
+        """Every (terms, estimated drop) analysed; results in the order of `work`."""
+        if self.jobs <= 1 or (self.pool is None and len(work) <= 1):  # one offer: no pool to start for it
+            return [analyse(self.asker, terms, drop, self.shared) for terms, drop in work]
+        if self.pool is None:
+            self.stop = get_context("spawn").Event()
+            self.pool = ProcessPoolExecutor(self.jobs, mp_context=get_context("spawn"), initializer=_init_worker,
+                                            initargs=(self.asker.setup, self.shared, self.deadline, self.stop))
+        futures = {self.pool.submit(_pool_task, terms, drop): i for i, (terms, drop) in enumerate(work)}
+        pending = set(futures)
+        while pending:
+            _, pending = wait(pending, timeout=0.1, return_when=FIRST_COMPLETED)
+            if stopped() and not self.stop.is_set():
+                self.stop.set()  # the command was stopped: the workers stop too, and say what they had not done
+        out: list[Done | None] = [None] * len(work)
+        for fut, i in futures.items():
+            out[i] = fut.result()
+        return out
+
+
+_ASKER: Asker | None = None     # each worker's one engine
+_SHARED: Shared | None = None
+
+
+def _init_worker(setup: Setup, shared: Shared, deadline: float | None, stop) -> None:
+    """Build this worker's engine once and take the base plan as its start and bound."""
+    global _ASKER, _SHARED
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+    left = None if deadline is None else max(0.0, deadline - time.monotonic())
+    clock = RunClock(setup.time_limit, None if left is None else time.perf_counter() + left, least=0.0)
+    probes, shut = build_engine(setup, clock)
+    solution = Solution(probes.milp, shared.base_status, shared.base.total_cost, shared.base_low, 0.0,
+                        probes.backend, dict(shared.base_values))
+    _ASKER, _SHARED = Asker(probes, setup, shut), shared
+    _ASKER.adopt_base(Answer(shared.base_status, shared.base_low, shared.base, solution))
+    _watch(stop)
+
+
+def _watch(stop) -> None:
+    """The command's stop, heard in this worker: no new solve, and the running one interrupted."""
+    from ortools.util.python.solve_interrupter import SolveInterrupter
+
+    PROGRESS.interrupter = SolveInterrupter()
+
+    def watch() -> None:
+        stop.wait()
+        stop_command("signal")
+        PROGRESS.interrupter.interrupt()
+    threading.Thread(target=watch, name="gpuplan-negotiate-stop", daemon=True).start()
+
+
+def _pool_task(terms: OfferTerms, drop: float) -> Done:
+    return analyse(_ASKER, terms, drop, _SHARED)

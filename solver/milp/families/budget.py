@@ -1,0 +1,89 @@
+"""The budget family: total cost ≤ budget (row `Budget`), its bound on a built model, and its
+every part (solver.milp.family)."""
+
+from __future__ import annotations
+
+import math
+
+from solver.i18n import N_, _, money_unit
+from solver.milp import binding, elastic
+from solver.milp.core import Milp, RowKey
+from solver.milp.family import COSTS, MONEY, Bound, Family, Labels, Lost, Relax, Rows, Step, whole
+from solver.model.catalog import Catalog
+from solver.model.problem import Problem
+from solver.verify import _Verifier
+
+TARGETS = ("", "budget")
+"""The one budget's target: "" (its RowKey's) or "budget" (as explain and why name it)."""
+
+
+def add_budget(milp: Milp) -> None:
+    """total cost ≤ budget   row `Budget` (only when the problem sets one)."""
+    budget = milp.inst.problem.budget
+    if budget is not None:
+        milp.add_row("Budget", milp.total_cost() <= budget, RowKey("budget"))
+
+
+def budget_bound(milp: Milp, target: str = "") -> float | None:
+    """The budget the built model holds its total cost to; None: no budget."""
+    _check(target)
+    row = milp.keyed.get(RowKey("budget"))
+    return None if row is None or math.isinf(row.upper_bound) else row.upper_bound
+
+
+def set_budget_bound(milp: Milp, target: str, value: float | None) -> None:
+    """Hold the built model's total cost to `value` (None: no budget at all).
+
+    Why one row for every caller: the problem's budget, a frontier's ε on cost and an
+    analysis dropping the budget (why's "what would it cost without the budget") all
+    move the right-hand side of the keyed `Budget` row; a model built without a budget
+    gets that row on its first finite bound, so there is never a second cost row."""
+    _check(target)
+    row = milp.keyed.get(RowKey("budget"))
+    if row is None:
+        if value is None:
+            return
+        milp.add_row("Budget", milp.total_cost() <= value, RowKey("budget"))
+        return
+    row.upper_bound = math.inf if value is None else value
+
+
+def written_budget(milp: Milp, problem: Problem, catalog: Catalog) -> tuple[Problem, Catalog]:
+    """The problem with the budget the model holds (the verifier's check of a re-bounded model)."""
+    budget = budget_bound(milp)
+    return (problem if budget == problem.budget else problem.model_copy(update={"budget": budget})), catalog
+
+
+def _check(target: str) -> None:
+    if target not in TARGETS:
+        raise KeyError(f"the budget has one target, not {target!r}")
+
+
+def _budget_lever(problem: Problem, catalog: Catalog, target: str, amount: float | None = None) -> Step:
+    step = max(1, round(problem.budget * 0.01)) if amount is None else amount
+    words = f"+{step:,} {problem.currency} budget" + (" (1 %)" if amount is None else "")
+    return Step([f"budget+={step}"], words, step)
+
+
+
+def more_budget(amount: float, target: str, unit: str) -> str:
+    return _("{amount} {unit} more budget").format(amount=f"{whole(amount):,}", unit=money_unit(unit))
+
+
+FAMILY = Family(
+    name="budget", order=10, unit=MONEY, targets="budget",
+    rows=Rows(add_budget, ("Budget",), COSTS),
+    bounds=Bound(budget_bound, set_budget_bound, written_budget),
+    labels=Labels(N_("budget"), N_("budget: {used} of {limit} {unit} used"), more_budget),
+    slack=elastic.budget_slacks,
+    binding=binding.budget_binding,
+    relax=Relax("without", limit=lambda problem, catalog, target: problem.budget,
+                edits=lambda a, target, horizon: [f"budget+={whole(a)}"],
+                words=lambda a, target, horizon, unit: f"{whole(a):,} {unit} more budget",
+                over=elastic.budget_over),
+    lever=_budget_lever,
+    lost=Lost("price", scale=lambda milp, target: (1 / milp.inst.problem.budget, milp.inst.problem.budget),
+              words=lambda milp, target, amount, limit: f"over the budget by {amount:,.0f} "
+                                                        f"{milp.inst.problem.currency}"),
+    verify=_Verifier._budget,
+)

@@ -1,0 +1,114 @@
+"""The power family: a quota per site and period for capacity whose draw counts against it
+(hosted racks; rows `Power-<d>-<t>`), its bound on a built model, and its every part
+(solver.milp.family)."""
+
+from __future__ import annotations
+
+import math
+from collections import defaultdict
+
+from ortools.linear_solver.python import model_builder as mb
+
+from solver.i18n import N_, _
+from solver.milp import binding, elastic
+from solver.milp.capacity import held_nodes
+from solver.milp.core import Milp, RowKey
+from solver.milp.family import COSTS, Bound, Family, Labels, Lost, Relax, Rows, Step, whole
+from solver.model.catalog import Catalog
+from solver.model.paths import row_path
+from solver.model.problem import Problem
+from solver.verify import _Verifier
+
+
+def add_power(milp: Milp) -> None:
+    """Σ_{o at d, counts_power} node_kw_o·held[o,t] ≤ power_quota_kw_d   row `Power-<d>-<t>`.
+
+    Seed 000: Beijing sites have limited power quota; hundreds of cards need it confirmed
+    weeks ahead. Cloud instances (counts_power false) are the vendor's quota, not ours.
+    A rack draws power to its contract's last day (capacity.held_nodes).
+    """
+    inst = milp.inst
+    draw: dict[tuple[str, int], list[tuple[mb.Variable, float]]] = defaultdict(list)
+    for (key, t), variables in held_nodes(milp).items():
+        offer = inst.configs[key].offer
+        if offer.counts_power:
+            draw[offer.datacenter, t].extend((var, offer.node_kw) for var in variables)
+    for (dc, t), terms in draw.items():
+        quota = inst.catalog.datacenters[dc].power_quota_kw
+        lhs = mb.LinearExpr.weighted_sum([v for v, _ in terms], [kw for _, kw in terms])
+        milp.add_row(f"Power-{dc}-{t}", lhs <= quota, RowKey("power", dc, t))
+
+
+def power_bound(milp: Milp, dc: str) -> float | None:
+    """The kW the built model allows at site `dc` in each period; None: no quota (or no
+    capacity there counts power, so the model has no row for it)."""
+    rows = milp.family_rows("power", dc)
+    ups = {row.upper_bound for row in rows.values()}
+    if not ups or all(math.isinf(u) for u in ups):
+        return None
+    return min(ups)
+
+
+def written_power(milp: Milp, problem: Problem, catalog: Catalog) -> tuple[Problem, Catalog]:
+    """The catalog with each site's quota as the model holds it (None: no quota, infinite kW).
+    One pass over the keyed rows: this runs for every verified plan."""
+    held: dict[str, float] = {}
+    for key, row in milp.keyed.items():
+        if key.family == "power":
+            held[key.target] = min(held.get(key.target, math.inf), row.upper_bound)
+    moved = {dc: kw for dc, kw in held.items() if kw != catalog.datacenters[dc].power_quota_kw}
+    if not moved:
+        return problem, catalog
+    sites = {**catalog.datacenters, **{dc: catalog.datacenters[dc].model_copy(update={"power_quota_kw": kw})
+                                       for dc, kw in moved.items()}}
+    return problem, catalog.model_copy(update={"datacenters": sites})
+
+
+def set_power_bound(milp: Milp, dc: str, kw: float | None) -> None:
+    """Site `dc`'s quota in every period of the built model (None: no quota). The rows exist
+    where the site's capacity counts power whatever the quota, so any value reads as a rebuild
+    with that `power_quota_kw` would; a site without such capacity has no row and nothing to set.
+    Elastic slack on the rows (solver.milp.elastic.power_slack) stays on top of the new quota."""
+    for row in milp.family_rows("power", dc).values():
+        row.upper_bound = math.inf if kw is None else kw
+
+
+def smallest_rack_kw(catalog: Catalog, dc: str) -> float:
+    """The least kW one node draws against the site's quota (1 when none does): one meaningful unit."""
+    kws = [o.node_kw for o in catalog.offers.values() if o.datacenter == dc and o.counts_power and o.node_kw]
+    return min(kws) if kws else 1.0
+
+
+def _power_lever(problem: Problem, catalog: Catalog, target: str, amount: float | None = None) -> Step:
+    kw = smallest_rack_kw(catalog, target) if amount is None else amount
+    words = f"+{kw:g} kW at {target}" + (" (one rack)" if amount is None else "")
+    return Step([f"{row_path('datacenters', 'datacenter', target)}.power_quota_kw+={kw:g}"], words, kw)
+
+
+def _power_scale(milp: Milp, dc: str) -> tuple[float, float]:
+    quota = milp.inst.catalog.datacenters[dc].power_quota_kw
+    return 1 / max(quota, smallest_rack_kw(milp.inst.catalog, dc)), quota
+
+
+
+def more_power(amount: float, dc: str, unit: str) -> str:
+    return _("{amount} kW more at {site}").format(amount=f"{whole(amount):,}", site=dc)
+
+
+FAMILY = Family(
+    name="power", order=20, unit="kW", targets="datacenter",
+    rows=Rows(add_power, ("Power",), COSTS),
+    bounds=Bound(power_bound, set_power_bound, written_power),
+    labels=Labels(N_("power"), N_("power at {name}, days {span}: {used} of {limit} kW"), more_power),
+    slack=elastic.power_slacks,
+    binding=binding.power_binding,
+    relax=Relax("each", limit=lambda problem, catalog, dc: catalog.datacenters[dc].power_quota_kw,
+                edits=lambda a, dc, horizon: [f"{row_path('datacenters', 'datacenter', dc)}.power_quota_kw+={whole(a)}"],
+                words=lambda a, dc, horizon, unit: f"{whole(a):,} kW more at {dc}",
+                over=elastic.power_over),
+    lever=_power_lever,
+    lost=Lost("power", scale=_power_scale,
+              words=lambda milp, dc, amount, limit: (f"site quota at {dc}: needs {limit + amount:,.0f} kW, "
+                                                     f"{limit:,.0f} kW available")),
+    verify=_Verifier._power,
+)

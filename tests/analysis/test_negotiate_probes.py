@@ -1,0 +1,114 @@
+"""negotiate's probes (solver.analysis.negotiate_probes) answer what re-solving the edited problem
+answers, and a negotiate run builds one Instance and one model.
+
+The old answers are computed here the way negotiate computed them before issue 34: the whole
+problem solved again through solver.api.solve_problem, at the price (with_price), with the offer
+forced in or left out by a `constrain` row, the budget dropped for those two."""
+
+from __future__ import annotations
+
+import pytest
+from ortools.linear_solver.python import model_builder as mb
+
+from solver import api
+from solver.analysis.negotiate import _reach, negotiate
+from solver.analysis.negotiate_probes import Asker, Setup, build_engine, with_price
+from solver.clock import RunClock
+from solver.errors import Infeasible
+from solver.load import load_problem
+from tests.builders import ROOT, catalog, hourly, job, monthly, problem
+
+GAP = 1e-7
+
+
+def force_offer(offer: str):
+    def constrain(milp) -> None:
+        nodes = [v for (key, _), v in milp.nodes.items() if milp.inst.configs[key].offer.offer == offer]
+        milp.add_row(f"Negotiate-force-{offer}", mb.LinearExpr.sum(nodes) >= 1)
+    return constrain
+
+
+def exclude_offer(offer: str):
+    def constrain(milp) -> None:
+        nodes = [v for (key, _), v in milp.nodes.items() if milp.inst.configs[key].offer.offer == offer]
+        if nodes:
+            milp.add_row(f"Negotiate-exclude-{offer}", mb.LinearExpr.sum(nodes) <= 0)
+    return constrain
+
+
+def old_answer(prob, cat, offer: str, price: float, how: str) -> float | None:
+    """negotiate's Session.at before issue 34: a whole solve of the edited problem."""
+    constrain = {"free": None, "forced": force_offer(offer), "without": exclude_offer(offer)}[how]
+    if how != "free":
+        prob = prob.model_copy(update={"budget": None})
+    try:
+        return solve_problem_cost(prob, with_price(cat, offer, price), constrain)
+    except Infeasible:
+        return None
+
+
+def solve_problem_cost(prob, cat, constrain) -> float:
+    return api.solve_problem(prob, cat, constrain=constrain, gap=GAP).total_cost
+
+
+CASES = [  # bundled problems and offers: one in the plan, one not; one problem with a budget
+    ("problems/seed-7b-200b-30d.yaml", ["vnet-yz-a100-80-8x-monthly", "bce-yz-a100-80-8x-monthly"]),
+    ("problems/bench/startup-launch-60d.yaml", None),
+]
+
+
+def _engine(prob, cat):
+    setup = Setup(prob, cat, reach=_reach(prob, list(cat.offers.values()), 7),
+                  stock={o: c.max_nodes + 2 for o, c in cat.offers.items()}, forced=tuple(sorted(cat.offers)), gap=GAP)
+    probes, shut = build_engine(setup, RunClock(None, None, least=0.0))
+    asker = Asker(probes, setup, shut)
+    probes.solve_base()
+    asker.adopt_base(probes.base)
+    return asker
+
+
+@pytest.mark.parametrize("path, offers", CASES)
+def test_probe_answers_equal_the_old_re_solves(path, offers):
+    prob, cat = load_problem(ROOT / path)
+    asker = _engine(prob, cat)
+    base = asker.probes.base.plan
+    assert base.total_cost == pytest.approx(api.solve_problem(prob, cat, gap=GAP).total_cost, rel=1e-9)
+    used = sorted({a.offer for a in base.allocations})
+    if offers is None:  # one offer in the plan, one other some job can use
+        others = sorted({asker.probes.inst.configs[o.config].offer.offer for o in asker.probes.inst.options} - set(used))
+        offers = [used[0], others[0]]
+    for offer in offers:
+        price = cat.offers[offer].price
+        for how, p in (("without", price), ("forced", price * 0.9), ("free", price * 0.8), ("free", price * 1.1)):
+            asker.fresh()
+            new = asker.at(offer, p, how)
+            old = old_answer(prob, cat, offer, p, how)
+            assert (new is None) == (old is None), (offer, how, p)
+            if new is not None:
+                assert new.cost == pytest.approx(old, rel=1e-7, abs=0.01), (offer, how, p)
+
+
+def test_a_negotiation_builds_one_instance_and_one_model(monkeypatch):
+    """Issue 34: one Instance and one model per command, every question a probe on them (a lever
+    included: power, lead time and stock levers are deltas on the one model)."""
+    counts = {"instance": 0, "model": 0}
+    real_instance, real_model = api.build_instance, api.build_milp
+
+    def counted_instance(*a, **k):
+        counts["instance"] += 1
+        return real_instance(*a, **k)
+
+    def counted_model(*a, **k):
+        counts["model"] += 1
+        return real_model(*a, **k)
+
+    monkeypatch.setattr(api, "build_instance", counted_instance)
+    monkeypatch.setattr(api, "build_milp", counted_model)
+    prob = problem(job("j", days=100, deadline_days=10, single_site=False), horizon_days=10)
+    cat = catalog(hourly("a", 4.0, max_nodes=1), hourly("b", 6.0, vendor="v2", max_nodes=1, lead_time_days=3),
+                  monthly("m", 9000.0, vendor="v3", max_nodes=1))
+    result = negotiate(prob, cat, lead_days=2, nodes=1, jobs=1)
+    assert {lv.kind for lv in result.levers} >= {"availability", "lead_time"}
+    assert {t.offer: t.status for t in result.offers} == {"a": "in_plan", "b": "in_plan", "m": "not_in_plan"}
+    assert result.solves > 5
+    assert counts == {"instance": 1, "model": 1}

@@ -1,0 +1,130 @@
+"""negotiate's relevance rules, intervals and process pool (issue 34, items 3 and 4).
+
+- probes that cannot matter are not run, and the reason is said once: a contract far longer than
+  the days any job runs; a break-even that would have to be ≤ 0;
+- a row whose solves stopped before their proof shows the interval they prove, and that interval
+  always holds the exact p* (checked against the exact crossing of random concave functions);
+- --jobs 1 and --jobs 2 print the same answer."""
+
+from __future__ import annotations
+
+import json
+import os
+import random
+import re
+import subprocess
+import sys
+
+import pytest
+from rich.console import Console
+
+from solver.analysis import negotiate_probes
+from solver.analysis.negotiate import SKIPS, negotiate
+from solver.analysis.negotiate_probes import Point, limit_interval
+from solver.model.plan import Plan
+from solver.report.negotiate import render_negotiation
+from tests.builders import HANG_SECONDS, ROOT, catalog, hourly, job, monthly, problem
+
+
+def _asked(monkeypatch) -> list[str]:
+    """The offers every probe of Asker.at asked about, in order."""
+    asked: list[str] = []
+    real = negotiate_probes.Asker.at
+
+    def at(self, offer, price, how="free"):
+        asked.append(offer)
+        return real(self, offer, price, how)
+    monkeypatch.setattr(negotiate_probes.Asker, "at", at)
+    return asked
+
+
+def test_a_week_long_job_never_prices_a_month_long_contract_and_says_why_once(monkeypatch):
+    """A 7-day job: a 30-day contract is paid three quarters idle. m1 is not priced (named once);
+    m2 is what replaces the plan's offer above its walk-away price, so it is priced all the same."""
+    asked = _asked(monkeypatch)
+    prob = problem(job("j", days=20, deadline_days=7, single_site=False), horizon_days=7)
+    cat = catalog(hourly("a", 4.0, max_nodes=4), monthly("m1", 3000.0, vendor="v2", max_nodes=4),
+                  monthly("m2", 2500.0, vendor="v3", max_nodes=4), monthly("m3", 2600.0, vendor="v4", max_nodes=4))
+    result = negotiate(prob, cat, levers=False)
+    by = {t.offer: t for t in result.offers}
+    assert by["a"].status == "in_plan" and by["a"].replaced_by == ["m2"]
+    assert by["m2"].limit_kind == "break_even" and by["m2"].limit_price is not None
+    for m in ("m1", "m3"):
+        assert by[m].status == "not_in_plan" and by[m].skipped == "term"
+        assert by[m].limit_price is None and by[m].solves == 0
+        assert "30-day term" in by[m].reason
+        assert m not in asked
+    assert result.skipped == {"term": SKIPS["term"]}
+    console = Console(record=True, width=400, soft_wrap=True)
+    render_negotiation(result, console)
+    text = console.export_text()
+    assert text.count(SKIPS["term"]) == 1 and "m1, m3" in text
+
+
+def test_a_break_even_that_would_have_to_be_at_most_zero_is_no_row_and_costs_one_probe():
+    """x's interconnect alone costs more than the whole plan: the LP says so, the floor price is
+    asked first (one probe), and x is named once among the offers not priced, never as a row."""
+    prob = problem(job("j", days=100, deadline_days=10, single_site=False), horizon_days=10)
+    cat = catalog(hourly("a", 4.0, max_nodes=2), hourly("x", 4.0, vendor="v2", max_nodes=2,
+                                                         interconnect_price=(100_000,)),
+                  hourly("y", 4.0, vendor="v3", max_nodes=2, interconnect_price=(200_000,)))
+    result = negotiate(prob, cat, levers=False)
+    by = {t.offer: t for t in result.offers}
+    for o in ("x", "y"):
+        assert by[o].skipped == "free_only" and by[o].limit_price is None and by[o].solves == 1
+    assert result.skipped == {"free_only": SKIPS["free_only"]}
+    console = Console(record=True, width=400, soft_wrap=True)
+    render_negotiation(result, console)
+    text = console.export_text()
+    assert text.count(SKIPS["free_only"]) == 1 and "Break-even prices" not in text
+    assert all(t.limit_price is None or t.limit_price > 0 for t in result.offers)
+
+
+def _plan(cost: float) -> Plan:
+    return Plan.model_construct(total_cost=cost)
+
+
+@pytest.mark.parametrize("seed", range(40))
+def test_an_interval_from_unproven_probes_holds_the_exact_crossing(seed):
+    """C_forced(p) = min over plans (a_i + q_i·p), concave and increasing; p* = max{p : C ≤ goal},
+    goal (the cost without the offer) known only in [goal_low, goal_high]. Probes that stopped
+    early give some plan (its own line, above the optimum) and a bound below the optimum; the
+    interval limit_interval reads from them must hold p*."""
+    rng = random.Random(seed)
+    lines = [(rng.uniform(0, 100), rng.uniform(0.5, 5)) for _ in range(rng.randint(1, 6))]
+
+    def exact(p: float) -> float:
+        return min(a + q * p for a, q in lines)
+
+    goal_low = rng.uniform(exact(0.5), exact(60))
+    goal_high = goal_low + rng.uniform(0, 10)
+    goal = rng.uniform(goal_low, goal_high)
+    p_star = max((goal - a) / q for a, q in lines)   # the largest of each line's own crossing
+    points = []
+    for _ in range(rng.randint(1, 4)):
+        p = rng.uniform(0.01, 80)
+        a, q = rng.choice(lines)
+        points.append(Point(p, Plan.model_construct(total_cost=a + q * p), q, exact(p) - rng.uniform(0, 5)))
+    low, high = limit_interval(points, goal_low, goal_high, min(q for _, q in lines), floor=0.0)
+    assert low is None or low <= p_star + 1e-9
+    assert high is None or high >= p_star - 1e-9
+    assert high is not None   # every probe bounds p* from above
+
+
+_CLOCK = re.compile(r"\d+(\.\d+)? s\b")
+
+
+def _run(*args: str) -> subprocess.CompletedProcess:
+    return subprocess.run([sys.executable, "-m", "solver.cli", "negotiate", *args], capture_output=True, text=True,
+                          cwd=ROOT, timeout=HANG_SECONDS, env={**os.environ, "COLUMNS": "200"})
+
+
+def test_a_pool_and_this_process_give_the_same_answer():
+    path = str(ROOT / "problems" / "seed-7b-200b-30d.yaml")
+    serial, pool = _run(path, "--json", "--jobs", "1"), _run(path, "--json", "--jobs", "2")
+    assert serial.returncode == 0 and pool.returncode == 0, serial.stderr + pool.stderr
+    one, two = json.loads(serial.stdout), json.loads(pool.stdout)
+    one.pop("seconds"), two.pop("seconds")
+    assert one == two and one["solves"] > 3
+    tables = [_CLOCK.sub("<t> s", _run(path, "--jobs", n).stdout) for n in ("1", "2")]
+    assert tables[0] == tables[1]

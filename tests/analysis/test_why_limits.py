@@ -1,0 +1,77 @@
+"""why's levers on a budget or a power quota move the family's bound on the one built model
+(solver.milp.registry: `set_bound`, a probe's `Limit` change) and cost what the edited
+problem, solved anew, costs; a lever the built model cannot hold (more stock than the
+catalog's, a later deadline) is still the edited problem solved.
+"""
+
+from __future__ import annotations
+
+import pytest
+
+from solver import api
+from solver.analysis.edits import apply_edits
+from solver.analysis.why import why
+from solver.model.catalog import Offer
+from tests.builders import catalog, datacenter, hourly, job, problem
+
+RACK = Offer(offer="R", vendor="v1", datacenter="D1", gpu="G80", mode="hosted", price=20_000,
+             price_unit="cny_per_node_month", gpus_per_node=8, max_nodes=10, min_term_days=30,
+             interconnect=("ib_hdr",), counts_power=True, node_kw=10, perf_guarantee_pct=100, source="test")
+
+
+def _counted(monkeypatch) -> dict[str, int]:
+    counts = {"instance": 0, "model": 0}
+    build_instance, build_milp = api.build_instance, api.build_milp
+
+    def counted_instance(*a, **k):
+        counts["instance"] += 1
+        return build_instance(*a, **k)
+
+    def counted_model(*a, **k):
+        counts["model"] += 1
+        return build_milp(*a, **k)
+
+    monkeypatch.setattr(api, "build_instance", counted_instance)
+    monkeypatch.setattr(api, "build_milp", counted_model)
+    return counts
+
+
+def _edited_cost(prob, cat, edits) -> float:
+    prob, cat, _ = apply_edits(prob, cat, edits)
+    return api.solve_problem(prob, cat).total_cost
+
+
+def test_a_power_lever_is_a_probe_with_the_rebuilt_answer(monkeypatch):
+    cat = catalog(RACK, hourly("C", 6), datacenters=(datacenter("D1", power_quota_kw=10),))
+    prob = problem(job(days=480, deadline_days=30), horizon_days=30)
+    counts = _counted(monkeypatch)
+    result = why(prob, cat, k=1)
+    power = next(b for b in result.binding if b.kind == "power")
+    rebuilt = sum(b.kind in ("deadline", "availability") for b in result.binding)  # those levers edit the problem
+    assert counts["instance"] == counts["model"] == 1 + rebuilt  # the power lever built nothing: a bound moved
+    assert power.cost == pytest.approx(_edited_cost(prob, cat, power.edits))
+
+
+def test_a_budget_lever_is_a_probe_with_the_rebuilt_answer(monkeypatch):
+    cat = catalog(RACK, hourly("C", 6), datacenters=(datacenter("D1", power_quota_kw=10),))
+    free = api.solve_problem(problem(job(days=480, deadline_days=30), horizon_days=30), cat).total_cost
+    prob = problem(job(days=480, deadline_days=30), horizon_days=30, budget=free * 1.002)  # within 0.5 %: binds
+    counts = _counted(monkeypatch)
+    result = why(prob, cat, k=1)
+    budget = next(b for b in result.binding if b.kind == "budget")
+    rebuilt = sum(b.kind in ("deadline", "availability") for b in result.binding)
+    assert counts["instance"] == counts["model"] == 1 + rebuilt  # the budget lever built nothing
+    assert budget.cost == pytest.approx(_edited_cost(prob, cat, budget.edits))
+
+
+def test_a_stock_lever_the_built_model_cannot_hold_is_the_edited_problem(monkeypatch):
+    # A (4 CNY) has 1 node; the job needs 2 nodes × 10 days: 1 of A + 1 of B. +1 node of A is
+    # above the catalog's stock: the availability setter refuses it, so the problem is edited.
+    cat = catalog(hourly("A", 4, max_nodes=1), hourly("B", 6))
+    prob = problem(job(days=160, deadline_days=10), horizon_days=10)
+    counts = _counted(monkeypatch)
+    result = why(prob, cat, k=1)
+    stock = next(b for b in result.binding if b.kind == "availability")
+    assert counts["instance"] == 1 + sum(b.kind in ("deadline", "availability") for b in result.binding)
+    assert stock.cost == pytest.approx(_edited_cost(prob, cat, stock.edits))
+    assert stock.cost < result.cost
