@@ -9,15 +9,34 @@ import math
 from pathlib import Path
 
 import pytest
+from ortools.linear_solver.python import model_builder as mb
 
 from solver import api
-from solver.analysis.negotiate import exclude_offer, force_offer
 from solver.load import load_problem
 from solver.milp.feasible import ModelNumbers
 from solver.probes import AtLeast, Probes, RowBounds, VarBounds
 from tests import builders as b
 
 ROOT = Path(__file__).resolve().parents[1]
+
+
+def _nodes(milp, offer):
+    return [v for (key, _), v in milp.nodes.items() if milp.inst.configs[key].offer.offer == offer]
+
+
+def force_offer(offer):
+    """The old path's constrain function: a row asking one node of the offer, on a fresh build."""
+    def constrain(milp):
+        milp.add_row(f"Test-force-{offer}", mb.LinearExpr.sum(_nodes(milp, offer)) >= 1)
+    return constrain
+
+
+def exclude_offer(offer):
+    def constrain(milp):
+        nodes = _nodes(milp, offer)
+        if nodes:
+            milp.add_row(f"Test-exclude-{offer}", mb.LinearExpr.sum(nodes) <= 0)
+    return constrain
 
 
 def _two_offers():
