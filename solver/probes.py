@@ -513,9 +513,10 @@ def exists(probes: Probes, *changes: Change) -> bool | None:
     """Is there a plan of the model with `changes`? None when the time ran out before a plan
     or a proof (a probe not started for want of time included). A plan an earlier probe found
     that meets the changed model answers yes without a solve."""
-    from solver.clock import OutOfTime
-    undo = [c.apply(probes.milp) for c in changes]
+    undo: list[Undo] = []
     try:
+        for c in changes:  # one by one: a change that cannot apply (NotInModel) leaves none applied
+            undo.append(c.apply(probes.milp))
         known = probes._start()  # a plan an earlier probe found that meets this one answers it
     finally:
         for u in reversed(undo):
