@@ -294,6 +294,7 @@ class Worker:
         be built (a job no offer carries: every scenario is then built as its own problem)."""
         if self._tried:
             return self.engine
+        from solver.clock import OutOfTime
         from solver.probes import Probes
         self._tried = True
         try:
@@ -302,7 +303,7 @@ class Worker:
             return None
         try:
             self.base_plan = engine.solve_base(tiebreak=True)
-        except Infeasible:
+        except (Infeasible, OutOfTime):
             pass                                           # no base plan: scenarios are probed without one
         self.engine = engine
         return engine
