@@ -696,7 +696,14 @@ def edit_changes(probes: Probes, problem: Problem, catalog: Catalog) -> list[Cha
 
     Why a price is no preprocessing: the build prunes an offer's interconnect options against
     each other (solver.milp.prune), and those share the offer's rent, so a price scales them
-    alike and the same options survive; the rest of the build reads no price."""
+    alike and the same options survive; the rest of the build reads no price.
+
+    A deadline made earlier is left to a build here (None), though bound_changes takes it: on
+    problems/hybrid-burst.yaml with deadline 200 the probe's plan costs the same as the built
+    scenario's but finishes on day 195 and binds no deadline, where the build's finishes on
+    day 200 against it; a sweep's row must read as the scenario's own solve."""
+    if any(job.deadline_days != was.deadline_days for job, was in zip(problem.jobs, probes.problem.jobs)):
+        return None
     base = probes.catalog.offers
     repriced = sorted(name for name, offer in catalog.offers.items()
                       if name in base and offer.price != base[name].price)
