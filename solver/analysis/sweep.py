@@ -220,9 +220,8 @@ class Worker:
     cold solve each. Here the base problem is built once (solver.probes.Probes, on the first
     scenario) and solved; a scenario whose edits are limits' bounds or offers' prices of that
     model (solver.probes.edit_changes) is a probe of it (`how` "probe"); one that changes
-    nothing is the base's own plan. The others (a later
-    deadline, a raised stock, MFU, windows: edits that change preprocessing) are built as their
-    own problem (`how` "rebuilt"), as are a problem with soft preferences (solve_problem weighs
+    nothing is the base's own plan. The others (a deadline, a raised stock, MFU, windows: edits
+    that change preprocessing, or may) are built as their own problem (`how` "rebuilt"), as are a problem with soft preferences (solve_problem weighs
     them with re-solves of its own), a scenario whose plan leaves the catalog's usual software
     stack (its price is one more solve there) and one proven infeasible (its reasons come from
     its own preprocessing), so every row reads as `gpuplan solve` of the scenario would.
@@ -265,8 +264,8 @@ class Worker:
     def _probed(self, problem: Problem, catalog: Catalog) -> dict | None:
         """The scenario as a probe of the base model; None when it must be built (see the class)."""
         from solver.api import off_stack
-        from solver.errors import PlanRejected
         from solver.clock import OutOfTime
+        from solver.errors import PlanRejected
         from solver.probes import ReadAs, edit_changes
 
         engine = self._engine()
@@ -283,11 +282,13 @@ class Worker:
             return None
         if answer.plan is not None:
             return None if off_stack(answer.plan, problem, catalog) else {**_plan_cells(answer.plan), "how": "probe"}
-        if answer.status == "unknown":                 # solver.api.solve_built's words for a solve out of time
-            hint = (f"raise {engine.clock.more_time}, or try another --backend" if self.options.get("time_limit")
-                    else "try another --backend")
-            return {"status": "timeout", "error": f"{answer.why}: {hint}", "how": "probe"}
-        return None
+        return self._out_of_time(answer) if answer.status == "unknown" else None
+
+    def _out_of_time(self, answer) -> dict:
+        """A probe that found no plan in its time, in solver.api.solve_built's words for one."""
+        hint = (f"raise {self.engine.clock.more_time}, or try another --backend" if self.options.get("time_limit")
+                else "try another --backend")
+        return {"status": "timeout", "error": f"{answer.why}: {hint}", "how": "probe"}
 
     def _engine(self):
         """The base problem built and solved, the first time a scenario asks; None when it cannot
