@@ -223,8 +223,9 @@ class Worker:
     nothing is the base's own plan. The others (a deadline, a raised stock, MFU, windows: edits
     that change preprocessing, or may) are built as their own problem (`how` "rebuilt"), as are a problem with soft preferences (solve_problem weighs
     them with re-solves of its own), a scenario whose plan leaves the catalog's usual software
-    stack (its price is one more solve there) and one proven infeasible (its reasons come from
-    its own preprocessing), so every row reads as `gpuplan solve` of the scenario would.
+    stack (its price is one more solve there) and one proven infeasible after a lowered stock
+    (its reasons come from its own preprocessing), so every row reads as `gpuplan solve` of the
+    scenario would.
 
     A probe is given no MIP start (no plan of the base or of an earlier scenario): a cost has
     many optimal plans, and a start steers the solver to another one than a build of the
@@ -282,7 +283,20 @@ class Worker:
             return None
         if answer.plan is not None:
             return None if off_stack(answer.plan, problem, catalog) else {**_plan_cells(answer.plan), "how": "probe"}
-        return self._out_of_time(answer) if answer.status == "unknown" else None
+        if answer.status == "unknown":
+            return self._out_of_time(answer)
+        return self._infeasible(answer, catalog)
+
+    def _infeasible(self, answer, catalog: Catalog) -> dict | None:
+        """A probe proven infeasible, in solver.api.solve_built's words: the solver's, then the
+        reasons preprocessing gives (solver.api.explain_quick), which are the base model's when the
+        edits left every offer's stock as built; None otherwise (a lowered stock may strand a job in
+        a build of the scenario, which then says so: built)."""
+        from solver.api import explain_quick
+        if any(offer.max_nodes != self.catalog.offers[name].max_nodes for name, offer in catalog.offers.items()):
+            return None
+        return {"status": "infeasible", "error": "; ".join([answer.why, *explain_quick(self.engine.inst)]),
+                "how": "probe"}
 
     def _out_of_time(self, answer) -> dict:
         """A probe that found no plan in its time, in solver.api.solve_built's words for one."""

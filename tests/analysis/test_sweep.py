@@ -301,3 +301,20 @@ def test_a_row_out_of_time_reads_as_an_interval():
     assert row_words(Scenario("grid-03", ()), row) == "grid-03: feasible from 23,954 to 25,100 CNY (probe)"
     assert row_words(Scenario("x", ()), {**row, "lower_bound": 25_100.0}) == "x: feasible 25,100 CNY (probe)"
     assert row_words(Scenario("bad", ()), {"status": "error", "total_cost": None, "how": ""}) == "bad: error"
+
+
+def test_a_probe_proven_infeasible_reads_as_the_built_scenario(base, builds):
+    import re
+
+    from solver.analysis.sweep import run_scenario
+
+    broke = Scenario("broke", ("budget=1000000",))
+    df = run_sweep(*base, [broke], jobs=1)
+    assert builds == {"instance": 1, "model": 1}
+    built = run_scenario(*base, broke, {"time_limit": None, "gap": None})
+    row = df.iloc[0]
+    assert (row["status"], row["how"], built["status"]) == ("infeasible", "probe", "infeasible")
+
+    def timeless(text: str) -> str:
+        return re.sub(r"ran [0-9.]+ s", "ran … s", text)
+    assert timeless(row["error"]) == timeless(built["error"])
