@@ -101,12 +101,16 @@ class Session:
     def __init__(self, problem: Problem, catalog: Catalog, *, backend: str = DEFAULT_BACKEND,
                  time_limit: float | None = None, gap: float | None = None,
                  spot: bool = False, vendors: bool = False, lp_bounds: bool = True,
-                 stop_at: float | None = None) -> None:
+                 stop_at: float | None = None, engine: Probes | None = None) -> None:
+        """`engine`: the command's probe engine for `problem` (its model and clock; the spot and
+        vendor rows asked for are added to it), else one built here on a clock of `time_limit`
+        per solve, none started after `stop_at`."""
         self.problem, self.catalog = problem, catalog
         self.lp_bounds = lp_bounds  # False: each choice's LP bound once per tightening run
-        self.gap = gap
-        self.clock = RunClock(time_limit, stop_at)  # OutOfTime once stop_at has passed
-        self.engine = Probes(problem, catalog, backend=backend, gap=gap, clock=self.clock)
+        self.gap = gap if engine is None else engine.gap
+        if engine is None:
+            engine = Probes(problem, catalog, backend=backend, gap=gap, clock=RunClock(time_limit, stop_at))
+        self.engine, self.clock = engine, engine.clock  # OutOfTime once the clock's time has passed
         self.inst, self.milp = self.engine.inst, self.engine.milp
         self.tolerance = gap if gap is not None else OPTIMALITY_GAP
         self.latest = max(j.deadline_days for j in problem.jobs)

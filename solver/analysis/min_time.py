@@ -14,18 +14,22 @@ from solver.errors import Infeasible
 from solver.model.catalog import Catalog
 from solver.model.plan import Plan
 from solver.model.problem import Problem
+from solver.probes import Probes
 from solver.session import Session
 
 
 def min_time_plan(problem: Problem, catalog: Catalog, *, backend: str = DEFAULT_BACKEND,
                   time_limit: float | None = None, gap: float | None = None,
-                  max_seconds: float | None = None) -> Plan:
+                  max_seconds: float | None = None, probes: Probes | None = None) -> Plan:
     """The earliest-finishing verified plan within `problem.budget` (none: earliest possible);
     among plans finishing that day, the cheapest. Raises Infeasible when no plan meets the
     deadlines within the budget. `time_limit` and `gap` apply to each solve, `max_seconds`
-    to all of them (Infeasible, not proven, when it runs out)."""
+    to all of them (Infeasible, not proven, when it runs out). `probes`: the command's probe
+    engine for `problem` (its model and its clock, which then bounds the run), for the analyses
+    after this one to reuse (one Instance and one model for the command)."""
     stop_at = None if max_seconds is None else time.perf_counter() + max_seconds
-    session = Session(problem, catalog, backend=backend, time_limit=time_limit, gap=gap, stop_at=stop_at)
+    session = Session(problem, catalog, backend=backend, time_limit=time_limit, gap=gap, stop_at=stop_at,
+                      engine=probes)
     try:
         day = session.earliest_cap()
         session.set_cap(day)
