@@ -44,6 +44,7 @@ import bisect
 import heapq
 import math
 import time
+from collections.abc import Callable
 from dataclasses import dataclass, replace
 
 from solver.api import DEFAULT_BACKEND, explain_quick
@@ -65,6 +66,8 @@ from solver.probes import Answer, Change, Choice, Probes, Relaxed, any_plan
 from solver.verify import check_plan
 
 INF = math.inf
+Step = Callable[[int, bool], None]
+"""Told each day a bisection probes: (day, whether some plan finishes by it)."""
 EFFORT = 0.25
 """Time of an earlier-at-the-same-cost probe, as a share of the solve it follows."""
 
@@ -130,6 +133,7 @@ class Session:
         self._memory_limits: Limits | None = None
         self.milp_solves = self.lp_solves = self.probes = self.reused = 0
         self.plans: list[Plan] = []
+        self.bracket: tuple[int, int, Solution] | None = None  # earliest_cap's progress (see there)
 
     @property
     def answered_without_solve(self) -> int:
@@ -221,19 +225,25 @@ class Session:
         raise Infeasible(f"cannot tell whether a plan exists {self.describe()}: {answer.why}",
                          reasons=[f"raise {self.clock.more_time}, or try another --backend"], proven=False)
 
-    def earliest_cap(self, hi: int | None = None) -> int:
+    def earliest_cap(self, hi: int | None = None, on_step: Step | None = None) -> int:
         """Smallest day D such that some plan finishes by D under the other limits (bisection
-        over period ends; `hi` a day known or assumed feasible). Leaves the cap where it was."""
-        return self._earliest(hi)[0]
+        over period ends; `hi` a day known or assumed feasible). Leaves the cap where it was.
+        `on_step(day, found)`: told each day probed and whether a plan finishes by it. Until it
+        returns, `bracket` holds what is settled: (the earliest day not ruled out, the earliest
+        day a plan is known for, that plan), for a caller the time stopped (OutOfTime)."""
+        return self._earliest(hi, on_step=on_step)[0]
 
     def _earliest(self, hi: int | None = None, *, lo: int = 0, known: Solution | None = None,
-                  step_first: bool = False, probe_limit: float | None = None) -> tuple[int, Solution]:
+                  step_first: bool = False, probe_limit: float | None = None,
+                  on_step: Step | None = None) -> tuple[int, Solution]:
         """(earliest day after `lo`, a plan finishing by then). `known`: a plan meeting the
         current limits (saves the first probe); `step_first`: probe one period before its
         finish first, the usual answer when `known` is already the earliest."""
         saved = self.limits.cap
         top = self.latest if hi is None else min(hi, self.latest)
         days = [d for d in sorted(set(self.ends)) if lo < d <= top]
+        tell = on_step or (lambda day, found: None)
+        self.bracket = None
         try:
             sol = known
             if sol is None:
@@ -241,22 +251,32 @@ class Session:
                     raise Infeasible(f"no plan finishing by day {top}", reasons=explain_quick(self.inst))
                 self.set_cap(days[-1])
                 sol = self.probe(probe_limit)
+                tell(days[-1], sol is not None)
                 if sol is None:
                     raise Infeasible(f"no plan {self.describe()}", reasons=explain_quick(self.inst))
             lo_i, hi_i = 0, max(0, bisect.bisect_right(days, self.finish(sol)) - 1)
             first = step_first
             while lo_i < hi_i:
+                self.bracket = (days[lo_i], days[hi_i], sol)
                 mid = hi_i - 1 if first else (lo_i + hi_i) // 2
                 first = False
                 self.set_cap(days[mid])
                 found = self.probe(probe_limit)
+                tell(days[mid], found is not None)
                 if found is None:
                     lo_i = mid + 1
                 else:
                     sol, hi_i = found, min(mid, bisect.bisect_right(days, self.finish(found)) - 1)
+            self.bracket = (days[hi_i], days[hi_i], sol)
             return days[hi_i], sol
         finally:
             self.set_cap(saved)
+
+    def unminimised(self, sol: Solution) -> Plan:
+        """A plan a feasibility probe found (its cost not minimised), verified under the current
+        limits, its cost's bound 0 at most: for a search the time stopped, never as optimal."""
+        plan = self._plan(replace(sol, bound=max(0.0, min(sol.bound, sol.objective))))
+        return plan.model_copy(update={"status": "feasible"})
 
     def earlier_at_same_cost(self, after: int = 0, effort: float | None = EFFORT) -> Plan | None:
         """After solve(): the earliest plan finishing after day `after` that costs no more than

@@ -106,3 +106,34 @@ def test_max_seconds_spent_gives_an_unproven_infeasible_not_a_wrong_plan():
     with pytest.raises(Infeasible) as caught:
         min_time_plan(prob, cat, max_seconds=1e-6)
     assert not caught.value.proven and "--max-seconds" in str(caught.value)
+
+
+def test_a_search_the_time_stopped_returns_its_earliest_plan_with_the_days_left_open(monkeypatch):
+    """The run's time ends after the first feasibility probe: the plan that probe found (verified,
+    within every deadline), not proven, with the days the earliest finish may still lie between;
+    each step was announced as it came (solver.rows)."""
+    from solver.clock import OutOfTime
+    from solver.rows import ROWS
+
+    prob, cat = three_tier()
+    real, calls = Session.probe, []
+
+    def second_runs_out(self, *a, **k):
+        calls.append(self.limits.cap)
+        if len(calls) > 1:
+            raise OutOfTime("the run's time is spent")
+        return real(self, *a, **k)
+    monkeypatch.setattr(Session, "probe", second_runs_out)
+    heard = []
+    ROWS.listener = lambda words, done, expected: heard.append(words)
+    try:
+        plan = min_time_plan(prob, cat)
+    finally:
+        ROWS.listener = None
+    check_plan(prob, cat, plan)
+    assert plan.status == "feasible" and plan.lower_bound <= plan.total_cost
+    day = finish_day(plan)
+    assert 1 < day <= 10 and calls[0] == 10
+    assert any(f"lies between day 1 and day {day}" in w for w in plan.warnings)
+    assert heard[0] == "finish by day 10: a plan exists"
+    assert heard[-1].startswith(f"earliest finish: day {day}, ") and heard[-1].endswith("(not proven)")
