@@ -312,7 +312,8 @@ def _add(found: list[Point], out: Frontier, s: Session, eps: float, plan: Plan) 
         if out.axis != "budget":  # budgets rise, the other ε fall: the row shows the tightest
             same, found[-1].eps = found[-1].eps, eps
             out.tried = [(eps if p is found[-1] and o == "ok" else e, o, p) for e, o, p in out.tried]
-        _tried(out, same, "same plan", found[-1])
+        out.tried.append((same, "same plan", found[-1]))
+        ROWS.announce(_row_words(out, eps, "same plan", found[-1]))  # the ε just tried, as it came
         return
     point = _point(out, s, eps, plan)
     found.append(point)
