@@ -89,14 +89,16 @@ class Session:
     the work rows count it). `vendors=True` adds a flag per vendor, rows tying every node
     and contract variable at that vendor to its flag, and `Frontier-Vendors`: Σ flags ≤ ε.
 
-    Solving is an exact search over the one choosing job's fabric choices (fixed and
-    freed with solver.milp.decompose): choices visited best LP bound first, each solved
-    as a MILP with the choice fixed, until no open bound can beat the best plan; with two
-    additions: each choice's LP bound is taken from an LP relaxation
-    that carries the same limits (a cap makes a choice's bound rise fast, or shows it
-    infeasible, for the price of one LP), and what was learnt under looser limits — a
-    choice's bound, its plan, its infeasibility — is kept while the limits only tighten.
-    With several choosing jobs, or none, the full MILP is solved (as a plain solve does).
+    Solving is an exact search over the one choosing job's fabric choices (solver.milp.decompose;
+    each fixed by a `Choice` change): choices visited best LP bound first, each solved as a
+    MILP probe with the choice fixed, until no open bound can beat the best plan; with two
+    additions: each choice's LP bound is a `Relaxed` probe of the same model under the same
+    limits (a cap makes a choice's bound rise fast, or shows it infeasible, for the price of
+    one LP), and what was learnt under looser limits — a choice's bound, its plan, its
+    infeasibility — is kept while the limits only tighten. With several choosing jobs, or
+    none, the full MILP is probed (as a plain solve does). When the command's time ends in
+    the middle of a search with a plan in hand, that plan is returned with the least open
+    bound: an interval, status "feasible".
     Plans are verified against the problem by solver.verify, and the limits are checked
     again on the plan itself before it is returned.
     """

@@ -137,3 +137,20 @@ def test_a_search_the_time_stopped_returns_its_earliest_plan_with_the_days_left_
     assert any(f"lies between day 1 and day {day}" in w for w in plan.warnings)
     assert heard[0] == "finish by day 10: a plan exists"
     assert heard[-1].startswith(f"earliest finish: day {day}, ") and heard[-1].endswith("(not proven)")
+
+
+def test_every_limit_is_a_change_undone_after_its_probe():
+    """The Session's limits live in its probes, not on the model: after solves under a cap and a
+    budget the engine's model holds the problem as built (solver.probes: changes undone)."""
+    from solver.milp.registry import BUDGET, DEADLINE
+
+    prob, cat = three_tier()
+    session = Session(prob, cat)
+    built = DEADLINE.bound(session.milp, ""), BUDGET.bound(session.milp, "")
+    cheapest = session.solve()
+    session.set_cap(session.earliest_cap())
+    session.set_budget(cheapest.total_cost * 10)
+    capped = session.solve()
+    assert finish_day(capped) < finish_day(cheapest)
+    assert (DEADLINE.bound(session.milp, ""), BUDGET.bound(session.milp, "")) == built
+    assert session.engine.solves >= session.milp_solves + session.probes
