@@ -23,6 +23,7 @@ COMMANDS = {
         strict=True, reason="why's deadline lever still solves the edited problem (one more build)")),
     "solve --baselines": ["solve", SEED, "--baselines", "--json"],
     "solve --robust": ["solve", SEED, "--robust", "--json"],
+    "solve --objective min_time": ["solve", SEED, "--objective", "min_time", "--json"],
     "frontier": ["frontier", SEED, "--points", "3", "--json"],
     "whatif (a bound)": ["whatif", SEED, "--set", "budget=400000", "--json"],
     "negotiate": ["negotiate", SEED, "--jobs", "1", "--json"],
