@@ -20,7 +20,7 @@ from solver.api import solve_problem
 from solver.cli import app
 from solver.errors import Infeasible, ProblemError
 from solver.load import load_problem
-from tests.builders import ROOT
+from tests.builders import ROOT, count_builds
 
 HYBRID = ROOT / "problems" / "hybrid-burst.yaml"
 EXAMPLE = ROOT / "problems" / "sweeps" / "hybrid-burst-grid.yaml"
@@ -245,21 +245,7 @@ BOUNDS = [Scenario("base", ()), Scenario("budget", ("budget=40000000",)),
 
 @pytest.fixture
 def builds(monkeypatch):
-    import solver.api as api
-
-    counts = {"instance": 0, "model": 0}
-    build_instance, build_milp = api.build_instance, api.build_milp
-
-    def instance(*a, **k):
-        counts["instance"] += 1
-        return build_instance(*a, **k)
-
-    def model(*a, **k):
-        counts["model"] += 1
-        return build_milp(*a, **k)
-    monkeypatch.setattr(api, "build_instance", instance)
-    monkeypatch.setattr(api, "build_milp", model)
-    return counts
+    return count_builds(monkeypatch)
 
 
 def test_a_serial_sweep_of_bounds_and_prices_builds_one_instance_and_one_model(base, builds, monkeypatch):
