@@ -124,8 +124,10 @@ def test_a_catalog_name_the_file_system_refuses_is_exit_2(tmp_path):
     from solver.errors import ProblemError
     from solver.load import load_problem
 
+    import re
+    seed = (Path(__file__).resolve().parents[1] / "problems" / "seed-7b-200b-30d.yaml").read_text(encoding="utf-8")
     path = tmp_path / "p.yaml"
-    path.write_text(f"name: p\ncatalog: {'9' * 5000}\nhorizon_days: 10\njobs: []\n", encoding="utf-8")
+    path.write_text(re.sub(r"(?m)^catalog:.*$", f"catalog: {'x' * 5000}", seed), encoding="utf-8")
     with pytest.raises(ProblemError) as caught:
         load_problem(path)
     assert caught.value.key == "catalog" and "cannot be opened" in str(caught.value)
