@@ -116,6 +116,25 @@ def budget_spent() -> bool:
     return COMMAND.stop_at is not None and time.perf_counter() >= COMMAND.stop_at
 
 
+HARD_STOP_GRACE = 0.5
+"""Seconds a solve may run past the command's budget before HiGHS stops it by its own clock."""
+
+
+def hard_stop(time_limit: float | None) -> float | None:
+    """A solver call's time limit, capped at the command's budget end plus HARD_STOP_GRACE.
+
+    Why: the budget's end interrupts the running HiGHS solve (SolveInterrupter), but HiGHS looks
+    at that flag only between its steps, not inside a long simplex solve: a what-if's elastic
+    explanation on bj-teams-150d ran 20 s past a 60-s budget. HiGHS reads its own clock inside
+    the simplex, so the call's time limit is the backstop. Applied at the solver call only, after
+    the solve's strategy was chosen from its own time limit (solver.engine.run), so a command
+    that ends within its budget solves as without one."""
+    if COMMAND.stop_at is None:
+        return time_limit
+    left = max(COMMAND.stop_at - time.perf_counter(), 0.0) + HARD_STOP_GRACE
+    return left if time_limit is None else min(time_limit, left)
+
+
 def stop_command(why: str = "signal") -> None:
     """Stop the running command ("signal": Ctrl-C; "budget": its time ended): no solve starts; what
     is known is printed. The first reason stays."""

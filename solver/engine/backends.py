@@ -16,6 +16,7 @@ from datetime import timedelta
 
 from ortools.linear_solver.python import model_builder as mb
 
+from solver.clock import hard_stop
 from solver.engine.highs_options import HIGHS_PRESOLVE_RULES_OFF, HIGHS_PSCOST_MIN_RELIABLE
 from solver.engine.progress import PROGRESS, Listener, report_progress
 from solver.milp.core import Milp
@@ -50,6 +51,7 @@ def run_model_builder(milp: Milp, backend: str, time_limit: float | None, gap: f
     solver = mb.Solver(BACKENDS[backend])
     if not solver.solver_is_supported():
         raise ValueError(f"backend {backend!r} is not available in this OR-Tools build")
+    time_limit = hard_stop(time_limit)  # SCIP and CP-SAT take no interrupter: the budget's end is their clock
     if time_limit:
         solver.set_time_limit_in_seconds(time_limit)
     params = _parameters(backend, gap)
@@ -84,6 +86,7 @@ def mathopt_once(model, time_limit: float | None, gap: float | None, log: bool, 
     solver.engine.big.run_big."""
     from ortools.math_opt.python import mathopt
 
+    time_limit = hard_stop(time_limit)  # the command's budget end, as HiGHS' own clock (solver.clock)
     params = mathopt.SolveParameters(time_limit=timedelta(seconds=max(time_limit, 0.1)) if time_limit else None,
                                      enable_output=log,
                                      relative_gap_tolerance=gap if gap is not None else OPTIMALITY_GAP,
