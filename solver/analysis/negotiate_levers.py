@@ -17,7 +17,7 @@ from solver.api import AVAILABILITY, POWER, Family
 from solver.model.paths import row_path
 from solver.model.plan import Plan
 from solver.model.problem import Problem
-from solver.probes import Change, Restock, RowBounds
+from solver.probes import Change, Limit, Restock
 
 
 @dataclass
@@ -151,13 +151,12 @@ def _value(asker: Asker, base: Plan, spec: Spec) -> Lever:
 
 def _change(asker: Asker, spec: Spec) -> tuple[Change, object]:
     """The delta on the model and the catalog as the edit writes it (what the plan is verified against)."""
-    probes, cat = asker.probes, asker.catalog
+    cat = asker.catalog
     if spec.kind == "power":
         site = cat.datacenters[spec.name]
         quota = site.power_quota_kw + spec.amount
-        rows = list(probes.milp.family_rows("power", spec.name).values())
         sites = {**cat.datacenters, spec.name: site.model_copy(update={"power_quota_kw": quota})}
-        return RowBounds(f"+{spec.amount:g} kW at {spec.name}", False, rows, upper=quota), \
+        return Limit(f"+{spec.amount:g} kW at {spec.name}", False, POWER, spec.name, quota), \
             cat.model_copy(update={"datacenters": sites})
     offer = cat.offers[spec.name]
     if spec.kind == "lead_time":
