@@ -213,10 +213,10 @@ class Asker:
         its rows do not depend on which offers ran before it (or in which process)."""
         self.probes.known = [dict(self.base_values)] if self.base_values is not None else []
 
-    def ask(self, *changes: Change, problem: Problem, catalog: Catalog) -> Answer:
+    def ask(self, *changes: Change, problem: Problem, catalog: Catalog, tiebreak: bool = False) -> Answer:
         """One probe; OutOfBudget when no time is left or the solve found no plan in its time."""
         try:
-            answer = self.probes.probe(*changes, problem=problem, catalog=catalog)
+            answer = self.probes.probe(*changes, problem=problem, catalog=catalog, tiebreak=tiebreak)
         except OutOfTime:
             raise OutOfBudget() from None
         if answer.status == "unknown":
@@ -227,7 +227,11 @@ class Asker:
     def at(self, offer: str, price: float, how: str = "free") -> Point | None:
         """The best plan at this price: free, forced (renting the offer) or without it; None if
         there is none (proven). Forced and without drop the budget: it only cuts plans costing
-        more than it, and the crossing is sought at a cost within it (see price_limit)."""
+        more than it, and the crossing is sought at a cost within it (see price_limit).
+        The plans whose make-up is shown (without the offer: what replaces it; free, at a target
+        price: the volume taken) are tie-broken as solver.api.solve_problem's are (earliest
+        finish, fewest rentals), so they are the plans a re-solve of the edited problem shows;
+        the forced ones are read for their cost and volume alone."""
         probes = self.probes
         if how == "forced" and not _has_nodes(probes, offer):
             return None
@@ -239,7 +243,8 @@ class Asker:
         if how != "free" and self.problem.budget is not None:
             changes.append(no_budget(probes))
         catalog = self.catalog if how == "without" else with_price(self.catalog, offer, price)
-        answer = self.ask(*changes, problem=self.problem if how == "free" else self.unbudgeted, catalog=catalog)
+        answer = self.ask(*changes, problem=self.problem if how == "free" else self.unbudgeted, catalog=catalog,
+                          tiebreak=how != "forced")
         if answer.plan is None:
             return None
         return Point(price, answer.plan, self.volume(answer.plan, self.catalog.offers[offer]), answer.low)
