@@ -126,6 +126,7 @@ class Negotiation:
     levers_note: str = ""       # the levers not run (out of time, or could not change any plan), each reason once
     skipped: dict[str, str] = field(default_factory=dict)  # kind → why those offers were not priced (said once)
     jobs: int = 1               # processes the offers ran in (--jobs)
+    base_low: float | None = None  # the optimum is proven at least this (= base_cost when optimal)
 
     def to_dict(self) -> dict:
         out = asdict(self)
@@ -175,7 +176,8 @@ def negotiate(problem: Problem, catalog: Catalog, *, vendors: list[str] | None =
     skipped = {kind: text for kind, text in SKIPS.items() if any(t.skipped == kind for t in terms)}
     return Negotiation(problem.name, base.currency, base.total_cost, base.status, margin, gap, vendors, terms,
                        lever_list, solves, round(time.perf_counter() - started, 3), unproven,
-                       levers_note=levers_note, skipped=skipped, jobs=max(1, jobs))
+                       levers_note=levers_note, skipped=skipped, jobs=max(1, jobs),
+                       base_low=min(shared.base_low, base.total_cost))
 
 
 def _price_offers(asker: Asker, runner: Runner, terms: list[OfferTerms], problem: Problem) -> dict[str, Done]:
