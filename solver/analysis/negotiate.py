@@ -79,8 +79,7 @@ from solver.analysis.negotiate_levers import Lever, lead_time_matters, levers as
 from solver.analysis.negotiate_offers import (NEAR, OUT_OF_TIME, PRICE_FLOOR, SKIPS, OfferTerms, node_days,
                                               offers_used, peak_nodes)
 from solver.analysis.negotiate_pool import Done, Runner, Shared
-from solver.analysis.negotiate_probes import (Asker, Setup, build_engine, price_volume, usable_offers,
-                                              with_price)
+from solver.analysis.negotiate_probes import Asker, Setup, build_engine, price_volume, with_price
 from solver.clock import COMMAND, OutOfTime, RunClock
 from solver.errors import Infeasible, ProblemError
 from solver.files import csv_cell, save_atomic, text_cells
@@ -259,28 +258,19 @@ def _terms(asker: Asker, chosen: list[Offer], base, problem: Problem) -> tuple[l
 
 def _usability(asker: Asker) -> tuple[set[str], dict[str, str], dict[str, set[str]]]:
     """Offers some job can use; for the others why not (one reason per kind, per job), and
-    the kinds of those reasons (solver.milp.exclusion.Exclusion.kind). Read from the engine's
-    Instance; an offer only the built-in shorter lead time or larger stock opened is unusable for
-    its lead time or its memory (what preprocessing would have said of the written one)."""
-    inst = asker.probes.inst
-    usable = usable_offers(asker.probes)
+    the kinds of those reasons (solver.milp.exclusion.Exclusion.kind). Read as preprocessing reads
+    the written catalog (api.options_as_written: the engine's Instance was built with the levers'
+    extra stock and shorter lead times), so the reasons are those a plain solve would give."""
+    inst, setup, written = asker.probes.inst, asker.setup, asker.catalog
+    options, dropped = api.options_as_written(inst, {o: written.offers[o].max_nodes for o in setup.stock},
+                                              {o: written.offers[o].lead_time_days for o in setup.reach})
+    usable = {inst.configs[o.config].offer.offer for o in options}
     reasons: dict[str, dict[str, str]] = defaultdict(dict)
-    for job, exclusions in inst.excluded.items():
-        for reason in exclusions:
+    for job in inst.excluded:
+        for reason in [*inst.excluded[job], *dropped.get(job, [])]:
             reasons[inst.configs[reason.config].offer.offer].setdefault(reason.kind, f"{job}: {reason.text}")
-    for opt in inst.options:  # options only the built-in extra lead time or stock opened
-        written = asker.catalog.offers[inst.configs[opt.config].offer.offer]
-        if written.offer in usable:
-            continue
-        most = written.gpus_per_node * written.max_nodes
-        if opt.group_gpus > most:
-            reasons[written.offer].setdefault("memory", f"{opt.job}: memory: the model does not fit on {most} × "
-                                                        f"{written.gpu}")
-        else:
-            reasons[written.offer].setdefault("lead_time", f"{opt.job}: lead_time: not available inside the job's "
-                                                           "window")
     why, kinds = {}, {}
-    for name in asker.catalog.offers:
+    for name in written.offers:
         if name in usable:
             continue
         if name not in {c.offer.offer for c in inst.configs.values()}:

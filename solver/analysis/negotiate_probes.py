@@ -13,8 +13,8 @@ shorten already shortened (`Setup.reach`), and the days before each written lead
 a lever opens them again, a delta on the one model. Likewise the stock (`Setup.stock`): built
 with the levers' extra nodes (so size tiers and cuts allow them) and held at the written
 max_nodes by bounds and the `Availability` rows, which a lever raises. The optimum of this model
-is the written problem's (the extra room is closed by bounds); `usable_offers` reads which offers
-some job can use at the written lead time and stock. Every plan is verified against the problem and catalog as written (at the
+is the written problem's (the extra room is closed by bounds); which offers some job can use is
+read at the written lead times and stock (solver.api.options_as_written). Every plan is verified against the problem and catalog as written (at the
 probe's price, without the budget where the probe dropped it, with the lever's edit).
 
 The same `Setup` builds the engine in the command's process and in each worker of `--jobs`
@@ -155,19 +155,6 @@ class Reopen(Change):
         def undo() -> None:
             self.asker.shut[self.offer] = Shut.before(self.asker.probes, self.offer, lead).apply(milp)
         return undo
-
-
-def usable_offers(probes: Probes) -> set[str]:
-    """Offers some job can use at their written lead time and stock: an option with a period at
-    or past its configuration's first period under the written lead time, whose group fits in
-    the written stock (the memory rule of preprocessing, solver.milp.instance)."""
-    out = set()
-    for opt in probes.inst.options:
-        written = probes.catalog.offers[probes.inst.configs[opt.config].offer.offer]
-        first = probes.inst.timeline.first_from(written.lead_time_days)
-        if any(t >= first for t in opt.periods) and opt.group_gpus <= written.gpus_per_node * written.max_nodes:
-            out.add(written.offer)
-    return out
 
 
 @dataclass
