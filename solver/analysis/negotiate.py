@@ -151,7 +151,7 @@ def negotiate(problem: Problem, catalog: Catalog, *, vendors: list[str] | None =
     gap = GAP if gap is None else gap
     chosen = [o for o in catalog.offers.values() if not vendors or o.vendor in vendors]
     setup = Setup(problem, catalog, reach=_reach(problem, chosen, lead_days if levers else 0),
-                  stock={o.offer: o.max_nodes + nodes for o in chosen} if levers and nodes > 0 else {},
+                  stock=_stock(problem, catalog, chosen, nodes if levers else 0),
                   forced=tuple(sorted(o.offer for o in chosen)), backend=backend, time_limit=time_limit, gap=gap)
     clock = RunClock(time_limit, None, least=0.0)
     probes, shut = build_engine(setup, clock)
@@ -219,6 +219,20 @@ def _reach(problem: Problem, chosen: list[Offer], lead_days: int) -> dict[str, i
         shorter = min(lead_days, o.lead_time_days)
         if shorter > 0 and lead_time_matters(problem, o.lead_time_days, shorter):
             out[o.offer] = o.lead_time_days - shorter
+    return out
+
+
+def _stock(problem: Problem, catalog: Catalog, chosen: list[Offer], nodes: int) -> dict[str, int]:
+    """offer → the max_nodes the model is built with: `nodes` more, so that its stock lever is a
+    delta on the one model (size tiers and domains built with room for them). Not for an offer on
+    which a job would take another layout with that many more GPUs (preprocessing picks the
+    fastest layout that fits the stock): the model would not be the written problem's."""
+    out = {}
+    for o in chosen if nodes > 0 else []:
+        gpu, gpn = catalog.gpus[o.gpu], o.gpus_per_node
+        if all(api.job_layout(job, gpu, gpn, gpn * o.max_nodes) == api.job_layout(job, gpu, gpn, gpn * (o.max_nodes + nodes))
+               for job in problem.jobs):
+            out[o.offer] = o.max_nodes + nodes
     return out
 
 

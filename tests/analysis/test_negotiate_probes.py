@@ -11,7 +11,7 @@ import pytest
 from ortools.linear_solver.python import model_builder as mb
 
 from solver import api
-from solver.analysis.negotiate import _reach, negotiate, node_days
+from solver.analysis.negotiate import _reach, _stock, negotiate, node_days, reason_kinds
 from solver.analysis.negotiate_probes import Asker, Setup, build_engine, with_price
 from solver.clock import RunClock
 from solver.errors import Infeasible
@@ -56,7 +56,7 @@ CASES = [  # bundled problems and offers: one in the plan, one not; one problem 
 
 def _engine(prob, cat):
     setup = Setup(prob, cat, reach=_reach(prob, list(cat.offers.values()), 7),
-                  stock={o: c.max_nodes + 2 for o, c in cat.offers.items()}, forced=tuple(sorted(cat.offers)), gap=GAP)
+                  stock=_stock(prob, cat, list(cat.offers.values()), 2), forced=tuple(sorted(cat.offers)), gap=GAP)
     probes, shut = build_engine(setup, RunClock(None, None, least=0.0))
     asker = Asker(probes, setup, shut)
     probes.solve_base()
@@ -112,3 +112,38 @@ def test_a_negotiation_builds_one_instance_and_one_model(monkeypatch):
     assert {t.offer: t.status for t in result.offers} == {"a": "in_plan", "b": "in_plan", "m": "not_in_plan"}
     assert result.solves > 5
     assert counts == {"instance": 1, "model": 1}
+
+
+def _old_usability(prob, cat):
+    """Which offers some job can use, and why not, as negotiate read them before issue 34: from an
+    Instance of the written problem."""
+    from collections import defaultdict
+    inst = api.build_instance(prob, cat)
+    usable = {inst.configs[o.config].offer.offer for o in inst.options}
+    reasons = defaultdict(dict)
+    for job, exclusions in inst.excluded.items():
+        for reason in exclusions:
+            reasons[inst.configs[reason.config].offer.offer].setdefault(reason.kind, f"{job}: {reason.text}")
+    why = {name: "; ".join(reasons[name].values()) or "no job can use it"
+           for name in cat.offers if name not in usable and name in {c.offer.offer for c in inst.configs.values()}}
+    return usable, why
+
+
+@pytest.mark.parametrize("path", ["problems/hybrid-burst.yaml", "problems/bench/finetune-sprint-30d.yaml"])
+def test_the_offers_a_job_can_use_are_read_as_written(path):
+    """The engine is built with the levers' extra stock (where no job's layout changes with it) and
+    shorter lead times; which offers a job can use, and why the others cannot, are still those of
+    the written catalog."""
+    from solver.analysis.negotiate import _usability
+    prob, cat = load_problem(ROOT / path)
+    setup = Setup(prob, cat, reach=_reach(prob, list(cat.offers.values()), 7),
+                  stock=_stock(prob, cat, list(cat.offers.values()), 2), gap=GAP)
+    probes, shut = build_engine(setup, RunClock(None, None, least=0.0))
+    usable, why, _ = _usability(Asker(probes, setup, shut))
+    old_usable, old_why = _old_usability(prob, cat)
+    assert usable == old_usable
+    assert set(why) >= set(old_why)
+    for offer, words in old_why.items():
+        assert reason_kinds(why[offer]) == reason_kinds(words), offer
+        if "capacity" not in words:   # a domain's capacity is worded from the stock the model was built with:
+            assert why[offer] == words   # "does at most X EFLOP" stays true, X an upper bound of the written one
