@@ -299,12 +299,14 @@ class Probes:
 
     # -- probes -------------------------------------------------------------------------------
     def probe(self, *changes: Change, problem: Problem | None = None, catalog: Catalog | None = None,
-              tiebreak: bool = False, verify: bool = True, backend: str | None = None) -> Answer:
+              tiebreak: bool = False, verify: bool = True, backend: str | None = None,
+              time_limit: float | None = None) -> Answer:
         """Apply `changes`, solve, undo. The plan is verified against `problem`/`catalog` (the
         problem as the changed model reads it; default the engine's) unless verify=False (an
         elastic probe whose plan breaks written limits on purpose). OutOfTime (solver.clock)
         when the command's time is spent before the solve starts. `backend`: another solver for
-        this probe (an LP relaxation goes to HiGHS whatever the command's backend)."""
+        this probe (an LP relaxation goes to HiGHS whatever the command's backend); `time_limit`:
+        this probe's own limit, within the clock's (a search sharing one limit among its probes)."""
         undo = [c.apply(self.milp) for c in changes]
         try:
             floor = self._floor(changes)
@@ -314,6 +316,8 @@ class Probes:
                 start.bound, start.status = floor, "optimal"
                 return self._answer(start, floor, problem, catalog, verify, solved=False)
             limit = self.clock.next_limit()
+            if time_limit is not None:
+                limit = time_limit if limit is None else min(limit, time_limit)
             self.solves += 1
             try:
                 sol = api.solve_milp(self.milp, backend=backend or self.backend, time_limit=limit, gap=self.gap,
@@ -514,9 +518,10 @@ def exists(probes: Probes, *changes: Change) -> bool | None:
     """Is there a plan of the model with `changes`? None when the time ran out before a plan
     or a proof (a probe not started for want of time included). A plan an earlier probe found
     that meets the changed model answers yes without a solve."""
-    from solver.clock import OutOfTime
-    undo = [c.apply(probes.milp) for c in changes]
+    undo: list[Undo] = []
     try:
+        for c in changes:  # one by one: a change that cannot apply (NotInModel) leaves none applied
+            undo.append(c.apply(probes.milp))
         known = probes._start()  # a plan an earlier probe found that meets this one answers it
     finally:
         for u in reversed(undo):
@@ -561,35 +566,19 @@ class ReadAs(Change):
         return undo
 
 
-@dataclass(eq=False)
-class CostCap(Change):
-    """total cost ≤ `most`, on a model built without a budget: a row added the first time
-    (`Probe-budget`), switched off after."""
-
-    most: float = math.inf
-    tightens: bool = True
-
-    def apply(self, milp: api.Milp) -> Undo:
-        row = milp.rows.get("Probe-budget")
-        if row is None:
-            milp.add_row("Probe-budget", milp.total_cost() <= math.inf)
-            row = milp.rows["Probe-budget"]
-        row.upper_bound = self.most
-
-        def undo() -> None:
-            row.upper_bound = math.inf
-        return undo
-
-
 def bound_changes(probes: Probes, problem: Problem, catalog: Catalog) -> list[Change] | None:
     """`problem` and `catalog` (an edited copy of the engine's) as changes of its built model,
     when every difference is a limit's bound; None when one is not (the caller builds the
     edited problem: its preprocessing differs).
 
-    Bounds: the budget (set, raised, lowered or dropped), a site's power quota, an offer's stock
-    lowered (`max_nodes`: its node and contract variables and its stock rows), a job's deadline
-    made earlier on a model of uniform periods (its replicas after the new deadline's period fixed
-    at 0, as solver.session caps finishing days; event periods move with deadlines; the model's
+    Bounds: the budget (set, raised, lowered or dropped) and a site's power quota, by their
+    families' setters (`Limit`); an offer's stock lowered (`max_nodes`: its node and contract
+    variables and its stock rows) and a job's deadline made earlier on a model of uniform periods
+    (its replicas after the new deadline's period fixed at 0, as solver.session caps finishing
+    days; event periods move with deadlines), as bounds set and put back exactly: the families'
+    setters put back what they read, which on a model with elastic stock rows (the infeasibility
+    explanation's) is the written stock, and the deadline's resets every replica of the job,
+    a pinned plan's included (the kept baseline's replay pins first); the model's
     symmetry rows, early periods held first, stay valid: a cap only takes a job from the later
     of two periods, so the earlier still serves whatever the later does). Not bounds:
     a stock raised (the variables' bounds, size tiers and replica bounds come from it), a later
@@ -610,16 +599,14 @@ def bound_changes(probes: Probes, problem: Problem, catalog: Catalog) -> list[Ch
 
 
 def budget_changes(probes: Probes, budget: float | None) -> list[Change]:
-    """The model's budget set to `budget` (None: none): its row's bound, or a row switched on."""
+    """The model's budget set to `budget` (None: none), by the budget family's setter (a model
+    built without one gets its row on the first finite bound)."""
     old = probes.problem.budget
     if budget == old:
         return []
-    row = probes.milp.rows.get("Budget")
     words = "no budget" if budget is None else f"budget {budget:,.0f} {probes.problem.currency}"
-    if row is None:
-        return [CostCap(words, True, budget)] if budget is not None else []
-    most = math.inf if budget is None else budget
-    return [RowBounds(words, old is not None and most <= old, [row], upper=most)]
+    tightens = budget is not None and (old is None or budget <= old)
+    return [Limit(words, tightens, api.BUDGET, "", budget)]
 
 
 def _deadline_changes(probes: Probes, problem: Problem) -> list[Change] | None:
@@ -646,9 +633,8 @@ def _catalog_changes(probes: Probes, catalog: Catalog) -> list[Change] | None:
             return None
         if dc.power_quota_kw != was.power_quota_kw:
             sites[name] = was
-            rows = list(milp.family_rows("power", name).values())
-            out.append(RowBounds(f"power quota at {name} {dc.power_quota_kw:g} kW",
-                                 dc.power_quota_kw <= was.power_quota_kw, rows, upper=dc.power_quota_kw))
+            out.append(Limit(f"power quota at {name} {dc.power_quota_kw:g} kW", dc.power_quota_kw <= was.power_quota_kw,
+                             api.POWER, name, dc.power_quota_kw))
     offers = {}
     for name, offer in catalog.offers.items():
         was = base.offers.get(name)
@@ -701,3 +687,82 @@ def add_slacks(probes: Probes, slack: Callable[..., dict[str, mb.Variable]], **k
 def slack_on(words: str, slacks: Sequence[tuple[mb.Variable, float]]) -> list[Change]:
     """Changes letting each slack variable up to its bound when on."""
     return [VarBounds(words, False, [var], upper=upper) for var, upper in slacks]
+
+
+# ===== the frontiers' and min-time's changes (issue 34, helper F: solver.session on the engine) =====
+
+@dataclass(eq=False)
+class Choice(Change):
+    """One job's fabric choice fixed (flag k at 1, the others at 0; solver.milp.decompose), freed
+    after: solver.session searches the choices one probe at a time. Tightening: a choice's plans
+    are plans of the model."""
+
+    flags: Sequence[mb.Variable] = ()
+    k: int = 0
+    tightens: bool = True
+
+    def apply(self, milp: api.Milp) -> Undo:
+        saved = [(v, v.lower_bound, v.upper_bound) for v in self.flags]
+        for i, flag in enumerate(self.flags):
+            flag.lower_bound = flag.upper_bound = 1.0 if i == self.k else 0.0
+
+        def undo() -> None:
+            for v, lo, hi in saved:
+                v.lower_bound, v.upper_bound = lo, hi
+        return undo
+
+
+def any_plan(probes: Probes, *changes: Change, time_limit: float | None = None) -> Answer:
+    """Some plan of the model with `changes` (the first one found: every plan costs 0 to the
+    solver), as an Answer whose solution is priced under the cost when it is a plan an earlier
+    probe found (answered without a solve, `solved` False). infeasible: proven none; unknown:
+    the time ran out first. OutOfTime when the command's time is spent before the solve."""
+    undo = [c.apply(probes.milp) for c in changes]
+    try:
+        known = probes._start()
+    finally:
+        for u in reversed(undo):
+            u()
+    if known is not None:
+        probes.answered_without_solve += 1
+        return Answer("feasible", -math.inf, None, known, solved=False)
+    kept, probes.known = probes.known, []  # none meets it: the probe need not check them again
+    try:
+        return probes.probe(*changes, NoObjective(), verify=False, time_limit=time_limit)
+    finally:
+        probes.known = kept + probes.known
+        del probes.known[:-KEEP_PLANS]
+
+
+# ===== a sweep's scenario as changes of the base model (issue 34, helper G) =====
+# bound_changes above takes limits' bounds; a sweep's grids edit prices too ("offers[vendor=x].
+# price*=0.9"), and a price is a change of the built model as well (Reprice: negotiate's).
+
+def edit_changes(probes: Probes, problem: Problem, catalog: Catalog) -> list[Change] | None:
+    """`problem` and `catalog` (an edited copy of the engine's) as changes of its built model:
+    each offer whose price column differs re-priced (Reprice, at the edited catalog's price in
+    the offer's own currency), every other difference as bound_changes reads it; None when one
+    is neither (the caller builds the edited problem: its preprocessing differs).
+
+    Why a price is no preprocessing: the build prunes an offer's interconnect options against
+    each other (solver.milp.prune), and those share the offer's rent, so a price scales them
+    alike and the same options survive; the rest of the build reads no price.
+
+    A deadline made earlier is left to a build here (None), though bound_changes takes it: on
+    problems/hybrid-burst.yaml with deadline 200 the probe's plan costs the same as the built
+    scenario's but finishes on day 195 and binds no deadline, where the build's finishes on
+    day 200 against it; a sweep's row must read as the scenario's own solve."""
+    if any(job.deadline_days != was.deadline_days for job, was in zip(problem.jobs, probes.problem.jobs)):
+        return None
+    base = probes.catalog.offers
+    repriced = sorted(name for name, offer in catalog.offers.items()
+                      if name in base and offer.price != base[name].price)
+    if not repriced:
+        return bound_changes(probes, problem, catalog)
+    unpriced = catalog.model_copy(update={"offers": {
+        name: offer.model_copy(update={"price": base[name].price}) if name in repriced else offer
+        for name, offer in catalog.offers.items()}})
+    bounds = bound_changes(probes, problem, unpriced)
+    if bounds is None:
+        return None
+    return [*(reprice(name, catalog.offers[name].price) for name in repriced), *bounds]

@@ -9,15 +9,34 @@ import math
 from pathlib import Path
 
 import pytest
+from ortools.linear_solver.python import model_builder as mb
 
 from solver import api
-from solver.analysis.negotiate import exclude_offer, force_offer
 from solver.load import load_problem
 from solver.milp.feasible import ModelNumbers
 from solver.probes import AtLeast, Probes, RowBounds, VarBounds
 from tests import builders as b
 
 ROOT = Path(__file__).resolve().parents[1]
+
+
+def _nodes(milp, offer):
+    return [v for (key, _), v in milp.nodes.items() if milp.inst.configs[key].offer.offer == offer]
+
+
+def force_offer(offer):
+    """The old path's constrain function: a row asking one node of the offer, on a fresh build."""
+    def constrain(milp):
+        milp.add_row(f"Test-force-{offer}", mb.LinearExpr.sum(_nodes(milp, offer)) >= 1)
+    return constrain
+
+
+def exclude_offer(offer):
+    def constrain(milp):
+        nodes = _nodes(milp, offer)
+        if nodes:
+            milp.add_row(f"Test-exclude-{offer}", mb.LinearExpr.sum(nodes) <= 0)
+    return constrain
 
 
 def _two_offers():
@@ -151,25 +170,14 @@ def test_model_numbers_reject_a_plan_off_a_bound_or_a_row():
 
 
 def test_the_engine_builds_one_instance_and_one_model(monkeypatch):
-    built = {"instance": 0, "milp": 0}
-    build_instance, build_milp = api.build_instance, api.build_milp
-
-    def instance(*a, **k):
-        built["instance"] += 1
-        return build_instance(*a, **k)
-
-    def milp(*a, **k):
-        built["milp"] += 1
-        return build_milp(*a, **k)
-    monkeypatch.setattr(api, "build_instance", instance)
-    monkeypatch.setattr(api, "build_milp", milp)
+    built = b.count_builds(monkeypatch)
     prob, cat = _two_offers()
     eng = Probes(prob, cat)
     eng.solve_base()
     for offer in ("A", "B"):
         eng.probe(eng.leave_out(offer))
         eng.probe(eng.force(offer))
-    assert built == {"instance": 1, "milp": 1}
+    assert built == {"instance": 1, "model": 1}
 
 
 def _stack_cases():

@@ -35,8 +35,9 @@ def report_command(
     Never overwrites a file without --force (exit 2). Exit 1 when infeasible (no file written)."""
     def action() -> None:
         command_budget(max_seconds)
-        from solver.api import solve_problem
+        from solver.clock import RunClock
         from solver.load import load_problem
+        from solver.probes import Probes
         from solver.report.html import check_html_path, write_html
         from solver.report.terminal import render_report_written
 
@@ -44,11 +45,12 @@ def report_command(
         prob, cat = load_problem(problem)
         speak(lang, prob)
         options = {"backend": backend.value, "time_limit": time_limit, "gap": gap}
-        with working(f"solving {problem.name}"):
-            plan = solve_problem(prob, cat, **options)
+        with working(f"solving {problem.name}"):  # the one model: the margins are probes on it (solver.probes)
+            probes = Probes(prob, cat, backend=options["backend"], gap=gap, clock=RunClock(time_limit, None, least=0.0))
+            plan = probes.plan()
         from solver.analysis.margin import with_margins
         with working("margin: how much slower each job may run on these rentals"):
-            plan = with_margins(prob, cat, plan, **options)  # and the problem's robust plan, if it asks
+            plan = with_margins(prob, cat, plan, probes=probes, **options)  # and the robust plan, if it asks
         front = None
         if frontier_points:
             from solver.analysis.frontier import frontier
