@@ -16,7 +16,7 @@ from solver.analysis.negotiate_probes import Asker, Setup, build_engine, with_pr
 from solver.clock import RunClock
 from solver.errors import Infeasible
 from solver.load import load_problem
-from tests.builders import ROOT, catalog, hourly, job, monthly, problem
+from tests.builders import ROOT, catalog, count_builds, hourly, job, monthly, problem
 
 GAP = 1e-7
 
@@ -91,19 +91,7 @@ def test_probe_answers_equal_the_old_re_solves(path, offers):
 def test_a_negotiation_builds_one_instance_and_one_model(monkeypatch):
     """Issue 34: one Instance and one model per command, every question a probe on them (a lever
     included: power, lead time and stock levers are deltas on the one model)."""
-    counts = {"instance": 0, "model": 0}
-    real_instance, real_model = api.build_instance, api.build_milp
-
-    def counted_instance(*a, **k):
-        counts["instance"] += 1
-        return real_instance(*a, **k)
-
-    def counted_model(*a, **k):
-        counts["model"] += 1
-        return real_model(*a, **k)
-
-    monkeypatch.setattr(api, "build_instance", counted_instance)
-    monkeypatch.setattr(api, "build_milp", counted_model)
+    counts = count_builds(monkeypatch)
     prob = problem(job("j", days=100, deadline_days=10, single_site=False), horizon_days=10)
     cat = catalog(hourly("a", 4.0, max_nodes=1), hourly("b", 6.0, vendor="v2", max_nodes=1, lead_time_days=3),
                   monthly("m", 9000.0, vendor="v3", max_nodes=1))
