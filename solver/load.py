@@ -124,8 +124,15 @@ def load_problem(path: str | Path) -> tuple[Problem, Catalog]:
         problem = Problem.model_validate(data)
     except ValidationError as exc:
         raise _from_validation(exc, str(path)) from None
-    catalog_dir = (path.parent / problem.catalog).resolve()
-    if not catalog_dir.is_dir():
+    try:  # a name the file system refuses (too long, a NUL) is a bad value, not a crash
+        catalog_dir = (path.parent / problem.catalog).resolve()
+        found = catalog_dir.is_dir()
+    except (OSError, ValueError) as exc:
+        name = problem.catalog if len(problem.catalog) <= 60 else problem.catalog[:60] + "…"
+        raise ProblemError(f"catalog folder {name!r} cannot be opened: "
+                           f"{getattr(exc, 'strerror', None) or exc}",
+                           file=str(path), key="catalog", fix="give the folder relative to the problem file") from None
+    if not found:
         raise ProblemError(f"catalog folder {problem.catalog!r} not found (looked in {catalog_dir})",
                            file=str(path), key="catalog", fix="give the folder relative to the problem file")
     catalog = load_catalog(catalog_dir)

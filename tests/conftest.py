@@ -6,11 +6,22 @@ test's answer must not depend on how fast the machine is. Tests of the budget it
 --max-seconds, or inject a stop (tests/cli/test_anytime.py). The progress lines a command prints
 every 10 s when stderr is not a terminal are off (how many appear depends on the machine's speed);
 tests/cli/test_anytime.py turns them on where it checks them.
+
+Property-based tests (hypothesis) draw the same examples on every run by default, so CI's answer
+does not depend on luck (a fresh clone once drew a catalog name too long for the file system
+that earlier runs never had); `HYPOTHESIS_PROFILE=explore python -m pytest ...` draws new ones
+each run, to look for such cases on purpose.
 """
 
 import os
 
+from hypothesis import settings
+
 from tests.builders import HANG_SECONDS
+
+settings.register_profile("default", derandomize=True, database=None)
+settings.register_profile("explore", derandomize=False)
+settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "default"))
 
 os.environ["GPUPLAN_MAX_SECONDS"] = str(HANG_SECONDS)   # assigned, not defaulted: a shell's own value must not leak in
 os.environ["GPUPLAN_HEARTBEAT_SECONDS"] = "0"   # no progress lines: their count depends on speed

@@ -116,3 +116,18 @@ def test_a_skypilot_accelerator_count_of_1e12_is_a_bad_cell(tmp_path):
         import_skypilot(tmp_path / "v7", into, clouds=["lambda"])
     assert "AcceleratorCount" in str(caught.value) + " ".join(map(str, getattr(caught.value, "bad", [])))
     assert {p.name: p.read_bytes() for p in into.iterdir()} == before
+
+
+def test_a_catalog_name_the_file_system_refuses_is_exit_2(tmp_path):
+    """Found by the fuzz test: a catalog folder name longer than the file system allows raised
+    OSError from the loader (a traceback) instead of one message naming the key."""
+    from solver.errors import ProblemError
+    from solver.load import load_problem
+
+    import re
+    seed = (Path(__file__).resolve().parents[1] / "problems" / "seed-7b-200b-30d.yaml").read_text(encoding="utf-8")
+    path = tmp_path / "p.yaml"
+    path.write_text(re.sub(r"(?m)^catalog:.*$", f"catalog: {'x' * 5000}", seed), encoding="utf-8")
+    with pytest.raises(ProblemError) as caught:
+        load_problem(path)
+    assert caught.value.key == "catalog" and "cannot be opened" in str(caught.value)
