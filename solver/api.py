@@ -60,7 +60,7 @@ from solver.milp.exclusion import Exclusion
 from solver.milp.extract import extract_plan
 from solver.milp.families.vendors import add_vendor_count, vendor_nodes
 from solver.milp.feasible import ModelNumbers
-from solver.milp.instance import Instance, build_instance, job_layout
+from solver.milp.instance import Instance, build_instance, job_layout, options_as_written
 from solver.milp.pin import NotInModel, pin_rentals, pin_schedule
 from solver.milp.prefer import keep_preferred, pinned_milp
 from solver.milp.registry import (
@@ -82,7 +82,7 @@ __all__ = [
     "solve_problem", "build", "solve_built", "plan_of", "explain_quick", "pin_schedule", "pin_rentals", "NotInModel",
     # the model, for analyses that edit it and solve it raw
     "build_instance", "Milp", "build_milp", "solve_milp", "Solution", "NoSolution", "OPTIMALITY_GAP",
-    "held_nodes", "asked_work", "job_layout", "ModelNumbers", "reprice", "with_offer_price",
+    "held_nodes", "asked_work", "job_layout", "ModelNumbers", "reprice", "with_offer_price", "options_as_written",
     "reduced_costs", "price_drops",
     "budget_slack", "power_slack", "power_sites", "stock_slack", "add_work_slack", "widen_discount",
     "scale_work", "off_stack",

@@ -405,9 +405,8 @@ def reprice(offer: str, price: float) -> Reprice:
 
 
 def no_budget(probes: Probes) -> Change:
-    """The problem's budget dropped (its row's upper side at +inf): a relaxation, not tightening."""
-    rows = list(probes.milp.family_rows("budget").values())
-    return RowBounds("budget dropped", False, rows, upper=math.inf)
+    """The problem's budget dropped (the budget family's bound lifted): a relaxation, not tightening."""
+    return Limit("budget dropped", False, api.BUDGET, "", None)
 
 
 def early_nodes(probes: Probes, offer: str, stop: int, start: int = 0) -> list[mb.Variable]:
@@ -423,7 +422,9 @@ class Restock(Change):
     """One offer's stock at `most` nodes: its node and contract variables' bounds (those not
     shut at 0) and its `Availability` rows; its volume discounts' X̄ widened where the build's
     is smaller (solver.milp.capacity.widen_discount). Exact when the model was built with at
-    least `most` nodes of stock (size tiers and cuts are preprocessing's, from the built stock)."""
+    least `most` nodes of stock (size tiers and cuts are preprocessing's, from the built stock).
+    Not the availability family's set_bound: that one sets every node variable of the offer, and
+    would open the periods negotiate keeps shut before an offer's written lead time."""
 
     offer: str = ""
     most: int = 0

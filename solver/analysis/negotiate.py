@@ -79,8 +79,7 @@ from solver.analysis.negotiate_levers import Lever, lead_time_matters, levers as
 from solver.analysis.negotiate_offers import (NEAR, OUT_OF_TIME, PRICE_FLOOR, SKIPS, OfferTerms, node_days,
                                               offers_used, peak_nodes)
 from solver.analysis.negotiate_pool import Done, Runner, Shared
-from solver.analysis.negotiate_probes import (Asker, Setup, build_engine, price_volume, usable_offers,
-                                              with_price)
+from solver.analysis.negotiate_probes import Asker, Setup, build_engine, price_volume, with_price
 from solver.clock import COMMAND, OutOfTime, RunClock
 from solver.errors import Infeasible, ProblemError
 from solver.files import csv_cell, save_atomic, text_cells
@@ -126,6 +125,7 @@ class Negotiation:
     levers_note: str = ""       # the levers not run (out of time, or could not change any plan), each reason once
     skipped: dict[str, str] = field(default_factory=dict)  # kind → why those offers were not priced (said once)
     jobs: int = 1               # processes the offers ran in (--jobs)
+    base_low: float | None = None  # the optimum is proven at least this (= base_cost when optimal)
 
     def to_dict(self) -> dict:
         out = asdict(self)
@@ -151,7 +151,7 @@ def negotiate(problem: Problem, catalog: Catalog, *, vendors: list[str] | None =
     gap = GAP if gap is None else gap
     chosen = [o for o in catalog.offers.values() if not vendors or o.vendor in vendors]
     setup = Setup(problem, catalog, reach=_reach(problem, chosen, lead_days if levers else 0),
-                  stock={o.offer: o.max_nodes + nodes for o in chosen} if levers and nodes > 0 else {},
+                  stock=_stock(problem, catalog, chosen, nodes if levers else 0),
                   forced=tuple(sorted(o.offer for o in chosen)), backend=backend, time_limit=time_limit, gap=gap)
     clock = RunClock(time_limit, None, least=0.0)
     probes, shut = build_engine(setup, clock)
@@ -175,7 +175,8 @@ def negotiate(problem: Problem, catalog: Catalog, *, vendors: list[str] | None =
     skipped = {kind: text for kind, text in SKIPS.items() if any(t.skipped == kind for t in terms)}
     return Negotiation(problem.name, base.currency, base.total_cost, base.status, margin, gap, vendors, terms,
                        lever_list, solves, round(time.perf_counter() - started, 3), unproven,
-                       levers_note=levers_note, skipped=skipped, jobs=max(1, jobs))
+                       levers_note=levers_note, skipped=skipped, jobs=max(1, jobs),
+                       base_low=min(shared.base_low, base.total_cost))
 
 
 def _price_offers(asker: Asker, runner: Runner, terms: list[OfferTerms], problem: Problem) -> dict[str, Done]:
@@ -221,6 +222,20 @@ def _reach(problem: Problem, chosen: list[Offer], lead_days: int) -> dict[str, i
     return out
 
 
+def _stock(problem: Problem, catalog: Catalog, chosen: list[Offer], nodes: int) -> dict[str, int]:
+    """offer → the max_nodes the model is built with: `nodes` more, so that its stock lever is a
+    delta on the one model (size tiers and domains built with room for them). Not for an offer on
+    which a job would take another layout with that many more GPUs (preprocessing picks the
+    fastest layout that fits the stock): the model would not be the written problem's."""
+    out = {}
+    for o in chosen if nodes > 0 else []:
+        gpu, gpn = catalog.gpus[o.gpu], o.gpus_per_node
+        if all(api.job_layout(job, gpu, gpn, gpn * o.max_nodes) == api.job_layout(job, gpu, gpn, gpn * (o.max_nodes + nodes))
+               for job in problem.jobs):
+            out[o.offer] = o.max_nodes + nodes
+    return out
+
+
 def _solve_base(asker: Asker):
     try:
         base = asker.probes.solve_base()
@@ -257,28 +272,19 @@ def _terms(asker: Asker, chosen: list[Offer], base, problem: Problem) -> tuple[l
 
 def _usability(asker: Asker) -> tuple[set[str], dict[str, str], dict[str, set[str]]]:
     """Offers some job can use; for the others why not (one reason per kind, per job), and
-    the kinds of those reasons (solver.milp.exclusion.Exclusion.kind). Read from the engine's
-    Instance; an offer only the built-in shorter lead time or larger stock opened is unusable for
-    its lead time or its memory (what preprocessing would have said of the written one)."""
-    inst = asker.probes.inst
-    usable = usable_offers(asker.probes)
+    the kinds of those reasons (solver.milp.exclusion.Exclusion.kind). Read as preprocessing reads
+    the written catalog (api.options_as_written: the engine's Instance was built with the levers'
+    extra stock and shorter lead times), so the reasons are those a plain solve would give."""
+    inst, setup, written = asker.probes.inst, asker.setup, asker.catalog
+    options, dropped = api.options_as_written(inst, {o: written.offers[o].max_nodes for o in setup.stock},
+                                              {o: written.offers[o].lead_time_days for o in setup.reach})
+    usable = {inst.configs[o.config].offer.offer for o in options}
     reasons: dict[str, dict[str, str]] = defaultdict(dict)
-    for job, exclusions in inst.excluded.items():
-        for reason in exclusions:
+    for job in inst.excluded:
+        for reason in [*inst.excluded[job], *dropped.get(job, [])]:
             reasons[inst.configs[reason.config].offer.offer].setdefault(reason.kind, f"{job}: {reason.text}")
-    for opt in inst.options:  # options only the built-in extra lead time or stock opened
-        written = asker.catalog.offers[inst.configs[opt.config].offer.offer]
-        if written.offer in usable:
-            continue
-        most = written.gpus_per_node * written.max_nodes
-        if opt.group_gpus > most:
-            reasons[written.offer].setdefault("memory", f"{opt.job}: memory: the model does not fit on {most} × "
-                                                        f"{written.gpu}")
-        else:
-            reasons[written.offer].setdefault("lead_time", f"{opt.job}: lead_time: not available inside the job's "
-                                                           "window")
     why, kinds = {}, {}
-    for name in asker.catalog.offers:
+    for name in written.offers:
         if name in usable:
             continue
         if name not in {c.offer.offer for c in inst.configs.values()}:

@@ -17,7 +17,7 @@ from solver.api import AVAILABILITY, POWER, Family
 from solver.model.paths import row_path
 from solver.model.plan import Plan
 from solver.model.problem import Problem
-from solver.probes import Change, Restock, RowBounds
+from solver.probes import Change, Limit, Restock
 
 
 @dataclass
@@ -82,9 +82,15 @@ def levers(asker: Asker, base: Plan, terms: list[OfferTerms], kinds: dict[str, s
                 continue
             todo.append(Spec("lead_time", o, cat.offers[o].vendor,
                              f"{row_path('offers', 'offer', o)}.lead_time_days={days - shorter}", shorter, "days"))
+    other_layout: list[str] = []
     if nodes > 0:
-        todo += _stock_levers(asker, nodes, mine)
+        stock, other_layout = _stock_levers(asker, nodes, mine)
+        todo += stock
     out, notes = [], []
+    if other_layout:
+        notes.append(f"more nodes not valued for {', '.join(other_layout)}: with them a job would take another "
+                     "layout there, which this run's one model does not hold (whatif "
+                     f"'offers.NAME.max_nodes+={nodes}' prices it)")
     if skipped:
         notes.append(f"shorter lead times not valued for {len(skipped)} offer(s) ({', '.join(skipped[:3])}"
                      f"{', …' if len(skipped) > 3 else ''}): before and after, the lead time ends before every job "
@@ -120,22 +126,27 @@ def _family_levers(asker: Asker, fam: Family, amount: float, base: Plan, mine) -
     return out
 
 
-def _stock_levers(asker: Asker, amount: int, mine) -> list[Spec]:
+def _stock_levers(asker: Asker, amount: int, mine) -> tuple[list[Spec], list[str]]:
     """+amount nodes on each offer whose written stock the plan holds in full in some period
-    (the model's own binding reader would compare with the stock it was built with)."""
+    (the model's own binding reader would compare with the stock it was built with); and the
+    binding offers whose model was not built with room for more (negotiate._stock)."""
     probes, cat = asker.probes, asker.catalog
     held: dict[str, int] = {}
     for (key, t), variables in api.held_nodes(probes.milp).items():
         offer = probes.inst.configs[key].offer.offer
         n = sum(round(asker.base_values.get(v.index, 0.0)) for v in variables)
         held[offer] = max(held.get(offer, 0), n)
-    out = []
+    out, other = [], []
     for offer, peak in held.items():
-        if peak >= cat.offers[offer].max_nodes and mine(offer) and offer in asker.setup.stock:
-            step = AVAILABILITY.lever(asker.problem, cat, offer, amount)
-            out.append(Spec(AVAILABILITY.name, offer, cat.offers[offer].vendor, step.edits[0], amount,
-                            AVAILABILITY.unit_in(asker.problem)))
-    return out
+        if peak < cat.offers[offer].max_nodes or not mine(offer):
+            continue
+        if offer not in asker.setup.stock:
+            other.append(offer)
+            continue
+        step = AVAILABILITY.lever(asker.problem, cat, offer, amount)
+        out.append(Spec(AVAILABILITY.name, offer, cat.offers[offer].vendor, step.edits[0], amount,
+                        AVAILABILITY.unit_in(asker.problem)))
+    return out, other
 
 
 def _value(asker: Asker, base: Plan, spec: Spec) -> Lever:
@@ -151,13 +162,12 @@ def _value(asker: Asker, base: Plan, spec: Spec) -> Lever:
 
 def _change(asker: Asker, spec: Spec) -> tuple[Change, object]:
     """The delta on the model and the catalog as the edit writes it (what the plan is verified against)."""
-    probes, cat = asker.probes, asker.catalog
+    cat = asker.catalog
     if spec.kind == "power":
         site = cat.datacenters[spec.name]
         quota = site.power_quota_kw + spec.amount
-        rows = list(probes.milp.family_rows("power", spec.name).values())
         sites = {**cat.datacenters, spec.name: site.model_copy(update={"power_quota_kw": quota})}
-        return RowBounds(f"+{spec.amount:g} kW at {spec.name}", False, rows, upper=quota), \
+        return Limit(f"+{spec.amount:g} kW at {spec.name}", False, POWER, spec.name, quota), \
             cat.model_copy(update={"datacenters": sites})
     offer = cat.offers[spec.name]
     if spec.kind == "lead_time":

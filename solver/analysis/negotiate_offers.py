@@ -47,6 +47,7 @@ class OfferTerms:
     searched_down_to: float | None = None  # break-even not found at or above this price (PRICE_FLOOR × price)
     converged: bool = True              # False: limit_price is a proven lower bound of p*
     cost_without: float | None = None   # best plan that does not rent the offer (None: none exists)
+    cost_without_low: float | None = None  # its optimum is proven at least this (= cost_without: proven)
     replaced_by: list[str] = field(default_factory=list)   # walk-away: offers that grow without it
     displaces: list[str] = field(default_factory=list)     # break-even: offers that shrink at the target
     target_price: float | None = None
@@ -132,7 +133,7 @@ def price_limit(asker: Asker, t: OfferTerms, base: Plan, base_low: float, margin
         target = offer.price * (1 - margin)
     else:
         t.limit_kind = "break_even"
-        t.cost_without = base.total_cost
+        t.cost_without, t.cost_without_low = base.total_cost, min(base_low, base.total_cost)
         if not _break_even(asker, t, base, base_low, solves_left, tolerance, drop):
             return
         target = t.limit_price * (1 - margin)
@@ -151,6 +152,7 @@ def _walk_away(asker: Asker, t: OfferTerms, base: Plan, base_low: float, solves:
     goal = math.inf if without is None else without.cost
     goal_low = math.inf if without is None else without.low
     t.cost_without = None if without is None else without.cost
+    t.cost_without_low = None if without is None else min(without.low, without.cost)
     if cap is not None and goal > cap + tolerance:
         goal = goal_low = cap  # above the crossing nothing fits the budget, with the offer or without it
         t.reason = "no plan without it fits the budget: above the walk-away price, no plan does"

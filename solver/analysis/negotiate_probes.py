@@ -13,8 +13,8 @@ shorten already shortened (`Setup.reach`), and the days before each written lead
 a lever opens them again, a delta on the one model. Likewise the stock (`Setup.stock`): built
 with the levers' extra nodes (so size tiers and cuts allow them) and held at the written
 max_nodes by bounds and the `Availability` rows, which a lever raises. The optimum of this model
-is the written problem's (the extra room is closed by bounds); `usable_offers` reads which offers
-some job can use at the written lead time and stock. Every plan is verified against the problem and catalog as written (at the
+is the written problem's (the extra room is closed by bounds); which offers some job can use is
+read at the written lead times and stock (solver.api.options_as_written). Every plan is verified against the problem and catalog as written (at the
 probe's price, without the budget where the probe dropped it, with the lever's edit).
 
 The same `Setup` builds the engine in the command's process and in each worker of `--jobs`
@@ -157,19 +157,6 @@ class Reopen(Change):
         return undo
 
 
-def usable_offers(probes: Probes) -> set[str]:
-    """Offers some job can use at their written lead time and stock: an option with a period at
-    or past its configuration's first period under the written lead time, whose group fits in
-    the written stock (the memory rule of preprocessing, solver.milp.instance)."""
-    out = set()
-    for opt in probes.inst.options:
-        written = probes.catalog.offers[probes.inst.configs[opt.config].offer.offer]
-        first = probes.inst.timeline.first_from(written.lead_time_days)
-        if any(t >= first for t in opt.periods) and opt.group_gpus <= written.gpus_per_node * written.max_nodes:
-            out.add(written.offer)
-    return out
-
-
 @dataclass
 class Point:
     """The best plan found at one price: its cost (an upper bound of the optimum there), `low`
@@ -213,10 +200,10 @@ class Asker:
         its rows do not depend on which offers ran before it (or in which process)."""
         self.probes.known = [dict(self.base_values)] if self.base_values is not None else []
 
-    def ask(self, *changes: Change, problem: Problem, catalog: Catalog) -> Answer:
+    def ask(self, *changes: Change, problem: Problem, catalog: Catalog, tiebreak: bool = False) -> Answer:
         """One probe; OutOfBudget when no time is left or the solve found no plan in its time."""
         try:
-            answer = self.probes.probe(*changes, problem=problem, catalog=catalog)
+            answer = self.probes.probe(*changes, problem=problem, catalog=catalog, tiebreak=tiebreak)
         except OutOfTime:
             raise OutOfBudget() from None
         if answer.status == "unknown":
@@ -227,7 +214,11 @@ class Asker:
     def at(self, offer: str, price: float, how: str = "free") -> Point | None:
         """The best plan at this price: free, forced (renting the offer) or without it; None if
         there is none (proven). Forced and without drop the budget: it only cuts plans costing
-        more than it, and the crossing is sought at a cost within it (see price_limit)."""
+        more than it, and the crossing is sought at a cost within it (see price_limit).
+        The plans whose make-up is shown (without the offer: what replaces it; free, at a target
+        price: the volume taken) are tie-broken as solver.api.solve_problem's are (earliest
+        finish, fewest rentals), so they are the plans a re-solve of the edited problem shows;
+        the forced ones are read for their cost and volume alone."""
         probes = self.probes
         if how == "forced" and not _has_nodes(probes, offer):
             return None
@@ -239,7 +230,8 @@ class Asker:
         if how != "free" and self.problem.budget is not None:
             changes.append(no_budget(probes))
         catalog = self.catalog if how == "without" else with_price(self.catalog, offer, price)
-        answer = self.ask(*changes, problem=self.problem if how == "free" else self.unbudgeted, catalog=catalog)
+        answer = self.ask(*changes, problem=self.problem if how == "free" else self.unbudgeted, catalog=catalog,
+                          tiebreak=how != "forced")
         if answer.plan is None:
             return None
         return Point(price, answer.plan, self.volume(answer.plan, self.catalog.offers[offer]), answer.low)

@@ -402,3 +402,33 @@ def domain_tiers(interconnect: str, capacity_gpus: int) -> list[tuple[int, float
         else:
             tiers.append((bound, fabric * factor))
     return tiers
+
+
+def options_as_written(inst: Instance, stock: dict[str, int], leads: dict[str, int]) -> tuple[
+        list[JobOption], dict[str, list[Exclusion]]]:
+    """The job options, and the exclusions of those dropped, that preprocessing gives when the
+    offers in `stock` hold only that many nodes and those in `leads` arrive only after that many
+    days, from an Instance built with more stock and shorter lead times (a model built with room
+    for negotiate's levers and held at the written catalog by bounds: solver.analysis.negotiate
+    reads which offers a job can use as written). A group that no longer fits is dropped for its
+    memory, an option left without a period for its lead time, and the size tiers and domains are
+    decided again (a domain that cannot do a job's work any more is dropped for its capacity)."""
+    configs = {key: replace(cfg, offer=cfg.offer.model_copy(update={"max_nodes": stock[cfg.offer.offer]}))
+               if cfg.offer.offer in stock else cfg for key, cfg in inst.configs.items()}
+    view = replace(inst, configs=configs, excluded={job: [] for job in inst.excluded}, closest={})
+    out: list[JobOption] = []
+    for job in inst.problem.jobs:
+        mine = []
+        for o in (o for o in inst.options if o.job == job.name):
+            cfg = configs[o.config]
+            first = inst.timeline.first_from(leads.get(cfg.offer.offer, cfg.offer.lead_time_days))
+            periods = tuple(t for t in o.periods if t >= first)
+            if o.group_gpus > _max_gpus(cfg):
+                view.excluded[job.name].append(Exclusion("memory", o.config, f"the model does not fit on "
+                                                         f"{_max_gpus(cfg)} × {cfg.offer.gpu}"))
+            elif not periods:
+                view.excluded[job.name].append(Exclusion("lead_time", o.config, "not available inside the job's window"))
+            else:
+                mine.append(replace(o, tiers=(), domain=None, periods=periods))
+        out += _with_tiers(job, mine, configs, view)
+    return out, view.excluded

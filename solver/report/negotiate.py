@@ -58,7 +58,8 @@ def render_negotiation(result, console: Console, written: dict | None = None) ->
     """The tables, then the vendor's sheet when one was written (`written`: vendor, file, rows)."""
     cur = money_unit(result.currency)
     console.print(_("{problem}: optimum {cost} {unit} ({status}); {n} solves in {seconds} s").format(
-        problem=escape(result.problem), cost=f"{result.base_cost:,.0f}", unit=cur, status=_(result.base_status),
+        problem=escape(result.problem), cost=_saving(result.base_low, result.base_cost)
+        if result.base_low is not None else _money(result.base_cost), unit=cur, status=_(result.base_status),
         n=result.solves, seconds=f"{result.seconds:.1f}"), highlight=False)
     console.print("[dim]" + escape(result.price_note) + _("; target = {margin} below the current price (in the plan) "
                   "or below the break-even (not in it)").format(margin=f"{result.margin:.0%}") + "[/]", highlight=False)

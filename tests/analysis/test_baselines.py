@@ -11,7 +11,7 @@ import pytest
 
 from solver.analysis.baselines import all_baselines, best_single_offer, mode_baselines, with_restrict
 from solver.api import solve_problem
-from tests.builders import HANG_SECONDS, ROOT, catalog, gpu_day_flops, job, offer, problem, restrict
+from tests.builders import HANG_SECONDS, ROOT, catalog, count_builds, gpu_day_flops, job, offer, problem, restrict
 
 # One 1-GPU node: hourly at 10 CNY/GPU-h = 240 a day; monthly at 3,000 per 30 days.
 # Debug needs 2 GPU-days in days 0-2; training a full GPU for all of days 2-32.
@@ -176,21 +176,8 @@ def test_baselines_on_the_one_model_equal_the_restricted_problems_solved_anew(pa
 
 def test_baselines_build_one_instance_and_one_model(monkeypatch):
     """Issue 34: `--baselines` is probes on one model — the solve's own, when it hands it over."""
-    from solver import api
     from solver.probes import Probes
-    counts = {"instance": 0, "model": 0}
-    real_instance, real_model = api.build_instance, api.build_milp
-
-    def counted_instance(*a, **k):
-        counts["instance"] += 1
-        return real_instance(*a, **k)
-
-    def counted_model(*a, **k):
-        counts["model"] += 1
-        return real_model(*a, **k)
-
-    monkeypatch.setattr(api, "build_instance", counted_instance)
-    monkeypatch.setattr(api, "build_milp", counted_model)
+    counts = count_builds(monkeypatch)
     prob, cat = debug_then_train(), catalog(HOURLY, MONTHLY)
     assert len(all_baselines(prob, cat, backend="highs")) == 3
     assert counts == {"instance": 1, "model": 1}

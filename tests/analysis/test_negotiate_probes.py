@@ -11,12 +11,12 @@ import pytest
 from ortools.linear_solver.python import model_builder as mb
 
 from solver import api
-from solver.analysis.negotiate import _reach, negotiate
+from solver.analysis.negotiate import _reach, _stock, negotiate, node_days, reason_kinds
 from solver.analysis.negotiate_probes import Asker, Setup, build_engine, with_price
 from solver.clock import RunClock
 from solver.errors import Infeasible
 from solver.load import load_problem
-from tests.builders import ROOT, catalog, hourly, job, monthly, problem
+from tests.builders import ROOT, catalog, count_builds, hourly, job, monthly, problem
 
 GAP = 1e-7
 
@@ -36,30 +36,27 @@ def exclude_offer(offer: str):
     return constrain
 
 
-def old_answer(prob, cat, offer: str, price: float, how: str) -> float | None:
-    """negotiate's Session.at before issue 34: a whole solve of the edited problem."""
+def old_answer(prob, cat, offer: str, price: float, how: str):
+    """negotiate's Session.at before issue 34: a whole solve of the edited problem (its plan)."""
     constrain = {"free": None, "forced": force_offer(offer), "without": exclude_offer(offer)}[how]
     if how != "free":
         prob = prob.model_copy(update={"budget": None})
     try:
-        return solve_problem_cost(prob, with_price(cat, offer, price), constrain)
+        return api.solve_problem(prob, with_price(cat, offer, price), constrain=constrain, gap=GAP)
     except Infeasible:
         return None
-
-
-def solve_problem_cost(prob, cat, constrain) -> float:
-    return api.solve_problem(prob, cat, constrain=constrain, gap=GAP).total_cost
 
 
 CASES = [  # bundled problems and offers: one in the plan, one not; one problem with a budget
     ("problems/seed-7b-200b-30d.yaml", ["vnet-yz-a100-80-8x-monthly", "bce-yz-a100-80-8x-monthly"]),
     ("problems/bench/startup-launch-60d.yaml", None),
+    ("problems/seed-13b-100b.yaml", ["bce-yz-a100-80-8x-hourly", "vnet-yz-a100-80-8x-monthly"]),
 ]
 
 
 def _engine(prob, cat):
     setup = Setup(prob, cat, reach=_reach(prob, list(cat.offers.values()), 7),
-                  stock={o: c.max_nodes + 2 for o, c in cat.offers.items()}, forced=tuple(sorted(cat.offers)), gap=GAP)
+                  stock=_stock(prob, cat, list(cat.offers.values()), 2), forced=tuple(sorted(cat.offers)), gap=GAP)
     probes, shut = build_engine(setup, RunClock(None, None, least=0.0))
     asker = Asker(probes, setup, shut)
     probes.solve_base()
@@ -85,25 +82,16 @@ def test_probe_answers_equal_the_old_re_solves(path, offers):
             old = old_answer(prob, cat, offer, p, how)
             assert (new is None) == (old is None), (offer, how, p)
             if new is not None:
-                assert new.cost == pytest.approx(old, rel=1e-7, abs=0.01), (offer, how, p)
+                assert new.cost == pytest.approx(old.total_cost, rel=1e-7, abs=0.01), (offer, how, p)
+            if new is not None and how != "forced":   # what replaces it, the volume taken: the same plan
+                horizon = prob.horizon_days
+                assert node_days(new.plan, cat, horizon) == pytest.approx(node_days(old, cat, horizon)), (offer, how)
 
 
 def test_a_negotiation_builds_one_instance_and_one_model(monkeypatch):
     """Issue 34: one Instance and one model per command, every question a probe on them (a lever
     included: power, lead time and stock levers are deltas on the one model)."""
-    counts = {"instance": 0, "model": 0}
-    real_instance, real_model = api.build_instance, api.build_milp
-
-    def counted_instance(*a, **k):
-        counts["instance"] += 1
-        return real_instance(*a, **k)
-
-    def counted_model(*a, **k):
-        counts["model"] += 1
-        return real_model(*a, **k)
-
-    monkeypatch.setattr(api, "build_instance", counted_instance)
-    monkeypatch.setattr(api, "build_milp", counted_model)
+    counts = count_builds(monkeypatch)
     prob = problem(job("j", days=100, deadline_days=10, single_site=False), horizon_days=10)
     cat = catalog(hourly("a", 4.0, max_nodes=1), hourly("b", 6.0, vendor="v2", max_nodes=1, lead_time_days=3),
                   monthly("m", 9000.0, vendor="v3", max_nodes=1))
@@ -112,3 +100,38 @@ def test_a_negotiation_builds_one_instance_and_one_model(monkeypatch):
     assert {t.offer: t.status for t in result.offers} == {"a": "in_plan", "b": "in_plan", "m": "not_in_plan"}
     assert result.solves > 5
     assert counts == {"instance": 1, "model": 1}
+
+
+def _old_usability(prob, cat):
+    """Which offers some job can use, and why not, as negotiate read them before issue 34: from an
+    Instance of the written problem."""
+    from collections import defaultdict
+    inst = api.build_instance(prob, cat)
+    usable = {inst.configs[o.config].offer.offer for o in inst.options}
+    reasons = defaultdict(dict)
+    for job, exclusions in inst.excluded.items():
+        for reason in exclusions:
+            reasons[inst.configs[reason.config].offer.offer].setdefault(reason.kind, f"{job}: {reason.text}")
+    why = {name: "; ".join(reasons[name].values()) or "no job can use it"
+           for name in cat.offers if name not in usable and name in {c.offer.offer for c in inst.configs.values()}}
+    return usable, why
+
+
+@pytest.mark.parametrize("path", ["problems/hybrid-burst.yaml", "problems/bench/finetune-sprint-30d.yaml"])
+def test_the_offers_a_job_can_use_are_read_as_written(path):
+    """The engine is built with the levers' extra stock (where no job's layout changes with it) and
+    shorter lead times; which offers a job can use, and why the others cannot, are still those of
+    the written catalog."""
+    from solver.analysis.negotiate import _usability
+    prob, cat = load_problem(ROOT / path)
+    setup = Setup(prob, cat, reach=_reach(prob, list(cat.offers.values()), 7),
+                  stock=_stock(prob, cat, list(cat.offers.values()), 2), gap=GAP)
+    probes, shut = build_engine(setup, RunClock(None, None, least=0.0))
+    usable, why, _ = _usability(Asker(probes, setup, shut))
+    old_usable, old_why = _old_usability(prob, cat)
+    assert usable == old_usable
+    assert set(why) >= set(old_why)
+    for offer, words in old_why.items():
+        assert reason_kinds(why[offer]) == reason_kinds(words), offer
+        if "capacity" not in words:   # a domain's capacity is worded from the stock the model was built with:
+            assert why[offer] == words   # "does at most X EFLOP" stays true, X an upper bound of the written one
