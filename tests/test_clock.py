@@ -89,3 +89,18 @@ def test_a_command_whose_start_up_spent_its_budget_starts_no_solve(monkeypatch, 
     assert solves == []
     assert result.exit_code == 1, result.output
     assert "--max-seconds" in result.output
+
+
+def test_a_solver_call_stops_by_its_own_clock_at_the_budget_end(monkeypatch):
+    """hard_stop: a call's time limit is cut to the command's budget end + the grace (HiGHS reads
+    its own clock inside a simplex solve, where it does not look at the interrupt)."""
+    from solver import clock
+
+    monkeypatch.setattr(clock.time, "perf_counter", lambda: 1000.0)
+    monkeypatch.setattr(clock.COMMAND, "stop_at", None)
+    assert clock.hard_stop(None) is None and clock.hard_stop(7.0) == 7.0   # no budget: as given
+    monkeypatch.setattr(clock.COMMAND, "stop_at", 1030.0)
+    assert clock.hard_stop(None) == 30.0 + clock.HARD_STOP_GRACE
+    assert clock.hard_stop(7.0) == 7.0 and clock.hard_stop(100.0) == 30.0 + clock.HARD_STOP_GRACE
+    monkeypatch.setattr(clock.COMMAND, "stop_at", 990.0)   # spent: only the grace
+    assert clock.hard_stop(None) == clock.HARD_STOP_GRACE

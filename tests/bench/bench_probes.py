@@ -81,7 +81,7 @@ def determined(command: str, data: dict | None) -> tuple[int, int]:
         return settled, max(want, len(tried), 1)
     if command == "negotiate":  # every offer is a row: priced (proven), said why not priced, or undetermined
         offers = data.get("offers", [])
-        settled = sum(1 for o in offers if o.get("analysed") and o.get("limit_low") in (None, o.get("limit_price")))
+        settled = sum(1 for o in offers if o.get("analysed") and o.get("limit_low") == o.get("limit_high"))
         return settled, max(len(offers), 1)
     if command == "whatif":
         sc = data.get("scenario", {})
