@@ -37,13 +37,13 @@ from dataclasses import asdict, dataclass, field
 from ortools.linear_solver.python import model_builder as mb
 
 from solver.analysis.edits import apply_edits
-from solver.api import BUDGET, DEFAULT_BACKEND, FAMILIES, Exclusion, Milp, NoSolution, NotApplicable, family, solve_milp
+from solver.api import AVAILABILITY, BUDGET, DEADLINE, DEFAULT_BACKEND, FAMILIES, Exclusion, Milp, NotApplicable, family
 from solver.clock import OutOfTime, RunClock
 from solver.errors import Infeasible
 from solver.model.catalog import Catalog, Offer
 from solver.model.plan import Plan
 from solver.model.problem import Problem
-from solver.probes import Limit, Probes, Relaxed, VarBounds
+from solver.probes import Limit, Objective, Probes, Relaxed, Restock, VarBounds, add_slacks, slack_on, twin
 from solver.rows import ROWS
 
 OWN_CODES = ("memory", "lead_time", "residency", "fabric")
@@ -126,6 +126,8 @@ class Lever:
     delta: float | None = None      # cost − the optimum's cost (negative: relaxing saves)
     method: str = "re-solve delta"
     determined: bool = True         # False: out of time before a proven answer (see the notes)
+    low: float | None = None        # not determined: the least the relaxed problem can cost (the solve's bound)
+    high: float | None = None       # not determined: the cost of the relaxed plan it found (None: none)
 
     def to_dict(self) -> dict:
         return asdict(self)
@@ -176,6 +178,7 @@ def why(problem: Problem, catalog: Catalog, *, k: int = 3, backend: str = DEFAUL
     ctx = _Ctx(problem, catalog, plan, probes)
     ROWS.expect(None)
     jobs = [ctx.job(j.name, k) for j in problem.jobs]
+    ctx.plan_levers(plan.binding)
     levers = [ctx.lever(b) for b in plan.binding]
     return Why(problem.name, plan.total_cost, plan.currency, k, jobs, [lv for lv in levers if lv is not None],
                time.perf_counter() - start, ctx.notes)
@@ -229,6 +232,13 @@ class _Ctx:
         self.clock = probes.clock
         self.groups = groups(self.inst)
         self.notes: list[str] = []
+        self.twin: _Elastic | None = None             # the elastic twin, built at the first infeasible runner-up
+        self.levers: _LeverModel | None = None         # the levers' model, when a stock or deadline lever binds
+
+    def _elastic_twin(self) -> _Elastic:
+        if self.twin is None:
+            self.twin = _Elastic.build(self.probes)
+        return self.twin
 
     @property
     def time_limit(self) -> float | None:
@@ -388,11 +398,13 @@ class _Ctx:
             return None
         return change
 
-    def _probe_cost(self, *changes) -> float | None:
-        """Cost of the verified plan of a probe; None when proven infeasible; _Undetermined (with
-        the interval the solve reached) when the time ran out first, _OutOfBudget before it began."""
+    def _probe_cost(self, *changes, probes: Probes | None = None, **verified) -> float | None:
+        """Cost of the verified plan of a probe (of the base model, or of `probes`; `verified`:
+        the problem and catalog its plan is checked against); None when proven infeasible;
+        _Undetermined (with the interval the solve reached) when the time ran out first,
+        _OutOfBudget before it began."""
         try:
-            answer = self.probes.probe(*changes)
+            answer = (probes or self.probes).probe(*changes, **verified)
         except OutOfTime:
             raise _OutOfBudget() from None
         if answer.status == "infeasible":
@@ -424,26 +436,28 @@ class _Ctx:
         return self._probe_cost(*changes)
 
     def _elastic(self, alt: Alternative, keys: set[str]) -> None:
-        """Name the row family whose slack the forced model needs, with the amount."""
-        from solver.api import build
-
-        _, milp = build(self.problem, self.catalog)
-        force_job(alt.job, keys)(milp)
-        model, slacks = milp.model, []  # (family, target, var, weight, limit)
-        for fam in FAMILIES:
-            if isinstance(fam.slack, NotApplicable) or isinstance(fam.lost, NotApplicable):
-                continue
-            for target, var in fam.slack(milp, None, factor=STOCK_RAISE).items():
-                weight, limit = fam.lost.scale(milp, target)
-                slacks.append((fam, target, var, weight, limit))
-        model.minimize(mb.LinearExpr.weighted_sum([s[2] for s in slacks], [s[3] for s in slacks]))
+        """Name the row family whose slack the forced model needs, with the amount: one probe of
+        the elastic twin (`_Elastic`), the job forced by bounds, every slack on, the objective
+        their weighted sum."""
+        twin = self._elastic_twin()
+        milp = twin.probes.milp
+        outside = [var for (i, _), var in milp.replicas.items()
+                   if milp.inst.options[i].job == alt.job and milp.inst.options[i].config not in keys]
+        slacks = twin.slacks  # (family, target, var, weight, limit)
         try:
-            sol = solve_milp(milp, backend=self.backend, time_limit=self.time_limit)
-        except NoSolution as exc:
-            if not exc.proven:
-                raise _Undetermined(str(exc)) from None
+            answer = twin.probes.probe(VarBounds(f"job {alt.job} only on {sorted(keys)}", True, outside, upper=0.0),
+                                       *slack_on("elastic", [(s[2], twin.on[i]) for i, s in enumerate(slacks)]),
+                                       Objective("least slack", terms=[(s[2], s[3]) for s in slacks]), verify=False)
+        except OutOfTime:
+            raise _OutOfBudget() from None
+        finally:
+            twin.probes.known = []  # its plans are priced by slack: none is a start for the next
+        if answer.status == "infeasible":
             alt.code, alt.text = "deadline", "no plan on it even with every limit relaxed"
             return
+        if answer.solution is None:
+            raise _Undetermined(answer.why)
+        sol = answer.solution
         used = [(fam, target, sol.value(var), w * sol.value(var), limit) for fam, target, var, w, limit in slacks]
         used = [u for u in used if u[2] > TOL]
         if not used:
@@ -479,6 +493,22 @@ class _Ctx:
 
     # --- binding limits --------------------------------------------------------------------
 
+    def plan_levers(self, binding) -> None:
+        """The levers the base model cannot take as a bound moved (more stock than built, a later
+        deadline), all held in one second model (`_LeverModel`), built at the first of them."""
+        if self.problem.preferences:
+            return  # weighed by re-solves in solve_problem: every lever is solved whole
+        edited = {}
+        for b in binding:
+            fam = family(b.kind)
+            if fam not in (AVAILABILITY, DEADLINE) or isinstance(fam.lever, NotApplicable):
+                continue
+            step = fam.lever(self.problem, self.catalog, b.name)
+            if self._moved(fam, b.name, step) is None:
+                edited[fam.name, b.name] = apply_edits(self.problem, self.catalog, step.edits)[:2]
+        if edited:
+            self.levers = _LeverModel.plan(self.problem, self.catalog, edited)
+
     def lever(self, b) -> Lever | None:
         slack, unit = b.limit - b.used, b.unit
         fam = family(b.kind)
@@ -489,8 +519,13 @@ class _Ctx:
         lever = Lever(b.kind, b.name, b.text, slack, unit, relax, edits)
         try:
             moved = self._moved(fam, b.name, step)
+            held = None if moved is not None or self.levers is None else self.levers.changes(fam.name, b.name)
             if moved is not None:  # the limit's bound moved on the one built model: a probe
                 lever.cost = self._probe_cost(moved)
+            elif held is not None:  # a probe of the levers' model, the other levers held back
+                lever.cost = self._probe_cost(*held, probes=self.levers.engine(self.probes),
+                                              problem=self.levers.edited[fam.name, b.name][0],
+                                              catalog=self.levers.edited[fam.name, b.name][1])
             else:
                 prob, cat, _ = apply_edits(self.problem, self.catalog, edits)
                 lever.cost = self._solve(prob, cat)
@@ -499,12 +534,126 @@ class _Ctx:
             self.notes.append(f"{relax}: not analysed, the run's time budget ran out (raise --max-seconds)")
         except _Undetermined as exc:
             lever.determined = False
-            self.notes.append(f"{relax}: not determined within the time limit ({exc})")
+            lever.low, lever.high = exc.low, exc.high
+            if exc.high is not None:  # an interval: from what the solve proved to the plan it found
+                base, cur = self.plan.total_cost, self.problem.currency
+                self.notes.append(f"{relax}: saves or costs {exc.low - base:+,.0f} to {exc.high - base:+,.0f} {cur} "
+                                  f"(not proven within the time; raise {self.clock.more_time})")
+            else:
+                self.notes.append(f"{relax}: not determined within the time limit ({exc})")
         except Exception as exc:  # noqa: BLE001 - an edit the model rejects is reported, not raised
             self.notes.append(f"{relax}: {exc}")
         if lever.cost is not None:
             lever.delta = lever.cost - self.plan.total_cost
+        ROWS.announce(f"{relax}: {_lever_words(lever, self.plan.total_cost, self.problem.currency)}")
         return lever
+
+
+def _lever_words(lever: Lever, base: float, currency: str) -> str:
+    """A lever's row as a progress line: its delta, its interval, or why there is none."""
+    if lever.delta is not None:
+        return f"{lever.delta:+,.0f} {currency}"
+    if lever.high is not None and lever.low is not None:
+        return f"{lever.low - base:+,.0f} to {lever.high - base:+,.0f} {currency} (not proven)"
+    return "infeasible" if lever.determined else "not determined"
+
+
+@dataclass
+class _Elastic:
+    """The elastic twin: a second model of the base's Instance (solver.probes.twin) with every
+    family's slack added once and switched off; each infeasible forced runner-up is one probe
+    of it (the job forced by bounds, every slack on, the objective their weighted sum), where
+    an elastic model was built per runner-up before (issue 34).
+
+    Why a second model and not the base: the stock slack raises every offer's node bounds and
+    widens the volume discounts (solver.milp.elastic.stock_slacks, ×STOCK_RAISE), which would
+    loosen the base's LP (the runners-up's LP bounds) and move its path among equally cheap
+    plans. The twin holds the problem as written while its slacks are off."""
+
+    probes: Probes
+    slacks: list[tuple]             # (family, target, slack variable, weight, written limit)
+    on: list[float]                 # each slack variable's upper bound when on
+
+    @classmethod
+    def build(cls, base: Probes) -> _Elastic:
+        probes = twin(base)
+        probes.gap = None  # the elastic solve at the engine's default gap, as the per-runner-up build had it
+        slacks, on = [], []
+        for fam in FAMILIES:
+            if isinstance(fam.slack, NotApplicable) or isinstance(fam.lost, NotApplicable):
+                continue
+            for target, (var, upper) in add_slacks(probes, fam.slack, factor=STOCK_RAISE).items():
+                weight, limit = fam.lost.scale(probes.milp, target)
+                slacks.append((fam, target, var, weight, limit))
+                on.append(upper)
+        return cls(probes, slacks, on)
+
+
+@dataclass
+class _LeverModel:
+    """The model the stock and deadline levers are probes of: the problem built with every such
+    lever applied at once (each binding offer's stock + its step, each binding job's deadline +
+    its step, the horizon as the latest needs), each lever a probe with the others held back
+    (solver.probes.Restock to the written stock; the deadline family's bound at the written day).
+
+    Why a second model: the base was built with the written stock and deadlines, and a model has
+    no variables past either (preprocessing's size tiers and the periods come from them); which
+    limits bind is known only once the base is solved. One model for all of them, where each
+    lever rebuilt the problem before.
+
+    Exact where the held-back model is the lever's own edited problem: Restock on a model built
+    with at least that stock (solver.probes.Restock); a deadline held back on uniform periods
+    (solver.probes.bound_changes); and the lever's problem on the same horizon and periods as
+    this model (a lever that would need another horizon is solved whole: `changes` says None)."""
+
+    problem: Problem
+    catalog: Catalog
+    written: Problem
+    written_catalog: Catalog
+    edited: dict[tuple[str, str], tuple[Problem, Catalog]]   # (family, target) → the lever's own problem
+    probes: Probes | None = None
+
+    @classmethod
+    def plan(cls, problem: Problem, catalog: Catalog, edited: dict) -> _LeverModel:
+        latest = max((p for p, _ in edited.values()), key=lambda p: p.horizon_days)
+        deadlines = {t: next(j for j in p.jobs if j.name == t).deadline_days
+                     for (f, t), (p, _) in edited.items() if f == DEADLINE.name}
+        jobs = [j.model_copy(update={"deadline_days": deadlines[j.name]}) if j.name in deadlines else j
+                for j in problem.jobs]
+        built = latest.model_copy(update={"jobs": jobs})
+        offers = dict(catalog.offers)
+        for (f, t), (_, cat) in edited.items():
+            if f == AVAILABILITY.name:
+                offers[t] = cat.offers[t]
+        return cls(built, catalog.model_copy(update={"offers": offers}), problem, catalog, edited)
+
+    def engine(self, base: Probes) -> Probes:
+        """The model, built at its first probe on the base's clock."""
+        if self.probes is None:
+            self.probes = Probes(self.problem, self.catalog, backend=base.backend, gap=base.gap, clock=base.clock)
+        return self.probes
+
+    def changes(self, kind: str, target: str) -> list | None:
+        """The lever (kind, target) as changes of this model: every other lever held back to the
+        written limit. None: not exact here (another horizon or period grid than the lever's own
+        problem, or a deadline held back on event periods): the caller solves the lever whole."""
+        own, _ = self.edited[kind, target]
+        grid = (own.horizon_days, own.effective_period_days, own.periods)
+        if grid != (self.problem.horizon_days, self.problem.effective_period_days, self.problem.periods):
+            return None
+        held: list = []
+        for (f, t) in self.edited:
+            if (f, t) == (kind, target):
+                continue
+            if f == AVAILABILITY.name:
+                most = self.written_catalog.offers[t].max_nodes
+                held.append(Restock(f"offer {t}: {most} nodes", True, t, most))
+            else:
+                if self.problem.periods != "uniform":
+                    return None
+                day = next(j for j in self.written.jobs if j.name == t).deadline_days
+                held.append(Limit(f"job {t} done by day {day}", True, DEADLINE, t, day))
+        return held
 
 
 class _Undetermined(Exception):
