@@ -549,6 +549,11 @@ class _Ctx:
         return lever
 
 
+def _grid(problem: Problem) -> tuple:
+    """What a problem's periods are cut from: its horizon, period length and period rule."""
+    return (problem.horizon_days, problem.effective_period_days, problem.periods)
+
+
 def _lever_words(lever: Lever, base: float, currency: str) -> str:
     """A lever's row as a progress line: its delta, its interval, or why there is none."""
     if lever.delta is not None:
@@ -615,7 +620,14 @@ class _LeverModel:
 
     @classmethod
     def plan(cls, problem: Problem, catalog: Catalog, edited: dict) -> _LeverModel:
-        latest = max((p for p, _ in edited.values()), key=lambda p: p.horizon_days)
+        """The model for the most levers that share one horizon and period grid (ties: the written
+        horizon's); a lever on another grid (a deadline moving the horizon, beside stock levers
+        that do not) is solved whole (`changes` None)."""
+        grids: dict[tuple, dict] = {}
+        for key, (p, c) in edited.items():
+            grids.setdefault(_grid(p), {})[key] = (p, c)
+        edited = max(grids.values(), key=lambda g: (len(g), _grid(next(iter(g.values()))[0]) == _grid(problem)))
+        latest = next(iter(edited.values()))[0]
         deadlines = {t: next(j for j in p.jobs if j.name == t).deadline_days
                      for (f, t), (p, _) in edited.items() if f == DEADLINE.name}
         jobs = [j.model_copy(update={"deadline_days": deadlines[j.name]}) if j.name in deadlines else j
@@ -637,9 +649,7 @@ class _LeverModel:
         """The lever (kind, target) as changes of this model: every other lever held back to the
         written limit. None: not exact here (another horizon or period grid than the lever's own
         problem, or a deadline held back on event periods): the caller solves the lever whole."""
-        own, _ = self.edited[kind, target]
-        grid = (own.horizon_days, own.effective_period_days, own.periods)
-        if grid != (self.problem.horizon_days, self.problem.effective_period_days, self.problem.periods):
+        if (kind, target) not in self.edited:
             return None
         held: list = []
         for (f, t) in self.edited:

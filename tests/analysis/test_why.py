@@ -309,13 +309,9 @@ def test_runners_up_are_forced_plans_and_the_rest_is_listed_apart(tmp_path):
     assert len(data["alternatives"]) == 2 and len(data["excluded"]) == 2 and len(data["infeasible"]) == 1
 
 
-def test_runners_up_are_probes_on_one_built_model(monkeypatch):
-    """Issue 34: each forced runner-up is a bound delta on the one built model, not a new
-    Instance and model (`why` on global-burst built 78 Instances and 81 models). The answers
-    are the golden ones (tests/cli/test_golden_outputs.py, why-seed-7b-200b-30d)."""
+def _count_builds(monkeypatch) -> dict[str, int]:
+    """Instances and models built from now on (solver.api's build_instance and build_milp)."""
     import solver.api as api
-    from solver.analysis.why import why
-    from solver.load import load_problem
 
     counts = {"instance": 0, "model": 0}
     build_instance, build_milp = api.build_instance, api.build_milp
@@ -330,9 +326,68 @@ def test_runners_up_are_probes_on_one_built_model(monkeypatch):
 
     monkeypatch.setattr(api, "build_instance", counted_instance)
     monkeypatch.setattr(api, "build_milp", counted_model)
+    return counts
+
+
+def test_runners_up_are_probes_on_one_built_model(monkeypatch):
+    """Issue 34: each forced runner-up is a bound delta on the one built model, not a new
+    Instance and model (`why` on global-burst built 78 Instances and 81 models). The answers
+    are the golden ones (tests/cli/test_golden_outputs.py, why-seed-7b-200b-30d). Its one
+    binding limit is pretrain-7b's deadline at the horizon: a day more moves the horizon, which
+    no model built to day 30 has, so the levers' model is the second (and last) build."""
+    from solver.analysis.why import why
+    from solver.load import load_problem
+
+    counts = _count_builds(monkeypatch)
     prob, cat = load_problem(ROOT / "problems" / "seed-7b-200b-30d.yaml")
     result = why(prob, cat, k=3)
     forced = [a for j in result.jobs for a in j.alternatives]
     assert forced and all(a.cost is not None for a in forced)
-    assert counts["instance"] == 1 + len(result.binding)   # the levers edit the problem: one each, for now
-    assert counts["model"] == 1 + len(result.binding)      # the LP bounds are probes on the same model, relaxed
+    assert [b.kind for b in result.binding] == ["deadline"] and result.binding[0].cost == pytest.approx(295_800)
+    assert counts == {"instance": 2, "model": 2}    # the base; the levers' model (before: the same, one per lever)
+
+
+def _three_levers_and_a_rack():
+    """A job of 3 nodes × 10 days by day 10 (horizon 20): A (4 CNY) and B (5 CNY) have one node
+    each, C (6 CNY) the rest, so A's and B's stock and the deadline bind; the hosted rack R has
+    no power quota, so forced onto it the job has no plan (its elastic probe names the power)."""
+    cat = catalog(hourly("A", 4, max_nodes=1), hourly("B", 5, max_nodes=1), hourly("C", 6),
+                  hourly("V", 9, vendor="v2"), HOSTED, datacenters=(datacenter("D1", power_quota_kw=0),))
+    return problem(job(days=240, deadline_days=10), horizon_days=20), cat
+
+
+def test_levers_and_elastic_runners_up_share_two_models(monkeypatch):
+    """Issue 34: the stock and deadline levers are probes of one levers' model (each rebuilt
+    the problem before), the infeasible runner-up's elastic solve a probe of the elastic twin
+    (an Instance and a model each before): two Instances (the base, the levers') and three
+    models (the base, its elastic twin, the levers'), where this case built six and six."""
+    from solver.analysis.edits import apply_edits
+
+    prob, cat = _three_levers_and_a_rack()
+    counts = _count_builds(monkeypatch)
+    result = why(prob, cat, k=3)
+    assert counts == {"instance": 2, "model": 3}
+    levers = {(b.kind, b.name): b for b in result.binding}
+    assert {("availability", "A"), ("availability", "B"), ("deadline", "j")} <= set(levers)
+    assert all(levers[k].delta < 0 for k in [("availability", "A"), ("availability", "B"), ("deadline", "j")])
+    assert [(a.label, a.code) for a in result.jobs[0].infeasible] == [("v9/G80/hosted @ D1", "power")]
+    for lever in result.binding:  # each probe's answer is the edited problem's own optimum
+        edited, edited_cat, _ = apply_edits(prob, cat, lever.edits)
+        assert lever.determined and lever.cost == pytest.approx(solve(edited, edited_cat).total_cost)
+        assert lever.delta == pytest.approx(lever.cost - result.cost)
+
+
+def test_levers_are_announced_as_rows_as_they_are_determined():
+    from solver.rows import ROWS
+
+    prob, cat = _three_levers_and_a_rack()
+    seen: list[str] = []
+    ROWS.listener = lambda words, done, expected: seen.append(words)
+    try:
+        result = why(prob, cat, k=3)
+    finally:
+        ROWS.listener = None
+    relax = {b.relax for b in result.binding}
+    levers = [w for w in seen if w.split(": ")[0] in relax]
+    assert len(levers) == len(result.binding) >= 3
+    assert all(w == f"{b.relax}: {b.delta:+,.0f} CNY" for w, b in zip(levers, result.binding))
