@@ -513,9 +513,10 @@ def exists(probes: Probes, *changes: Change) -> bool | None:
     """Is there a plan of the model with `changes`? None when the time ran out before a plan
     or a proof (a probe not started for want of time included). A plan an earlier probe found
     that meets the changed model answers yes without a solve."""
-    from solver.clock import OutOfTime
-    undo = [c.apply(probes.milp) for c in changes]
+    undo: list[Undo] = []
     try:
+        for c in changes:  # one by one: a change that cannot apply (NotInModel) leaves none applied
+            undo.append(c.apply(probes.milp))
         known = probes._start()  # a plan an earlier probe found that meets this one answers it
     finally:
         for u in reversed(undo):
@@ -560,35 +561,19 @@ class ReadAs(Change):
         return undo
 
 
-@dataclass(eq=False)
-class CostCap(Change):
-    """total cost ≤ `most`, on a model built without a budget: a row added the first time
-    (`Probe-budget`), switched off after."""
-
-    most: float = math.inf
-    tightens: bool = True
-
-    def apply(self, milp: api.Milp) -> Undo:
-        row = milp.rows.get("Probe-budget")
-        if row is None:
-            milp.add_row("Probe-budget", milp.total_cost() <= math.inf)
-            row = milp.rows["Probe-budget"]
-        row.upper_bound = self.most
-
-        def undo() -> None:
-            row.upper_bound = math.inf
-        return undo
-
-
 def bound_changes(probes: Probes, problem: Problem, catalog: Catalog) -> list[Change] | None:
     """`problem` and `catalog` (an edited copy of the engine's) as changes of its built model,
     when every difference is a limit's bound; None when one is not (the caller builds the
     edited problem: its preprocessing differs).
 
-    Bounds: the budget (set, raised, lowered or dropped), a site's power quota, an offer's stock
-    lowered (`max_nodes`: its node and contract variables and its stock rows), a job's deadline
-    made earlier on a model of uniform periods (its replicas after the new deadline's period fixed
-    at 0, as solver.session caps finishing days; event periods move with deadlines; the model's
+    Bounds: the budget (set, raised, lowered or dropped) and a site's power quota, by their
+    families' setters (`Limit`); an offer's stock lowered (`max_nodes`: its node and contract
+    variables and its stock rows) and a job's deadline made earlier on a model of uniform periods
+    (its replicas after the new deadline's period fixed at 0, as solver.session caps finishing
+    days; event periods move with deadlines), as bounds set and put back exactly: the families'
+    setters put back what they read, which on a model with elastic stock rows (the infeasibility
+    explanation's) is the written stock, and the deadline's resets every replica of the job,
+    a pinned plan's included (the kept baseline's replay pins first); the model's
     symmetry rows, early periods held first, stay valid: a cap only takes a job from the later
     of two periods, so the earlier still serves whatever the later does). Not bounds:
     a stock raised (the variables' bounds, size tiers and replica bounds come from it), a later
@@ -609,16 +594,14 @@ def bound_changes(probes: Probes, problem: Problem, catalog: Catalog) -> list[Ch
 
 
 def budget_changes(probes: Probes, budget: float | None) -> list[Change]:
-    """The model's budget set to `budget` (None: none): its row's bound, or a row switched on."""
+    """The model's budget set to `budget` (None: none), by the budget family's setter (a model
+    built without one gets its row on the first finite bound)."""
     old = probes.problem.budget
     if budget == old:
         return []
-    row = probes.milp.rows.get("Budget")
     words = "no budget" if budget is None else f"budget {budget:,.0f} {probes.problem.currency}"
-    if row is None:
-        return [CostCap(words, True, budget)] if budget is not None else []
-    most = math.inf if budget is None else budget
-    return [RowBounds(words, old is not None and most <= old, [row], upper=most)]
+    tightens = budget is not None and (old is None or budget <= old)
+    return [Limit(words, tightens, api.BUDGET, "", budget)]
 
 
 def _deadline_changes(probes: Probes, problem: Problem) -> list[Change] | None:
@@ -645,9 +628,8 @@ def _catalog_changes(probes: Probes, catalog: Catalog) -> list[Change] | None:
             return None
         if dc.power_quota_kw != was.power_quota_kw:
             sites[name] = was
-            rows = list(milp.family_rows("power", name).values())
-            out.append(RowBounds(f"power quota at {name} {dc.power_quota_kw:g} kW",
-                                 dc.power_quota_kw <= was.power_quota_kw, rows, upper=dc.power_quota_kw))
+            out.append(Limit(f"power quota at {name} {dc.power_quota_kw:g} kW", dc.power_quota_kw <= was.power_quota_kw,
+                             api.POWER, name, dc.power_quota_kw))
     offers = {}
     for name, offer in catalog.offers.items():
         was = base.offers.get(name)

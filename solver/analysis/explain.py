@@ -381,17 +381,21 @@ class _Context:
 
     def _fewest_days(self, fam: Family, cap: int, *, budget: bool = True) -> int | None:
         """The fewest extra days on every deadline with a plan (with or without the budget); None
-        when even `cap` days have none. _Undetermined when a solve ran out of time. Each probe
-        asks only whether a plan exists, on the model built for `cap` days (`_days_model`);
-        there more days only lift caps, so when one day is not enough the cap is asked next and,
-        when it is not enough either, no smaller number is (one probe instead of the doubling)."""
+        when even `cap` days have none. _Undetermined when a solve ran out of time. Each k is a
+        probe of the model built for `cap` days (`_days_model`), priced and verified (the last
+        one is the suggestion's check). More days only lift caps there, so when one day is not
+        enough the cap is asked next, whether any plan exists, and when none does no smaller
+        number is asked (one probe instead of the doubling)."""
         model = self._days_model(fam, cap)
+        if model is not None and model.probes is None:
+            return None
 
-        def feasible(k: int) -> bool:
-            if model is None:
-                return self._resolve(self._deadline_part(fam, k).edits(), budget=budget) is not None
-            if model.probes is None:
-                return False
+        def feasible(k: int) -> bool:  # priced and verified: the answer's own check when k is the last
+            edits = self._deadline_part(fam, k).edits()
+            return self._resolve(edits, budget=budget, days=None if model is None else k) is not None
+
+        def some_plan(k: int) -> bool:
+            assert model is not None and model.probes is not None
             free = [] if budget else budget_changes(model.probes, None)
             verdict = exists(model.probes, *model.caps(self.problem, k), *free)
             if verdict is None:
@@ -400,7 +404,7 @@ class _Context:
 
         lo, hi, k = 0, None, 1
         while k <= cap:
-            if k == 2 and model is not None and not feasible(cap):
+            if k == 2 and model is not None and not some_plan(cap):
                 return None  # caps of one model: feasibility is monotone in k, so none below the cap either
             if feasible(k):
                 hi = k

@@ -137,9 +137,9 @@ def what_if(problem: Problem, catalog: Catalog, edits: list[str], *, explain: bo
     scenario and the kept baseline's replay are probes of that one model. Otherwise the edited
     problem is built a second time (its preprocessing differs) and both are solved on that.
     An infeasible scenario is worded by solving the edited problem as before (its quick reasons
-    come from its own preprocessing). A problem with soft preferences, or a plan off the
-    catalog's usual stack, is solved as problems throughout (solver.api.solve_problem weighs
-    those with re-solves of its own)."""
+    come from its own preprocessing), and so is a scenario plan off the catalog's usual stack
+    (its switch priced as solve_problem prices it). A problem with soft preferences is solved
+    as problems throughout (solver.api.solve_problem weighs them with re-solves of its own)."""
     new_problem, new_catalog, changes = apply_edits(problem, catalog, edits)
     sides = _Sides(problem, catalog, new_problem, new_catalog, solve_options)
     baseline = sides.baseline()
@@ -169,13 +169,10 @@ class _Sides:
             return _solve(self.problem, self.catalog, self.options)
         try:
             self.engine = Probes(self.problem, self.catalog, **self.options)
-            plan = self.engine.solve_base(tiebreak=True)
-        except Infeasible:
-            self.engine = None  # worded as solve words it, and the scenario solved as a problem too
-            return _solve(self.problem, self.catalog, self.options)
-        if off_stack(plan, self.problem, self.catalog):
-            self.engine = None
-            return _solve(self.problem, self.catalog, self.options)
+            plan = self.engine.plan()  # as solve_problem: a stack switch priced by a probe
+        except Infeasible as exc:
+            self.engine = None  # and the scenario solved as a problem too
+            return Outcome(None, str(exc), exc.reasons, exc.proven)
         self.deltas = bound_changes(self.engine, self.new_problem, self.new_catalog)
         return Outcome(plan)
 

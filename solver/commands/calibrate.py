@@ -65,7 +65,7 @@ def calibrate(
         from solver.errors import ProblemError
         from solver.load import load_catalog, load_problem
         from solver.report.calibrate import render_calibration
-        from solver.report.terminal import print_json
+        from solver.report.json_out import print_json
 
         nonlocal catalog
         spec_kind, spec_precision, assumed, assumed_from, job_tokens = kind, precision, None, None, None

@@ -49,7 +49,8 @@ def estimate(params: float = typer.Option(..., help="parameters, e.g. 7e9 (total
         from solver.estimate.shape import infer_shape
         from solver.estimate.summary import estimate_job
         from solver.load import load_catalog
-        from solver.report.terminal import print_json, render_estimate
+        from solver.report.estimate_table import render_estimate
+        from solver.report.json_out import print_json
 
         cat = load_catalog(catalog)
         if gpu not in cat.gpus:

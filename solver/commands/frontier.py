@@ -45,7 +45,7 @@ def frontier_command(
         from solver.files import check_writable_folder
         from solver.load import load_problem
         from solver.report.frontier import render_frontier
-        from solver.report.terminal import print_json
+        from solver.report.json_out import print_json
 
         if plot is not None:  # fail before solving, not after
             from solver.report.frontier_plot import check_plot_paths, require_matplotlib

@@ -60,7 +60,7 @@ def negotiate(problem: ProblemFile,
         from solver.analysis.negotiate import negotiate as analyse
         from solver.load import load_problem
         from solver.report.negotiate import render_negotiation
-        from solver.report.terminal import print_json
+        from solver.report.json_out import print_json
 
         sheet_vendor, sheet_path = export_vendor or (None, None)
         if sheet_path is not None:

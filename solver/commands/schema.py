@@ -65,5 +65,5 @@ def schema(which: Which = typer.Argument(..., help="problem | catalog")) -> None
     Save it and point the YAML language server at it, e.g. `gpuplan schema problem > problem.schema.json`
     and `# yaml-language-server: $schema=./problem.schema.json` on a problem file's first line.
     """
-    from solver.report.terminal import print_json
+    from solver.report.json_out import print_json
     print_json(SCHEMAS[which.value]())

@@ -41,7 +41,7 @@ def split_bill(
         from solver.billing import read_sacct, write_csv
         from solver.billing import split_bill as split
         from solver.report.split_bill import render_bill
-        from solver.report.terminal import print_json
+        from solver.report.json_out import print_json
 
         if csv_out is not None:
             check_new_file(csv_out, "--csv", force=force, example="bill.csv")

@@ -48,7 +48,7 @@ def sweep(problem: ProblemFile,
     def action() -> None:
         from solver.analysis.sweep import check_edits, load_grid, run_sweep
         from solver.load import load_problem
-        from solver.report.terminal import print_json
+        from solver.report.json_out import print_json
 
         if address and executor.value != "ray":
             raise ProblemError("--address is the address of a Ray cluster", key="--address",

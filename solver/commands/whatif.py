@@ -39,7 +39,7 @@ def whatif(problem: ProblemFile,
         command_budget(max_seconds)
         from solver.analysis.whatif import what_if
         from solver.load import load_problem
-        from solver.report.terminal import print_json
+        from solver.report.json_out import print_json
         from solver.report.whatif import render_whatif
 
         prob, cat = load_problem(problem)

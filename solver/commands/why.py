@@ -36,7 +36,7 @@ def why_command(problem: ProblemFile,
         command_budget(max_seconds)
         from solver.analysis.why import why
         from solver.load import load_problem
-        from solver.report.terminal import print_json
+        from solver.report.json_out import print_json
         from solver.report.why import render_why
 
         prob, cat = load_problem(problem)

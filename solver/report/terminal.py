@@ -6,8 +6,6 @@ indented, non-ASCII kept as written, anything else (dates, paths) as its text.
 
 from __future__ import annotations
 
-import json
-import sys
 from pathlib import Path
 
 from rich.console import Console
@@ -15,13 +13,13 @@ from rich.markup import escape
 from rich.table import Table
 
 from solver.model.ledger import BILLING
-from solver.estimate.memory import Layout
 from solver.model.plan import Plan
 from solver.model.problem import Problem
 from solver.report.days import day_text, span_note, span_text
 from solver.report.cash import cash_flow_grid
-from solver.report.html import LAYOUT_GLOSS, MARGIN_GLOSS, layout_words, limit_name, mode_name, part_name
+from solver.report.html import LAYOUT_GLOSS, MARGIN_GLOSS, layout_words, mode_name
 from solver.i18n import N_, _, amount, headline, is_zh, money_unit
+from solver.report.json_out import print_json  # noqa: F401 (re-exported: callers that print plans and JSON)
 
 
 def _money(value: float) -> str:
@@ -205,46 +203,6 @@ def _cost_table(plan: Plan) -> Table:
     return table
 
 
-def render_estimate(data: dict, days: float, redundancy: float, console: Console) -> None:
-    """The back-of-envelope sizing of the rental guides, done with the real accounting, line by line."""
-    table = Table(title=f"Estimate: {data['kind']} on {escape(data['gpu'])} (MFU {data['mfu']:.0%})", show_header=False)
-    table.add_column("what")
-    table.add_column("value", justify="right")
-    rows = [("compute", f"{data['flops']:.3g} FLOPs"),
-            ("sustained MFU (layout)", data.get("mfu_text") or f"{data['mfu']:.0%}"),
-            ("effective per GPU", f"{data['effective_tflops']:.1f} TFLOPS"),
-            ("GPU-hours", f"{data['gpu_hours']:,.0f}"),
-            (f"GPUs for {days:g} days, +{redundancy:.0%}", _gpus_for_deadline(data)),
-            ("whole nodes", "—" if data["nodes"] is None else f"{data['nodes']} ({data['gpus_whole_nodes']} GPUs)"),
-            ("layout (fastest group)", data["layout_text"]),
-            ("memory per GPU", "—" if data["memory_per_gpu_gb"] is None else f"{data['memory_per_gpu_gb']:.1f} GB"),
-            ("fewest GPUs for one copy", _smallest(data)),
-            (f"rule of thumb: {data.get('seed_rule_text') or 'params × 2 × 2 B'}", f"{data['seed_rule_gb']:.1f} GB"),
-            ("smallest group in one node", "yes" if data["fits_one_node"] else
-             ("no: needs RDMA across nodes" if data["needs_rdma"] else "no"))]
-    for what, value in rows:
-        table.add_row(what, value)
-    console.print(table)
-
-
-def _gpus_for_deadline(data: dict) -> str:
-    """`34 (17 replicas of TP2×PP1 (DP17))`: the GPU count as copies of the fastest group."""
-    if data["min_gpus"] is None:
-        return "—"
-    lay = data["layout"]
-    group = Layout(**{k: lay[k] for k in ("gpus", "tp", "pp", "dp", "zero", "recompute", "memory_per_gpu_gb",
-                                           "multi_node")})
-    return f"{data['min_gpus']} ({group.label(data['min_gpus'] // group.gpus)})"
-
-
-def _smallest(data: dict) -> str:
-    """The fewest GPUs holding one replica, recompute allowed (estimate's smallest_layout)."""
-    small = data.get("smallest_layout")
-    if not small:
-        return "—"
-    return f"{small['gpus']} ({data['smallest_layout_text']}; {small['memory_per_gpu_gb']:.1f} GB)"
-
-
 def render_baselines(plan: Plan, baselines: list, console: Console) -> None:
     """The optimum against the spreadsheet ways of doing it, with the saving of each."""
     table = Table(title=_("Against simpler plans ({unit})").format(unit=money_unit(plan.currency)))
@@ -259,10 +217,6 @@ def render_baselines(plan: Plan, baselines: list, console: Console) -> None:
     if any(b.status == "feasible" for b in baselines):
         console.print(_("≤: that baseline was not solved to optimality in the time given, so the optimum saves "
                         "at most this much against it"), highlight=False)
-
-
-def print_json(data: dict | list) -> None:
-    sys.stdout.write(json.dumps(data, indent=2, ensure_ascii=False, default=str) + "\n")
 
 
 def render_written(paths: list[Path], console: Console) -> None:

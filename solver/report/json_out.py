@@ -1,0 +1,15 @@
+"""The commands' one JSON writer: one object on stdout, UTF-8 text kept as it is.
+
+Why a module of its own: `gpuplan estimate`, `calibrate` and `split-bill` print JSON and should
+not load the plan tables, the HTML report's words or pydantic's plan models to do it (issue 34:
+a command that solves nothing starts in a fraction of a second).
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+
+
+def print_json(data: dict | list) -> None:
+    sys.stdout.write(json.dumps(data, indent=2, ensure_ascii=False, default=str) + "\n")
