@@ -1,7 +1,8 @@
 """why's levers on a budget or a power quota move the family's bound on the one built model
 (solver.milp.registry: `set_bound`, a probe's `Limit` change) and cost what the edited
-problem, solved anew, costs; a lever the built model cannot hold (more stock than the
-catalog's, a later deadline) is still the edited problem solved.
+problem, solved anew, costs; the levers the built model cannot hold (more stock than the
+catalog's, a later deadline) are probes of one second model built with all of them (why's
+`_LeverModel`), except one needing another horizon, which is its edited problem solved.
 """
 
 from __future__ import annotations
@@ -66,12 +67,17 @@ def test_a_budget_lever_is_a_probe_with_the_rebuilt_answer(monkeypatch):
 
 def test_a_stock_lever_the_built_model_cannot_hold_is_the_edited_problem(monkeypatch):
     # A (4 CNY) has 1 node; the job needs 2 nodes × 10 days: 1 of A + 1 of B. +1 node of A is
-    # above the catalog's stock: the availability setter refuses it, so the problem is edited.
+    # above the catalog's stock: the availability setter refuses it, so it is a probe of the
+    # levers' model (built with A's and B's stock + 1, each held back while the other is asked).
+    # The deadline lever moves the horizon (10 → 11), another period grid: solved whole.
     cat = catalog(hourly("A", 4, max_nodes=1), hourly("B", 6))
     prob = problem(job(days=160, deadline_days=10), horizon_days=10)
     counts = _counted(monkeypatch)
     result = why(prob, cat, k=1)
-    stock = next(b for b in result.binding if b.kind == "availability")
-    assert counts["instance"] == 1 + sum(b.kind in ("deadline", "availability") for b in result.binding)
-    assert stock.cost == pytest.approx(_edited_cost(prob, cat, stock.edits))
+    assert sorted((b.kind, b.name) for b in result.binding) == [("availability", "A"), ("availability", "B"),
+                                                                ("deadline", "j")]
+    assert counts == {"instance": 3, "model": 3}   # the base, the levers' model, the deadline's edited problem
+    for lever in result.binding:
+        assert lever.cost == pytest.approx(_edited_cost(prob, cat, lever.edits))
+    stock = next(b for b in result.binding if b.name == "A")
     assert stock.cost < result.cost
