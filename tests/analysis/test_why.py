@@ -391,3 +391,27 @@ def test_levers_are_announced_as_rows_as_they_are_determined():
     levers = [w for w in seen if w.split(": ")[0] in relax]
     assert len(levers) == len(result.binding) >= 3
     assert all(w == f"{b.relax}: {b.delta:+,.0f} CNY" for w, b in zip(levers, result.binding))
+
+
+def test_a_lever_out_of_time_shows_the_interval_its_probe_reached(monkeypatch):
+    """Issue 34: every figure proven or an interval. Each probe here answers with a plan it did
+    not prove (the optimum's plan, the bound 1,000 CNY below): each lever reports that interval,
+    in --json (low, high), in its note and in the terminal's cost and delta cells."""
+    from rich.console import Console
+
+    from solver.probes import Answer, Probes
+    from solver.report.why import render_why
+
+    prob, cat = _three_levers_and_a_rack()
+    plan = solve(prob, cat)
+    monkeypatch.setattr(Probes, "probe", lambda self, *changes, **kw: Answer("feasible", plan.total_cost - 1_000, plan))
+    result = why(prob, cat, k=3, plan=plan)
+    assert result.binding and all(not b.determined and b.cost is None for b in result.binding)
+    assert all((b.low, b.high) == (plan.total_cost - 1_000, plan.total_cost) for b in result.binding)
+    data = json.loads(json.dumps(result.to_dict()))
+    assert data["binding"][0]["low"] == plan.total_cost - 1_000 and data["binding"][0]["high"] == plan.total_cost
+    assert any("-1,000 to +0 CNY (not proven" in note for note in result.notes)
+    console = Console(record=True, width=200)
+    render_why(result, console)
+    text = console.export_text()
+    assert f"{plan.total_cost - 1_000:,.0f}–{plan.total_cost:,.0f}" in text and "-1,000…+0" in text
