@@ -2,30 +2,41 @@
 binding limits are worth (issue 5, items 1 and 2).
 
 Why: a planner that cannot say why a candidate was not chosen is not trusted with a
-purchase. Every number here comes from a re-solve of the same MILP, every reason from
+purchase. Every number here comes from a solve of the same MILP, every reason from
 the model itself:
 
 - An alternative is one GPU type × mode × site × vendor (all its offers and interconnect
-  options). Forcing a job onto it: `solve_problem(..., constrain=f)` where f adds the row
-  `Why-<job>-only`, Σ replicas of the job outside the alternative ≤ 0. Its cost is the
-  verified plan's total; the difference to the optimum is what choosing it costs.
+  options). Forcing a job onto it: the job's replicas outside the alternative bounded to 0
+  (the plans of the row `Why-<job>-only`, Σ replicas of the job outside it ≤ 0). Its cost is
+  the verified plan's total; the difference to the optimum is what choosing it costs.
 - An alternative preprocessing already dropped for the job carries the reason recorded
   there (Instance.excluded: `memory:`, `lead_time:`, `fabric:`, `capacity:`, residency,
   spot) — the same code that leaves those columns out of the MILP. It is listed apart
   (JobWhy.excluded), never ranked among the runners-up: it has no forced cost.
 - An alternative that passes preprocessing but is infeasible when forced: an elastic
-  re-solve of the forced model with slack on the `Power-<dc>-<t>` rows (per site), the
+  solve of the forced model with slack on the `Power-<dc>-<t>` rows (per site), the
   offers' stock (node bounds raised, rows `Stock-<offer>-<t>` put the written caps back),
   the `Budget` row and the rows asking each job's work (`Work-<job>` and the domain
   `need` rows), minimising the slack relative to each limit (work slack weighted
   ×1000: missing work is the last resort). The family whose slack
   carries the most names the reason; with only budget slack the forced plan exists but
-  breaks the budget, so it lost on `price`, its cost from a re-solve without the budget.
+  breaks the budget, so it lost on `price`, its cost from a solve without the budget.
 - A feasible forced plan that costs more lost on `price`.
 
 Binding limits (plan.binding) get a re-solve delta: the problem solved again with the
 limit relaxed by one meaningful unit — one node of the offer, one rack's kW at the site,
-one day on the job's deadline, 1 % more budget — through the what-if edit language.
+one day on the job's deadline, 1 % more budget — as its family's bound moved.
+
+The models (issue 34: probes on built models, solver.probes, not a build per question):
+1. the base: the optimum, every forced runner-up, their LP bounds, the budget-free forced
+   solves and the budget and power levers are probes of it;
+2. its elastic twin (`_Elastic`, the same Instance built again): every infeasible runner-up's
+   elastic solve, built at the first one;
+3. the levers' model (`_LeverModel`, a second Instance): the stock and deadline levers, built
+   when one binds; the base has no variables past its written stock and deadlines.
+Still solved whole: a lever on another horizon than the levers' model's, every question of a
+problem with preferences (weighed by re-solves in solve_problem), and the lead-time checks
+(`_lead_time_blocks`, `_usable_without_lead_time`: another lead time is another preprocessing).
 """
 
 from __future__ import annotations
