@@ -245,6 +245,7 @@ class _Ctx:
         self.notes: list[str] = []
         self.twin: _Elastic | None = None             # the elastic twin, built at the first infeasible runner-up
         self.levers: _LeverModel | None = None         # the levers' model, when a stock or deadline lever binds
+        self.lead_free = None                          # the Instance with no lead times (`_lead_free`)
 
     def _elastic_twin(self) -> _Elastic:
         if self.twin is None:
@@ -490,10 +491,26 @@ class _Ctx:
 
     def _usable_without_lead_time(self, name: str, offers: list[str]) -> bool:
         """Would preprocessing keep the job on these offers if they had no lead time? (same rules, rerun)"""
+        inst = self._lead_free(offers)
+        return any(o.job == name and inst.configs[o.config].offer.offer in offers for o in inst.options)
+
+    def _lead_free(self, offers: list[str]):
+        """The problem preprocessed with no lead time on `offers`: on uniform periods one Instance
+        with no lead time on any offer, built at the first question and asked every later one.
+
+        Why one serves all: preprocessing reads an offer's lead time for that offer's own
+        configurations only (their first period and contract term; the dominance pruning
+        compares configurations of one offer, solver.milp.prune), so the others' lead times do
+        not change what it keeps of these. Event periods are cut at every lead time, so there
+        each question is preprocessed anew."""
         from solver.api import build_instance
 
-        inst = build_instance(self.problem, _no_lead_time(self.catalog, offers))
-        return any(o.job == name and inst.configs[o.config].offer.offer in offers for o in inst.options)
+        if self.problem.periods != "uniform":
+            return build_instance(self.problem, _no_lead_time(self.catalog, offers))
+        if self.lead_free is None:
+            leads = [o for o, offer in self.catalog.offers.items() if offer.lead_time_days]
+            self.lead_free = build_instance(self.problem, _no_lead_time(self.catalog, leads))
+        return self.lead_free
 
     def _lead_time_blocks(self, alt: Alternative, keys: set[str]) -> bool:
         """Would the forced plan exist if the alternative's offers had no lead time? (one more re-solve)"""

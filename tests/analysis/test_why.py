@@ -415,3 +415,23 @@ def test_a_lever_out_of_time_shows_the_interval_its_probe_reached(monkeypatch):
     render_why(result, console)
     text = console.export_text()
     assert f"{plan.total_cost - 1_000:,.0f}–{plan.total_cost:,.0f}" in text and "-1,000…+0" in text
+
+
+def test_lead_time_questions_share_one_instance_without_lead_times(monkeypatch):
+    """L (lead 5 days) and M (lead 3 days), one node each, cannot finish 80 GPU-days by day 10
+    once they arrive, but could from day 0: lead time; N (no lead time, one node) could not
+    at all: deadline. Both lead-time questions read one Instance preprocessed with no lead
+    time anywhere (preprocessing reads an offer's lead time for its own configurations only),
+    where each built its own before."""
+    cat = catalog(hourly("A", 6), hourly("L", 2, vendor="v2", max_nodes=1, lead_time_days=5),
+                  hourly("M", 3, vendor="v3", max_nodes=1, lead_time_days=3),
+                  hourly("N", 2, vendor="v4", max_nodes=1, gpus_per_node=4))
+    prob = problem(job(days=80, deadline_days=10), horizon_days=20)
+    counts = _count_builds(monkeypatch)
+    result = why(prob, cat)
+    codes = {a.label: (a.code, a.text) for a in result.jobs[0].excluded}
+    assert codes["v2/G80/hourly @ D1"][0] == "lead_time" and "5 days" in codes["v2/G80/hourly @ D1"][1]
+    assert codes["v3/G80/hourly @ D1"][0] == "lead_time" and "3 days" in codes["v3/G80/hourly @ D1"][1]
+    assert codes["v4/G80/hourly @ D1"][0] == "deadline"
+    levers = 1 if any(b.kind in ("availability", "deadline") for b in result.binding) else 0
+    assert counts == {"instance": 2 + levers, "model": 1 + levers}   # the base, the lead-free Instance, the levers'
