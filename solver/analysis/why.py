@@ -34,9 +34,11 @@ The models (issue 34: probes on built models, solver.probes, not a build per que
    elastic solve, built at the first one;
 3. the levers' model (`_LeverModel`, a second Instance): the stock and deadline levers, built
    when one binds; the base has no variables past its written stock and deadlines.
+4. on uniform periods, an Instance preprocessed with no lead times (`_lead_free`, no model):
+   whether an excluded runner-up's lead time is what leaves it no time, for all of them.
 Still solved whole: a lever on another horizon than the levers' model's, every question of a
-problem with preferences (weighed by re-solves in solve_problem), and the lead-time checks
-(`_lead_time_blocks`, `_usable_without_lead_time`: another lead time is another preprocessing).
+problem with preferences (weighed by re-solves in solve_problem), and `_lead_time_blocks`
+(an infeasible runner-up's forced plan without its offers' lead time: another preprocessing).
 """
 
 from __future__ import annotations
