@@ -96,7 +96,8 @@ class BackgroundRelaxation:
         env = dict(os.environ, PYTHONPATH=os.pathsep.join(filter(None, [package_root, os.environ.get("PYTHONPATH")])))
         self._proc = subprocess.Popen(
             [sys.executable, "-m", self.MODULE, str(folder / "model.pb"), str(self._out), repr(float(seconds))],
-            env=env, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=None if log else subprocess.DEVNULL)
+            env=env, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=None if log else subprocess.DEVNULL,
+            start_new_session=True)  # Ctrl-C in a terminal goes to the command, which stops this child itself
         self._result: Relaxation | None = None
 
     def _files(self, folder: Path) -> None:
