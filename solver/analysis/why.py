@@ -579,9 +579,21 @@ class _Ctx:
         return lever
 
 
-def _grid(problem: Problem) -> tuple:
-    """What a problem's periods are cut from: its horizon, period length and period rule."""
-    return (problem.horizon_days, problem.effective_period_days, problem.periods)
+def _periods_fit(own: Problem, built: Problem) -> bool:
+    """Are `own`'s periods the first periods of `built`'s, so that `built` with every job held
+    to `own`'s deadlines is `own`? Equal horizons and period rules; or, on uniform periods of
+    one length, `own`'s horizon shorter and a whole number of periods.
+
+    Why the longer horizon is the same problem then: no job runs past `own`'s horizon (each is
+    held to its deadline); a contract is paid for its whole term whatever the horizon
+    (solver.milp.capacity), and every contract held after `own`'s horizon is held at the
+    latest start among them too, so the stock and power rows there add nothing."""
+    if own.periods != built.periods or own.effective_period_days != built.effective_period_days:
+        return False
+    if own.horizon_days == built.horizon_days:
+        return True
+    return (own.periods == "uniform" and own.horizon_days < built.horizon_days
+            and own.horizon_days % own.effective_period_days == 0)
 
 
 def _lever_words(lever: Lever, base: float, currency: str) -> str:
@@ -638,8 +650,8 @@ class _LeverModel:
 
     Exact where the held-back model is the lever's own edited problem: Restock on a model built
     with at least that stock (solver.probes.Restock); a deadline held back on uniform periods
-    (solver.probes.bound_changes); and the lever's problem on the same horizon and periods as
-    this model (a lever that would need another horizon is solved whole: `changes` says None)."""
+    (solver.probes.bound_changes); the lever's periods the first periods of this model's
+    (`_periods_fit`; a lever they do not fit is solved whole: `changes` says None)."""
 
     problem: Problem
     catalog: Catalog
@@ -650,24 +662,25 @@ class _LeverModel:
 
     @classmethod
     def plan(cls, problem: Problem, catalog: Catalog, edited: dict) -> _LeverModel:
-        """The model for the most levers that share one horizon and period grid (ties: the written
-        horizon's); a lever on another grid (a deadline moving the horizon, beside stock levers
-        that do not) is solved whole (`changes` None)."""
-        grids: dict[tuple, dict] = {}
-        for key, (p, c) in edited.items():
-            grids.setdefault(_grid(p), {})[key] = (p, c)
-        edited = max(grids.values(), key=lambda g: (len(g), _grid(next(iter(g.values()))[0]) == _grid(problem)))
-        latest = next(iter(edited.values()))[0]
+        """The model with every lever in `edited` applied: the latest horizon any needs, each
+        job's later deadline, each offer's larger stock. On event periods (cut at every
+        deadline) a later deadline moves the others' periods: there the deadline levers are
+        left out (solved whole, `changes` None) and the model holds the stock levers."""
+        if problem.periods != "uniform":
+            edited = {key: pc for key, pc in edited.items() if key[0] != DEADLINE.name}
+        if not edited:
+            return cls(problem, catalog, problem, catalog, {})
+        latest = max((p for p, _ in edited.values()), key=lambda p: p.horizon_days)
         deadlines = {t: next(j for j in p.jobs if j.name == t).deadline_days
                      for (f, t), (p, _) in edited.items() if f == DEADLINE.name}
         jobs = [j.model_copy(update={"deadline_days": deadlines[j.name]}) if j.name in deadlines else j
                 for j in problem.jobs]
-        built = latest.model_copy(update={"jobs": jobs})
         offers = dict(catalog.offers)
         for (f, t), (_, cat) in edited.items():
             if f == AVAILABILITY.name:
                 offers[t] = cat.offers[t]
-        return cls(built, catalog.model_copy(update={"offers": offers}), problem, catalog, edited)
+        return cls(latest.model_copy(update={"jobs": jobs}), catalog.model_copy(update={"offers": offers}),
+                   problem, catalog, edited)
 
     def engine(self, base: Probes) -> Probes:
         """The model, built at its first probe on the base's clock."""
@@ -679,7 +692,7 @@ class _LeverModel:
         """The lever (kind, target) as changes of this model: every other lever held back to the
         written limit. None: not exact here (another horizon or period grid than the lever's own
         problem, or a deadline held back on event periods): the caller solves the lever whole."""
-        if (kind, target) not in self.edited:
+        if (kind, target) not in self.edited or not _periods_fit(self.edited[kind, target][0], self.problem):
             return None
         held: list = []
         for (f, t) in self.edited:
@@ -688,9 +701,7 @@ class _LeverModel:
             if f == AVAILABILITY.name:
                 most = self.written_catalog.offers[t].max_nodes
                 held.append(Restock(f"offer {t}: {most} nodes", True, t, most))
-            else:
-                if self.problem.periods != "uniform":
-                    return None
+            else:  # uniform periods only (`plan`)
                 day = next(j for j in self.written.jobs if j.name == t).deadline_days
                 held.append(Limit(f"job {t} done by day {day}", True, DEADLINE, t, day))
         return held
