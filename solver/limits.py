@@ -13,6 +13,7 @@ from dataclasses import dataclass
 from solver.milp.core import Milp
 from solver.milp.registry import BUDGET, DEADLINE, SPOT, VENDORS
 from solver.model.plan import Plan
+from solver.probes import Limit
 from solver.verify import vendors_rented
 
 
@@ -47,6 +48,21 @@ class Limits:
         """Every plan meeting self meets other (self is the same or tighter)."""
         return (self.cap <= other.cap and _le(self.budget, other.budget) and _le(self.spot, other.spot)
                 and _le(self.vendors, other.vendors))
+
+    def changes(self, base: Limits) -> list[Limit]:
+        """These limits as probe changes (solver.probes.Limit, each through its family's bound) of
+        a model that holds `base`: one per limit that differs. Each is tightening when these
+        limits are within base (a frontier's ε only tighten the problem as written)."""
+        tightens = self.within(base)
+        out = []
+        for fam, name, value, was in ((DEADLINE, "every job done by day", self.cap, base.cap),
+                                      (BUDGET, "budget", self.budget, base.budget),
+                                      (SPOT, "EFLOP on spot at most", self.spot, base.spot),
+                                      (VENDORS, "vendors at most", self.vendors, base.vendors)):
+            if value != was:
+                out.append(Limit(f"{name} {value:g}" if value is not None else f"no {name}", tightens,
+                                 fam, "", value))
+        return out
 
     def impose(self, milp: Milp) -> None:
         """Bound the built model (the MILP, or its LP relaxation) to these limits, each through

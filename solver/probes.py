@@ -299,12 +299,14 @@ class Probes:
 
     # -- probes -------------------------------------------------------------------------------
     def probe(self, *changes: Change, problem: Problem | None = None, catalog: Catalog | None = None,
-              tiebreak: bool = False, verify: bool = True, backend: str | None = None) -> Answer:
+              tiebreak: bool = False, verify: bool = True, backend: str | None = None,
+              time_limit: float | None = None) -> Answer:
         """Apply `changes`, solve, undo. The plan is verified against `problem`/`catalog` (the
         problem as the changed model reads it; default the engine's) unless verify=False (an
         elastic probe whose plan breaks written limits on purpose). OutOfTime (solver.clock)
         when the command's time is spent before the solve starts. `backend`: another solver for
-        this probe (an LP relaxation goes to HiGHS whatever the command's backend)."""
+        this probe (an LP relaxation goes to HiGHS whatever the command's backend); `time_limit`:
+        this probe's own limit, within the clock's (a search sharing one limit among its probes)."""
         undo = [c.apply(self.milp) for c in changes]
         try:
             floor = self._floor(changes)
@@ -314,6 +316,8 @@ class Probes:
                 start.bound, start.status = floor, "optimal"
                 return self._answer(start, floor, problem, catalog, verify, solved=False)
             limit = self.clock.next_limit()
+            if time_limit is not None:
+                limit = time_limit if limit is None else min(limit, time_limit)
             self.solves += 1
             try:
                 sol = api.solve_milp(self.milp, backend=backend or self.backend, time_limit=limit, gap=self.gap,
@@ -682,6 +686,51 @@ def add_slacks(probes: Probes, slack: Callable[..., dict[str, mb.Variable]], **k
 def slack_on(words: str, slacks: Sequence[tuple[mb.Variable, float]]) -> list[Change]:
     """Changes letting each slack variable up to its bound when on."""
     return [VarBounds(words, False, [var], upper=upper) for var, upper in slacks]
+
+
+# ===== the frontiers' and min-time's changes (issue 34, helper F: solver.session on the engine) =====
+
+@dataclass(eq=False)
+class Choice(Change):
+    """One job's fabric choice fixed (flag k at 1, the others at 0; solver.milp.decompose), freed
+    after: solver.session searches the choices one probe at a time. Tightening: a choice's plans
+    are plans of the model."""
+
+    flags: Sequence[mb.Variable] = ()
+    k: int = 0
+    tightens: bool = True
+
+    def apply(self, milp: api.Milp) -> Undo:
+        saved = [(v, v.lower_bound, v.upper_bound) for v in self.flags]
+        for i, flag in enumerate(self.flags):
+            flag.lower_bound = flag.upper_bound = 1.0 if i == self.k else 0.0
+
+        def undo() -> None:
+            for v, lo, hi in saved:
+                v.lower_bound, v.upper_bound = lo, hi
+        return undo
+
+
+def any_plan(probes: Probes, *changes: Change, time_limit: float | None = None) -> Answer:
+    """Some plan of the model with `changes` (the first one found: every plan costs 0 to the
+    solver), as an Answer whose solution is priced under the cost when it is a plan an earlier
+    probe found (answered without a solve, `solved` False). infeasible: proven none; unknown:
+    the time ran out first. OutOfTime when the command's time is spent before the solve."""
+    undo = [c.apply(probes.milp) for c in changes]
+    try:
+        known = probes._start()
+    finally:
+        for u in reversed(undo):
+            u()
+    if known is not None:
+        probes.answered_without_solve += 1
+        return Answer("feasible", -math.inf, None, known, solved=False)
+    kept, probes.known = probes.known, []  # none meets it: the probe need not check them again
+    try:
+        return probes.probe(*changes, NoObjective(), verify=False, time_limit=time_limit)
+    finally:
+        probes.known = kept + probes.known
+        del probes.known[:-KEEP_PLANS]
 
 
 # ===== why's second model (issue 34, helper E) =====

@@ -27,6 +27,15 @@ solver.milp.decompose), the last plan and proven bound found. When the next solv
 tightens the model (an earlier cap, a smaller budget, spot share or vendor count), those
 bounds stay valid and a remembered plan that meets the tighter limits is still optimal:
 a frontier swept from loose to tight re-solves only where the answer changes.
+
+Why on the probe engine (solver.probes, issue 34): the model is the engine's, built once, and
+every solve, LP bound and feasibility probe of a Session is a probe of it, the limits and the
+fabric choice its changes (solver.limits.Limits.changes, solver.probes.Choice). So what one
+probe found starts the next (MIP start), a tightening probe is bounded by the problem's own
+optimum (and answered without a solve when a plan in hand costs that), and the command's one
+clock (solver.clock) cuts every solve. What the engine does not know stays here: the search
+over one job's fabric choices, each bounded by an LP (a `Relaxed` probe of the same model), and
+the memory of each choice's plan and bound while the limits only tighten.
 """
 
 from __future__ import annotations
@@ -35,30 +44,30 @@ import bisect
 import heapq
 import math
 import time
+from collections.abc import Callable
 from dataclasses import dataclass, replace
 
-from solver.api import build, explain_quick
-from solver.clock import RunClock
-from solver.engine.backends import DEFAULT_BACKEND
-from solver.engine.solve import solve_milp
+from solver.api import DEFAULT_BACKEND, explain_quick
+from solver.clock import OutOfTime, RunClock
 from solver.errors import Infeasible, PlanRejected
 from solver.limits import Limits, finish_day, plan_vendors
-from solver.milp.build import build_milp
-from solver.milp.core import Milp
-from solver.milp.decompose import choices_by_job, fix_choice
+from solver.milp.decompose import choices_by_job
 from solver.milp.extract import extract_plan
 from solver.milp.families.spot import spot_terms, spot_work
 from solver.milp.families.vendors import vendor_nodes, vendors_used
 from solver.milp.registry import SPOT, VENDORS
-from solver.milp.solution import OPTIMALITY_GAP, NoSolution, Solution
+from solver.milp.solution import OPTIMALITY_GAP, Solution
 from solver.milp.work import grain_work
 from solver.model.catalog import Catalog
 from solver.model.modes import MODES
 from solver.model.plan import Plan
 from solver.model.problem import Problem
+from solver.probes import Answer, Change, Choice, Probes, Relaxed, any_plan
 from solver.verify import check_plan
 
 INF = math.inf
+Step = Callable[[int, bool], None]
+"""Told each day a bisection probes: (day, whether some plan finishes by it)."""
 EFFORT = 0.25
 """Time of an earlier-at-the-same-cost probe, as a share of the solve it follows."""
 
@@ -80,14 +89,16 @@ class Session:
     the work rows count it). `vendors=True` adds a flag per vendor, rows tying every node
     and contract variable at that vendor to its flag, and `Frontier-Vendors`: Σ flags ≤ ε.
 
-    Solving is an exact search over the one choosing job's fabric choices (fixed and
-    freed with solver.milp.decompose): choices visited best LP bound first, each solved
-    as a MILP with the choice fixed, until no open bound can beat the best plan; with two
-    additions: each choice's LP bound is taken from an LP relaxation
-    that carries the same limits (a cap makes a choice's bound rise fast, or shows it
-    infeasible, for the price of one LP), and what was learnt under looser limits — a
-    choice's bound, its plan, its infeasibility — is kept while the limits only tighten.
-    With several choosing jobs, or none, the full MILP is solved (as a plain solve does).
+    Solving is an exact search over the one choosing job's fabric choices (solver.milp.decompose;
+    each fixed by a `Choice` change): choices visited best LP bound first, each solved as a
+    MILP probe with the choice fixed, until no open bound can beat the best plan; with two
+    additions: each choice's LP bound is a `Relaxed` probe of the same model under the same
+    limits (a cap makes a choice's bound rise fast, or shows it infeasible, for the price of
+    one LP), and what was learnt under looser limits — a choice's bound, its plan, its
+    infeasibility — is kept while the limits only tighten. With several choosing jobs, or
+    none, the full MILP is probed (as a plain solve does). When the command's time ends in
+    the middle of a search with a plan in hand, that plan is returned with the least open
+    bound: an interval, status "feasible".
     Plans are verified against the problem by solver.verify, and the limits are checked
     again on the plan itself before it is returned.
     """
@@ -95,32 +106,28 @@ class Session:
     def __init__(self, problem: Problem, catalog: Catalog, *, backend: str = DEFAULT_BACKEND,
                  time_limit: float | None = None, gap: float | None = None,
                  spot: bool = False, vendors: bool = False, lp_bounds: bool = True,
-                 stop_at: float | None = None) -> None:
+                 stop_at: float | None = None, engine: Probes | None = None) -> None:
+        """`engine`: the command's probe engine for `problem` (its model and clock; the spot and
+        vendor rows asked for are added to it), else one built here on a clock of `time_limit`
+        per solve, none started after `stop_at`."""
         self.problem, self.catalog = problem, catalog
         self.lp_bounds = lp_bounds  # False: each choice's LP bound once per tightening run
-        self.backend, self.gap = backend, gap
-        self.clock = RunClock(time_limit, stop_at)  # OutOfTime once stop_at has passed
+        self.gap = gap if engine is None else engine.gap
+        if engine is None:
+            engine = Probes(problem, catalog, backend=backend, gap=gap, clock=RunClock(time_limit, stop_at))
+        self.engine, self.clock = engine, engine.clock  # OutOfTime once the clock's time has passed
+        self.inst, self.milp = self.engine.inst, self.engine.milp
         self.tolerance = gap if gap is not None else OPTIMALITY_GAP
-        self.inst, self.milp = build(problem, catalog)
-        stranded = [j.name for j in problem.jobs if not any(o.job == j.name for o in self.inst.options)]
-        if stranded:
-            raise Infeasible(f"no offer can carry job {', '.join(stranded)}", reasons=explain_quick(self.inst))
         self.latest = max(j.deadline_days for j in problem.jobs)
         self.ends = [self.inst.timeline.end(t) for t in self.inst.periods]
         self.required = sum(self.inst.required.values())
-        self.limits = Limits(self.latest, problem.budget)
+        self.base_limits = self.limits = Limits(self.latest, problem.budget)
         self.spot, self.vendors = spot, vendors
-        self._with_rows(self.milp)
+        self._with_rows()
         self.spot_terms = spot_terms(self.milp)
         self.vendor_of = vendor_nodes(self.milp)
         choosing = choices_by_job(self.milp)
-        self.relaxed: Milp | None = None
-        self._flags: list = []
-        self._lp_flags: list = []
-        if len(choosing) == 1:
-            (job, self._flags), = choosing.items()
-            self.relaxed = self._with_rows(build_milp(self.inst, relax=True))
-            self._lp_flags = choices_by_job(self.relaxed)[job]
+        self._flags: list = next(iter(choosing.values())) if len(choosing) == 1 else []
         self.last: Solution | None = None     # what the last solve() returned
         self.last_seconds = 0.0
         self.unsettled: list[int] = []        # finishing days earlier_at_same_cost could not settle
@@ -128,26 +135,27 @@ class Session:
         self._memory_limits: Limits | None = None
         self.milp_solves = self.lp_solves = self.probes = self.reused = 0
         self.plans: list[Plan] = []
-        self.seconds = 0.0
+        self.bracket: tuple[int, int, Solution] | None = None  # earliest_cap's progress (see there)
 
     @property
-    def time_limit(self) -> float | None:
-        """The next solve's limit (solver.clock); OutOfTime when the run's is spent."""
-        return self.clock.next_limit()
+    def answered_without_solve(self) -> int:
+        """Probes the engine answered with a plan in hand (solver.probes): no solve ran."""
+        return self.engine.answered_without_solve
 
     # ----- limits -----------------------------------------------------------------------------
-    def _with_rows(self, milp: Milp) -> Milp:
-        """The spot and vendor rows asked for, unbounded, added before anything is solved."""
+    def _with_rows(self) -> None:
+        """The spot and vendor rows asked for, unbounded, added before anything is solved (so
+        every plan the engine keeps is a plan of the model with them)."""
         for asked, fam in ((self.spot, SPOT), (self.vendors, VENDORS)):
             if asked:
-                fam.set_bound(milp, "", INF)
-        return milp
+                fam.set_bound(self.milp, "", INF)
 
     def _set(self, **change) -> None:
         self.limits = replace(self.limits, **change)
-        for milp in (self.milp, self.relaxed):
-            if milp is not None:
-                self.limits.impose(milp)
+
+    def _changes(self) -> list[Change]:
+        """The current limits as changes of the engine's model (which holds the problem's own)."""
+        return list(self.limits.changes(self.base_limits))
 
     def set_cap(self, day: int | None) -> None:
         """Every job done by `day` (None: by its own deadline)."""
@@ -204,40 +212,40 @@ class Session:
     # ----- solving -----------------------------------------------------------------------------
     def probe(self, time_limit: float | None = None) -> Solution | None:
         """Any plan under the current limits (zero objective), or None when there is proven none.
-        Infeasible(proven=False) when the time limit (the smaller of the session's and this)
-        stops it first."""
+        Infeasible(proven=False) when the time limit (the smaller of the command's and this)
+        stops it first. A plan remembered, by this Session or the engine, that meets the limits
+        answers without a solve."""
         for known in self._memory.values():
             if known.sol is not None and self.meets(known.sol):
                 return known.sol
-        self.probes += 1
-        start = time.perf_counter()
-        self.milp.model.minimize(0)
-        limits = [t for t in (self.time_limit, time_limit) if t is not None]
-        try:
-            return solve_milp(self.milp, backend=self.backend, time_limit=min(limits) if limits else None)
-        except NoSolution as exc:
-            if not exc.proven:
-                raise Infeasible(f"cannot tell whether a plan exists {self.describe()}: {exc}",
-                                 reasons=[f"raise {self.clock.more_time}, or try another --backend"],
-                                 proven=False) from None
+        answer = any_plan(self.engine, *self._changes(), time_limit=time_limit)
+        self.probes += answer.solved
+        if answer.solution is not None:
+            return answer.solution
+        if answer.status == "infeasible":
             return None
-        finally:
-            self.milp.model.minimize(self.milp.total_cost())
-            self.seconds += time.perf_counter() - start
+        raise Infeasible(f"cannot tell whether a plan exists {self.describe()}: {answer.why}",
+                         reasons=[f"raise {self.clock.more_time}, or try another --backend"], proven=False)
 
-    def earliest_cap(self, hi: int | None = None) -> int:
+    def earliest_cap(self, hi: int | None = None, on_step: Step | None = None) -> int:
         """Smallest day D such that some plan finishes by D under the other limits (bisection
-        over period ends; `hi` a day known or assumed feasible). Leaves the cap where it was."""
-        return self._earliest(hi)[0]
+        over period ends; `hi` a day known or assumed feasible). Leaves the cap where it was.
+        `on_step(day, found)`: told each day probed and whether a plan finishes by it. Until it
+        returns, `bracket` holds what is settled: (the earliest day not ruled out, the earliest
+        day a plan is known for, that plan), for a caller the time stopped (OutOfTime)."""
+        return self._earliest(hi, on_step=on_step)[0]
 
     def _earliest(self, hi: int | None = None, *, lo: int = 0, known: Solution | None = None,
-                  step_first: bool = False, probe_limit: float | None = None) -> tuple[int, Solution]:
+                  step_first: bool = False, probe_limit: float | None = None,
+                  on_step: Step | None = None) -> tuple[int, Solution]:
         """(earliest day after `lo`, a plan finishing by then). `known`: a plan meeting the
         current limits (saves the first probe); `step_first`: probe one period before its
         finish first, the usual answer when `known` is already the earliest."""
         saved = self.limits.cap
         top = self.latest if hi is None else min(hi, self.latest)
         days = [d for d in sorted(set(self.ends)) if lo < d <= top]
+        tell = on_step or (lambda day, found: None)
+        self.bracket = None
         try:
             sol = known
             if sol is None:
@@ -245,22 +253,32 @@ class Session:
                     raise Infeasible(f"no plan finishing by day {top}", reasons=explain_quick(self.inst))
                 self.set_cap(days[-1])
                 sol = self.probe(probe_limit)
+                tell(days[-1], sol is not None)
                 if sol is None:
                     raise Infeasible(f"no plan {self.describe()}", reasons=explain_quick(self.inst))
             lo_i, hi_i = 0, max(0, bisect.bisect_right(days, self.finish(sol)) - 1)
             first = step_first
             while lo_i < hi_i:
+                self.bracket = (days[lo_i], days[hi_i], sol)
                 mid = hi_i - 1 if first else (lo_i + hi_i) // 2
                 first = False
                 self.set_cap(days[mid])
                 found = self.probe(probe_limit)
+                tell(days[mid], found is not None)
                 if found is None:
                     lo_i = mid + 1
                 else:
                     sol, hi_i = found, min(mid, bisect.bisect_right(days, self.finish(found)) - 1)
+            self.bracket = (days[hi_i], days[hi_i], sol)
             return days[hi_i], sol
         finally:
             self.set_cap(saved)
+
+    def unminimised(self, sol: Solution) -> Plan:
+        """A plan a feasibility probe found (its cost not minimised), verified under the current
+        limits, its cost's bound 0 at most: for a search the time stopped, never as optimal."""
+        plan = self._plan(replace(sol, bound=max(0.0, min(sol.bound, sol.objective))))
+        return plan.model_copy(update={"status": "feasible"})
 
     def earlier_at_same_cost(self, after: int = 0, effort: float | None = EFFORT) -> Plan | None:
         """After solve(): the earliest plan finishing after day `after` that costs no more than
@@ -302,7 +320,8 @@ class Session:
             self.last = sol = self._solve()
         finally:
             self.last_seconds = time.perf_counter() - start
-            self.seconds += self.last_seconds
+        if self.limits == self.base_limits and self.engine.base is None:  # the problem's own optimum bounds
+            self.engine.base = Answer(sol.status, sol.bound, None, sol)   # every tighter probe's
         plan = self._plan(sol)
         self.plans.append(plan)  # every verified plan, for a frontier cut short (OutOfTime)
         return plan
@@ -317,39 +336,45 @@ class Session:
             known = self._memory.setdefault(k, _Known())
             if not known.infeasible:
                 heapq.heappush(queue, (known.bound, -1 if k is None else k, k))
-        fresh: set[int | None] = set() if self.relaxed is not None else {None}
+        fresh: set[int | None] = set() if self._flags else {None}
         best: Solution | None = None
         open_bound = INF
         began = time.perf_counter()
-        budget = self.time_limit  # for all of this solve's choices
+        budget = self.clock.time_limit  # for all of this solve's choices (the command's clock cuts each)
         while queue:
             lower, _, k = heapq.heappop(queue)
             if best is not None and lower >= best.objective * (1 - self.tolerance):
                 break
             known = self._memory[k]
-            if known.sol is not None and self.meets(known.sol):
-                sol = known.sol  # still meets the tighter limits: still the best under this choice
-                self.reused += 1
-            elif k not in fresh and not (known.lp_done and not self.lp_bounds):
-                fresh.add(k)  # bound this choice under the current limits before solving it
-                known.lp_done = True
-                lp = self._lp_bound(k)
-                if lp is None:
-                    known.infeasible = True
-                else:
-                    known.bound = max(known.bound, lp)
-                    heapq.heappush(queue, (known.bound, -1 if k is None else k, k))
-                continue
-            else:
-                left = None if budget is None else budget - (time.perf_counter() - began)
-                if left is not None and left <= 0:
-                    open_bound = min(open_bound, lower)
-                    break
-                sol = self._solve_choice(k, left)
-                if sol is None:
-                    if not known.infeasible:  # stopped by the time limit: still open
-                        open_bound = min(open_bound, lower)
+            try:
+                if known.sol is not None and self.meets(known.sol):
+                    sol = known.sol  # still meets the tighter limits: still the best under this choice
+                    self.reused += 1
+                elif k not in fresh and not (known.lp_done and not self.lp_bounds):
+                    fresh.add(k)  # bound this choice under the current limits before solving it
+                    known.lp_done = True
+                    lp = self._lp_bound(k)
+                    if lp is None:
+                        known.infeasible = True
+                    else:
+                        known.bound = max(known.bound, lp)
+                        heapq.heappush(queue, (known.bound, -1 if k is None else k, k))
                     continue
+                else:
+                    left = None if budget is None else budget - (time.perf_counter() - began)
+                    if left is not None and left <= 0:
+                        open_bound = min(open_bound, lower)
+                        break
+                    sol = self._solve_choice(k, left)
+                    if sol is None:
+                        if not known.infeasible:  # stopped by the time limit: still open
+                            open_bound = min(open_bound, lower)
+                        continue
+            except OutOfTime:
+                if best is None:
+                    raise
+                open_bound = min(open_bound, lower)  # the command's time ended: what is found, as an interval
+                break
             if sol.status != "optimal":
                 open_bound = min(open_bound, sol.bound)
             if best is None or sol.objective < best.objective:
@@ -364,31 +389,29 @@ class Session:
         out.status = "optimal" if out.gap <= self.tolerance + 1e-12 else "feasible"
         return out
 
+    def _choice(self, k: int | None) -> list[Change]:
+        return [] if k is None else [Choice(f"fabric choice {k}", True, self._flags, k)]
+
     def _lp_bound(self, k: int | None) -> float | None:
-        """LP bound of choice k under the current limits; None when the LP is infeasible."""
-        assert self.relaxed is not None and k is not None
+        """LP bound of choice k under the current limits (a `Relaxed` probe of the same model);
+        None when the LP is infeasible."""
+        assert k is not None
         self.lp_solves += 1
-        fix_choice(self._lp_flags, k)
-        try:
-            return solve_milp(self.relaxed, backend="highs").objective
-        except NoSolution as exc:
-            return None if exc.proven else -INF
-        finally:
-            fix_choice(self._lp_flags, None)
+        answer = self.engine.probe(*self._changes(), *self._choice(k), Relaxed("LP relaxation"),
+                                   verify=False, backend="highs")
+        if answer.solution is not None:
+            return answer.solution.objective
+        return None if answer.status == "infeasible" else -INF
 
     def _solve_choice(self, k: int | None, left: float | None) -> Solution | None:
         """Solve with choice k fixed (None: the full model); remember the result."""
         known = self._memory[k]
-        if k is not None:
-            fix_choice(self._flags, k)
-        self.milp_solves += 1
-        try:
-            sol = solve_milp(self.milp, backend=self.backend, time_limit=left, gap=self.gap)
-        except NoSolution as exc:
-            known.infeasible = exc.proven
+        answer = self.engine.probe(*self._changes(), *self._choice(k), verify=False, time_limit=left)
+        self.milp_solves += answer.solved
+        if answer.solution is None:
+            known.infeasible = answer.status == "infeasible"
             return None
-        finally:
-            fix_choice(self._flags, None)
+        sol = answer.solution
         known.sol, known.bound = sol, max(known.bound, sol.bound)
         return sol
 

@@ -248,3 +248,22 @@ def run_cli(*args: str):
 
     return subprocess.run([sys.executable, "-m", "solver.cli", *args], capture_output=True, text=True, cwd=ROOT,
                           timeout=HANG_SECONDS, env={**os.environ, "COLUMNS": "200"})
+
+
+def count_builds(monkeypatch) -> dict[str, int]:
+    """Count the Instances and models built from now on in this process, through solver.api's
+    build_instance and build_milp (the one door: issue 34's "one Instance and one model per
+    command"); the dict fills as they are built."""
+    import solver.api as api
+
+    built = {"instance": 0, "model": 0}
+
+    def counting(kind: str, real):
+        def counted(*a, **kw):
+            built[kind] += 1
+            return real(*a, **kw)
+        return counted
+    monkeypatch.setattr(api, "build_instance", counting("instance", api.build_instance))
+    monkeypatch.setattr(api, "build_milp", counting("model", api.build_milp))
+    return built
+

@@ -170,25 +170,14 @@ def test_model_numbers_reject_a_plan_off_a_bound_or_a_row():
 
 
 def test_the_engine_builds_one_instance_and_one_model(monkeypatch):
-    built = {"instance": 0, "milp": 0}
-    build_instance, build_milp = api.build_instance, api.build_milp
-
-    def instance(*a, **k):
-        built["instance"] += 1
-        return build_instance(*a, **k)
-
-    def milp(*a, **k):
-        built["milp"] += 1
-        return build_milp(*a, **k)
-    monkeypatch.setattr(api, "build_instance", instance)
-    monkeypatch.setattr(api, "build_milp", milp)
+    built = b.count_builds(monkeypatch)
     prob, cat = _two_offers()
     eng = Probes(prob, cat)
     eng.solve_base()
     for offer in ("A", "B"):
         eng.probe(eng.leave_out(offer))
         eng.probe(eng.force(offer))
-    assert built == {"instance": 1, "milp": 1}
+    assert built == {"instance": 1, "model": 1}
 
 
 def _stack_cases():

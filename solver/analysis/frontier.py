@@ -44,6 +44,7 @@ from solver.clock import OutOfTime
 from solver.errors import Infeasible, ProblemError
 from solver.files import replace_together, write_error
 from solver.limits import finish_day, plan_vendors
+from solver.rows import ROWS
 from solver.session import Session
 from solver.model.catalog import Catalog
 from solver.model.plan import Plan
@@ -79,10 +80,21 @@ class Point:
     y: float
     knee: bool = False
 
+    @property
+    def proven(self) -> bool:
+        """The cost is proven least under its ε (else the time stopped the solve: see `low`)."""
+        return self.plan.status == "optimal"
+
+    @property
+    def low(self) -> float:
+        """The least the cost under this ε can be (the solve's proven bound): the cost when proven."""
+        return self.cost if self.proven else min(self.cost, self.plan.lower_bound)
+
     def to_dict(self) -> dict:
         return {"eps": self.eps, "x": self.x, "y": self.y, "cost": self.cost, "finish_day": self.finish_day,
                 "spot_share": round(self.spot_share, 6), "vendors": self.vendors, "mix": self.mix,
-                "knee": self.knee, "status": self.plan.status, "gap": self.plan.gap}
+                "knee": self.knee, "status": self.plan.status, "gap": self.plan.gap,
+                "cost_low": self.low, "proven": self.proven}
 
 
 @dataclass
@@ -97,6 +109,7 @@ class Frontier:
     lp_solves: int = 0
     probes: int = 0
     reused: int = 0
+    answered_without_solve: int = 0           # probes the engine answered from a plan in hand
     seconds: float = 0.0
     notes: list[str] = field(default_factory=list)
 
@@ -117,6 +130,7 @@ class Frontier:
                 "knee": self.points.index(knee) if knee else None,
                 "tried": [{"eps": e, "outcome": o, "cost": c} for e, o, c in self.tried],
                 "milp_solves": self.milp_solves, "lp_solves": self.lp_solves, "feasibility_probes": self.probes, "reused_plans": self.reused,
+                "answered_without_solve": self.answered_without_solve,
                 "seconds": round(self.seconds, 3), "notes": self.notes}
 
 
@@ -142,6 +156,7 @@ def frontier(problem: Problem, catalog: Catalog, axis: str = "deadline", points:
                       stop_at=None if max_seconds is None else start + max_seconds)
     sweep = {"deadline": _deadline, "budget": _budget, "spot_share": _spot, "vendors": _vendors}[axis]
     out = Frontier(problem.name, axis, problem.currency, [], [], points)
+    ROWS.expect(None)  # known once the sweep has its ε values
     try:
         found = sweep(session, points, out)
     except OutOfTime:
@@ -174,6 +189,7 @@ def frontier(problem: Problem, catalog: Catalog, axis: str = "deadline", points:
     mark_knee(out.points)
     out.milp_solves, out.lp_solves = session.milp_solves, session.lp_solves
     out.probes, out.reused = session.probes, session.reused
+    out.answered_without_solve = session.answered_without_solve
     out.seconds = time.perf_counter() - start
     return out
 
@@ -185,6 +201,7 @@ def _deadline(s: Session, n: int, out: Frontier) -> list[Point]:
     last = finish_day(cheapest)
     earliest = s.earliest_cap(hi=last)
     days = spread([d for d in sorted(set(s.ends)) if earliest <= d <= last], n, descending=True)
+    ROWS.expect(len(days))
     found: list[Point] = []
     for i, day in enumerate(days):
         if found and found[-1].finish_day <= day:  # the last point meets this cap: still optimal
@@ -219,6 +236,7 @@ def _budget(s: Session, n: int, out: Frontier) -> list[Point]:
     s.set_cap(None)
     low, high = cheapest.total_cost, fastest.total_cost
     budgets = [low] if high <= low or n == 1 else [low + (high - low) * i / (n - 1) for i in range(n)]
+    ROWS.expect(len(budgets))
     found: list[Point] = []
     by_day: dict[int, Plan] = {last: cheapest, earliest: fastest}
     hi = last
@@ -242,6 +260,7 @@ def _budget(s: Session, n: int, out: Frontier) -> list[Point]:
 def _spot(s: Session, n: int, out: Frontier) -> list[Point]:
     cheapest = s.solve()
     top = min(1.0, s.plan_spot_work(cheapest) / s.required) if s.required > 0 else 0.0  # 1: no cap at all
+    ROWS.expect(1 if top <= 1e-9 else n)
     found: list[Point] = []
     _add(found, out, s, round(top, 6), cheapest)
     if top <= 1e-9:
@@ -253,7 +272,7 @@ def _spot(s: Session, n: int, out: Frontier) -> list[Point]:
         try:
             plan = s.solve()
         except Infeasible as exc:
-            out.tried.append((round(share, 6), "infeasible" if exc.proven else "not settled", None))
+            _tried(out, round(share, 6), "infeasible" if exc.proven else "not settled", None)
             out.notes.append(f"no plan with at most {share:.1%} of the work on spot nodes" if exc.proven else
                              f"at most {share:.1%} on spot: no plan found within the time limit, none ruled out")
             break
@@ -265,16 +284,18 @@ def _spot(s: Session, n: int, out: Frontier) -> list[Point]:
 def _vendors(s: Session, n: int, out: Frontier) -> list[Point]:
     cheapest = s.solve()
     top = len(plan_vendors(cheapest))
+    ks = spread(list(range(1, top)), n - 1, descending=True) if n > 1 else []
+    ROWS.expect(1 + len(ks))
     found: list[Point] = []
     _add(found, out, s, top, cheapest)
     if top <= 1:
         out.notes.append("the cheapest plan already rents from one vendor")
-    for k in spread(list(range(1, top)), n - 1, descending=True) if n > 1 else []:
+    for k in ks:
         s.set_vendors(k)
         try:
             plan = s.solve()
         except Infeasible as exc:
-            out.tried.append((k, "infeasible" if exc.proven else "not settled", None))
+            _tried(out, k, "infeasible" if exc.proven else "not settled", None)
             out.notes.append(f"no plan with at most {k} vendor{'s' if k > 1 else ''}" if exc.proven else
                              f"at most {k} vendor{'s' if k > 1 else ''}: no plan found within the time limit, "
                              "none ruled out")
@@ -292,10 +313,36 @@ def _add(found: list[Point], out: Frontier, s: Session, eps: float, plan: Plan) 
             same, found[-1].eps = found[-1].eps, eps
             out.tried = [(eps if p is found[-1] and o == "ok" else e, o, p) for e, o, p in out.tried]
         out.tried.append((same, "same plan", found[-1]))
+        ROWS.announce(_row_words(out, eps, "same plan", found[-1]))  # the ε just tried, as it came
         return
     point = _point(out, s, eps, plan)
     found.append(point)
-    out.tried.append((eps, "ok", point))
+    _tried(out, eps, "ok", point)
+
+
+def _tried(out: Frontier, eps: float, outcome: str, point: Point | None) -> None:
+    """Record what ε gave, and announce it (solver.rows): a row appears as it is determined."""
+    out.tried.append((eps, outcome, point))
+    ROWS.announce(_row_words(out, eps, outcome, point))
+
+
+def _row_words(out: Frontier, eps: float, outcome: str, point: Point | None) -> str:
+    """One ε's row as a user reads it on stderr: 'finish by day 24: 412,300 CNY, finishes day 22'."""
+    eps_label = out.labels[2]
+    shown = f"{eps:,.0f}" if out.axis == "budget" else f"{eps:.1%}" if out.axis == "spot_share" else f"{eps:g}"
+    if point is None:
+        return f"{eps_label} {shown}: " + ("no plan" if outcome == "infeasible" else
+                                          "no plan found within the time limit (none ruled out)")
+    same = " (the same plan as before)" if outcome == "same plan" else ""
+    return f"{eps_label} {shown}: {cost_words(point, out.currency)}, finishes day {point.finish_day}{same}"
+
+
+def cost_words(point: Point, currency: str) -> str:
+    """The point's cost, or the interval from its proven bound to its cost when the time did not
+    settle it: '+23,954 to 25,100 CNY' (issue 34: each figure proven or an interval)."""
+    if point.proven:
+        return f"{point.cost:,.0f} {currency}"
+    return f"{point.low:,.0f} to {point.cost:,.0f} {currency} (not proven)"
 
 
 def _point(out: Frontier, s: Session, eps: float, plan: Plan) -> Point:

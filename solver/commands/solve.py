@@ -115,12 +115,12 @@ def solve(problem: ProblemFile,
 def _plan(prob, cat, objective: str, export_mps: Path | None, run: RunClock, options: dict):
     """The min_cost plan (the probe engine's base: what api.solve_problem gives, on a model the
     analyses after it reuse), or the earliest-finishing one within the budget."""
-    if objective == "min_time":
-        from solver.analysis.min_time import min_time_plan
-        return min_time_plan(prob, cat, max_seconds=run.left(), **options), None
     from solver.probes import Probes
 
     probes = Probes(prob, cat, backend=options["backend"], gap=options["gap"], clock=run)
+    if objective == "min_time":  # its searches probe the same model the margins then probe
+        from solver.analysis.min_time import min_time_plan
+        return min_time_plan(prob, cat, probes=probes, **options), probes
     return probes.plan(export_mps), probes
 
 

@@ -19,7 +19,8 @@ def render_frontier(result, console: Console, written: dict[str, list[str]] | No
         eps = _eps(result.axis, p.eps)
         extra = ([f"{p.spot_share:.1%}"] if result.axis == "spot_share" else []) + \
                 ([str(p.vendors)] if result.axis == "vendors" else [])
-        table.add_row(str(i), eps, f"{p.cost:,.0f}", str(p.finish_day), *extra, escape(p.mix),
+        cost_shown = f"{p.cost:,.0f}" if p.proven else f"{p.low:,.0f} to {p.cost:,.0f}"  # an interval: not proven
+        table.add_row(str(i), eps, cost_shown, str(p.finish_day), *extra, escape(p.mix),
                       "[bold red]◀ knee[/]" if p.knee else "")
     console.print(table)
     for outcome, words in (("dominated", "dominated (a point above is as good in both and better in one), dropped"),
@@ -31,8 +32,12 @@ def render_frontier(result, console: Console, written: dict[str, list[str]] | No
             console.print(f"{words}: ε = {'; '.join(values)}", highlight=False)
     for note in result.notes:
         console.print(f"note: {escape(note)}", highlight=False)
+    if any(not p.proven for p in result.points):
+        console.print("a cost written 'a to b' was not proven by the time its solve had: the cheapest plan under "
+                      "that ε costs between the proven bound a and the plan's cost b", highlight=False)
     console.print(f"{result.milp_solves} MILP solves, {result.lp_solves} LP bounds, {result.probes} feasibility "
-                  f"probes, {result.reused} plans reused; {result.seconds:.1f} s", highlight=False)
+                  f"probes, {result.reused} plans reused, {result.answered_without_solve} answered without a "
+                  f"solve; {result.seconds:.1f} s", highlight=False)
     for kind, paths in (written or {}).items():
         console.print(escape(f"wrote {kind}: {', '.join(paths)}"), highlight=False)
 

@@ -22,7 +22,7 @@ import pytest
 import yaml
 from typer.testing import CliRunner
 
-from tests.builders import ROOT, catalog, datacenter, hourly, job, problem, write_catalog
+from tests.builders import count_builds, ROOT, catalog, datacenter, hourly, job, problem, write_catalog
 from solver import api
 from solver.analysis import explain as explain_module
 from solver.analysis.edits import apply_edits
@@ -414,16 +414,7 @@ def test_quick_reasons_give_the_lead_time_against_the_window():
 # ----- two built models, each question a probe of one of them (issue 34) ---------------------
 
 def _counting(monkeypatch):
-    built = {"instance": 0, "model": 0}
-    real_instance, real_model = api.build_instance, api.build_milp
-
-    def count(kind, real):
-        def counted(*a, **kw):
-            built[kind] += 1
-            return real(*a, **kw)
-        return counted
-    monkeypatch.setattr(api, "build_instance", count("instance", real_instance))
-    monkeypatch.setattr(api, "build_milp", count("model", real_model))
+    built = count_builds(monkeypatch)
     monkeypatch.setattr(explain_module, "build_instance", api.build_instance)
     return built
 

@@ -391,3 +391,67 @@ def test_mix_label_tells_apart_plans_that_differ_only_in_fabric():
     result = frontier(prob, cat, "deadline", 4)
     assert len({p.mix for p in result.points}) == len(result.points)
     assert {p.mix.split()[3] for p in result.points} == {"ib_hdr", "roce"}
+
+
+# ----- issue 34: rows as they are determined, and a point the time did not settle as an interval -----
+SEED_PATH = ROOT / "problems" / "seed-7b-200b-30d.yaml"
+
+
+def test_each_epsilon_is_announced_as_it_is_determined():
+    from solver.load import load_problem
+    from solver.rows import ROWS
+
+    heard = []
+    ROWS.listener = lambda words, done, expected: heard.append((done, expected, words))
+    try:
+        result = frontier(*load_problem(SEED_PATH), "deadline", 4)
+    finally:
+        ROWS.listener = None
+    assert [d for d, _, _ in heard] == list(range(1, len(result.tried) + 1))
+    assert {e for _, e, _ in heard} == {len(result.tried)}  # the count was known before the first row
+    # the rows as they came: each ε tried once (a row's ε is tightened later when a tighter one
+    # gives the same plan), with the cost found under it
+    assert {w.split(":")[0] for _, _, w in heard} == {f"finish by day {eps:g}" for eps, _, _ in result.tried}
+    assert sorted(f"{cost:,.0f} CNY" for _, _, cost in result.tried) == sorted(
+        w.split(": ")[1].split(", ")[0] for _, _, w in heard)
+
+
+def test_a_point_the_time_did_not_settle_is_an_interval_from_bound_to_plan(monkeypatch):
+    """Every MILP probe stopped 1,000 above its bound: each point's cost is shown from that bound
+    to the plan's cost, in the table, the JSON and the announced row; never as proven."""
+    from dataclasses import replace
+
+    from solver.load import load_problem
+    from solver.probes import Answer, Probes, Relaxed
+    from solver.report.frontier import render_frontier
+    from solver.rows import ROWS
+    from rich.console import Console
+
+    real = Probes.probe
+
+    def unsettled(self, *changes, **kw):
+        answer = real(self, *changes, **kw)
+        if answer.solution is None or any(isinstance(c, Relaxed) for c in changes) or not answer.solved:
+            return answer
+        if type(changes[-1]).__name__ == "NoObjective":  # a feasibility probe: no cost to prove
+            return answer
+        sol = replace(answer.solution, bound=answer.solution.objective - 1000.0, status="feasible")
+        return Answer("feasible", sol.bound, answer.plan, sol)
+    monkeypatch.setattr(Probes, "probe", unsettled)
+    heard = []
+    ROWS.listener = lambda words, done, expected: heard.append(words)
+    try:
+        result = frontier(*load_problem(SEED_PATH), "deadline", 3)
+    finally:
+        ROWS.listener = None
+    open_points = [p for p in result.points if not p.proven]
+    assert open_points
+    for p in open_points:
+        assert p.cost - 1000.0 - 1e-6 <= p.low < p.cost
+        shown = p.to_dict()
+        assert shown["proven"] is False and shown["cost_low"] == p.low
+        assert any(f"{p.low:,.0f} to {p.cost:,.0f} CNY (not proven)" in words for words in heard)
+    console = Console(record=True, width=200)
+    render_frontier(result, console)
+    text = console.export_text()
+    assert f"{open_points[0].low:,.0f} to {open_points[0].cost:,.0f}" in text and "not proven" in text

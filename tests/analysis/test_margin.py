@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.builders import catalog, gpu, hourly, job, problem, solve
+from tests.builders import count_builds, catalog, gpu, hourly, job, problem, solve
 from solver import api
 from solver.analysis.margin import STEP, at_mfu, mfu_margins, robust_factor, robust_plan, with_margins
 from solver.api import NotInModel, pin_rentals, solve_problem
@@ -171,16 +171,7 @@ def test_the_robust_plan_by_probe_costs_what_the_re_solve_costs(factor):
 def test_margins_and_the_robust_plan_build_one_instance_and_one_model(monkeypatch):
     prob, cat = _mixed_case()
     plan = solve(prob, cat)
-    built = {"instance": 0, "model": 0}
-    real_instance, real_model = api.build_instance, api.build_milp
-
-    def count(kind, real):
-        def counted(*a, **kw):
-            built[kind] += 1
-            return real(*a, **kw)
-        return counted
-    monkeypatch.setattr(api, "build_instance", count("instance", real_instance))
-    monkeypatch.setattr(api, "build_milp", count("model", real_model))
+    built = count_builds(monkeypatch)
     shown = with_margins(prob, cat, plan, robust=True)
     assert all(j.mfu_margin is not None for j in shown.jobs) and shown.robust_plan.status == "optimal"
     assert built == {"instance": 1, "model": 1}
@@ -197,16 +188,7 @@ def test_a_solve_run_builds_one_instance_and_one_model_for_the_plan_its_margins_
 
     prob, cat = _mixed_case()
     path = write_problem(tmp_path, prob, cat)
-    built = {"instance": 0, "model": 0}
-    real_instance, real_model = api.build_instance, api.build_milp
-
-    def count(kind, real):
-        def counted(*a, **kw):
-            built[kind] += 1
-            return real(*a, **kw)
-        return counted
-    monkeypatch.setattr(api, "build_instance", count("instance", real_instance))
-    monkeypatch.setattr(api, "build_milp", count("model", real_model))
+    built = count_builds(monkeypatch)
     out = CliRunner().invoke(app, ["solve", str(path), "--robust", "--json"])
     assert out.exit_code == 0, out.output
     assert '"mfu_margin": 0.8797' in out.stdout and '"robust_plan"' in out.stdout

@@ -91,9 +91,12 @@ def test_session_reuses_a_plan_that_meets_a_tighter_cap():
     again = session.solve()
     assert finish_day(first) == 5 and again.total_cost == first.total_cost
     assert session.milp_solves == solves and session.reused == 1
-    session.set_cap(None)  # loosening forgets what was learnt, and solves again
-    session.solve()
-    assert session.milp_solves == solves + 1
+    session.set_cap(None)  # loosening forgets what the Session learnt per choice ...
+    answered = session.answered_without_solve
+    assert session.solve().total_cost == first.total_cost
+    # ... and asks the engine again, which answers from the plan it keeps: it costs the problem's
+    # proven bound (solver.probes), so no MILP runs
+    assert session.milp_solves == solves and session.answered_without_solve == answered + 1
 
 
 def test_max_seconds_spent_gives_an_unproven_infeasible_not_a_wrong_plan():
@@ -103,3 +106,51 @@ def test_max_seconds_spent_gives_an_unproven_infeasible_not_a_wrong_plan():
     with pytest.raises(Infeasible) as caught:
         min_time_plan(prob, cat, max_seconds=1e-6)
     assert not caught.value.proven and "--max-seconds" in str(caught.value)
+
+
+def test_a_search_the_time_stopped_returns_its_earliest_plan_with_the_days_left_open(monkeypatch):
+    """The run's time ends after the first feasibility probe: the plan that probe found (verified,
+    within every deadline), not proven, with the days the earliest finish may still lie between;
+    each step was announced as it came (solver.rows)."""
+    from solver.clock import OutOfTime
+    from solver.rows import ROWS
+
+    prob, cat = three_tier()
+    real, calls = Session.probe, []
+
+    def second_runs_out(self, *a, **k):
+        calls.append(self.limits.cap)
+        if len(calls) > 1:
+            raise OutOfTime("the run's time is spent")
+        return real(self, *a, **k)
+    monkeypatch.setattr(Session, "probe", second_runs_out)
+    heard = []
+    ROWS.listener = lambda words, done, expected: heard.append(words)
+    try:
+        plan = min_time_plan(prob, cat)
+    finally:
+        ROWS.listener = None
+    check_plan(prob, cat, plan)
+    assert plan.status == "feasible" and plan.lower_bound <= plan.total_cost
+    day = finish_day(plan)
+    assert 1 < day <= 10 and calls[0] == 10
+    assert any(f"lies between day 1 and day {day}" in w for w in plan.warnings)
+    assert heard[0] == "finish by day 10: a plan exists"
+    assert heard[-1].startswith(f"earliest finish: day {day}, ") and heard[-1].endswith("(not proven)")
+
+
+def test_every_limit_is_a_change_undone_after_its_probe():
+    """The Session's limits live in its probes, not on the model: after solves under a cap and a
+    budget the engine's model holds the problem as built (solver.probes: changes undone)."""
+    from solver.milp.registry import BUDGET, DEADLINE
+
+    prob, cat = three_tier()
+    session = Session(prob, cat)
+    built = DEADLINE.bound(session.milp, ""), BUDGET.bound(session.milp, "")
+    cheapest = session.solve()
+    session.set_cap(session.earliest_cap())
+    session.set_budget(cheapest.total_cost * 10)
+    capped = session.solve()
+    assert finish_day(capped) < finish_day(cheapest)
+    assert (DEADLINE.bound(session.milp, ""), BUDGET.bound(session.milp, "")) == built
+    assert session.engine.solves >= session.milp_solves + session.probes

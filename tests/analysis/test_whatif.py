@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.builders import ROOT, catalog, datacenter, hourly, job, problem, solve
+from tests.builders import count_builds, ROOT, catalog, datacenter, hourly, job, problem, solve
 from solver import api
 from solver.analysis.edits import apply_edits, parse_edit
 from solver.analysis.whatif import what_if
@@ -208,16 +208,7 @@ def _old_scenario(prob, cat, edits):
 
 
 def _counting(monkeypatch):
-    built = {"instance": 0, "model": 0}
-    real_instance, real_model = api.build_instance, api.build_milp
-
-    def count(kind, real):
-        def counted(*a, **kw):
-            built[kind] += 1
-            return real(*a, **kw)
-        return counted
-    monkeypatch.setattr(api, "build_instance", count("instance", real_instance))
-    monkeypatch.setattr(api, "build_milp", count("model", real_model))
+    built = count_builds(monkeypatch)
     return built
 
 

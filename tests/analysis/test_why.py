@@ -10,7 +10,7 @@ from __future__ import annotations
 import json
 
 import pytest
-from tests.builders import BIG, MID, ROOT, catalog, datacenter, hourly, job, problem, solve
+from tests.builders import BIG, MID, ROOT, catalog, count_builds, datacenter, hourly, job, problem, solve
 from typer.testing import CliRunner
 
 from solver.analysis.why import force_job, why
@@ -309,26 +309,6 @@ def test_runners_up_are_forced_plans_and_the_rest_is_listed_apart(tmp_path):
     assert len(data["alternatives"]) == 2 and len(data["excluded"]) == 2 and len(data["infeasible"]) == 1
 
 
-def _count_builds(monkeypatch) -> dict[str, int]:
-    """Instances and models built from now on (solver.api's build_instance and build_milp)."""
-    import solver.api as api
-
-    counts = {"instance": 0, "model": 0}
-    build_instance, build_milp = api.build_instance, api.build_milp
-
-    def counted_instance(*a, **k):
-        counts["instance"] += 1
-        return build_instance(*a, **k)
-
-    def counted_model(*a, **k):
-        counts["model"] += 1
-        return build_milp(*a, **k)
-
-    monkeypatch.setattr(api, "build_instance", counted_instance)
-    monkeypatch.setattr(api, "build_milp", counted_model)
-    return counts
-
-
 def test_runners_up_are_probes_on_one_built_model(monkeypatch):
     """Issue 34: each forced runner-up is a bound delta on the one built model, not a new
     Instance and model (`why` on global-burst built 78 Instances and 81 models). The answers
@@ -338,7 +318,7 @@ def test_runners_up_are_probes_on_one_built_model(monkeypatch):
     from solver.analysis.why import why
     from solver.load import load_problem
 
-    counts = _count_builds(monkeypatch)
+    counts = count_builds(monkeypatch)
     prob, cat = load_problem(ROOT / "problems" / "seed-7b-200b-30d.yaml")
     result = why(prob, cat, k=3)
     forced = [a for j in result.jobs for a in j.alternatives]
@@ -364,7 +344,7 @@ def test_levers_and_elastic_runners_up_share_two_models(monkeypatch):
     from solver.analysis.edits import apply_edits
 
     prob, cat = _three_levers_and_a_rack()
-    counts = _count_builds(monkeypatch)
+    counts = count_builds(monkeypatch)
     result = why(prob, cat, k=3)
     assert counts == {"instance": 2, "model": 3}
     levers = {(b.kind, b.name): b for b in result.binding}
@@ -427,7 +407,7 @@ def test_lead_time_questions_share_one_instance_without_lead_times(monkeypatch):
                   hourly("M", 3, vendor="v3", max_nodes=1, lead_time_days=3),
                   hourly("N", 2, vendor="v4", max_nodes=1, gpus_per_node=4))
     prob = problem(job(days=80, deadline_days=10), horizon_days=20)
-    counts = _count_builds(monkeypatch)
+    counts = count_builds(monkeypatch)
     result = why(prob, cat)
     codes = {a.label: (a.code, a.text) for a in result.jobs[0].excluded}
     assert codes["v2/G80/hourly @ D1"][0] == "lead_time" and "5 days" in codes["v2/G80/hourly @ D1"][1]

@@ -13,7 +13,7 @@ from solver import api
 from solver.analysis.edits import apply_edits
 from solver.analysis.why import why
 from solver.model.catalog import Offer
-from tests.builders import catalog, datacenter, hourly, job, problem
+from tests.builders import count_builds, catalog, datacenter, hourly, job, problem
 
 RACK = Offer(offer="R", vendor="v1", datacenter="D1", gpu="G80", mode="hosted", price=20_000,
              price_unit="cny_per_node_month", gpus_per_node=8, max_nodes=10, min_term_days=30,
@@ -21,20 +21,7 @@ RACK = Offer(offer="R", vendor="v1", datacenter="D1", gpu="G80", mode="hosted", 
 
 
 def _counted(monkeypatch) -> dict[str, int]:
-    counts = {"instance": 0, "model": 0}
-    build_instance, build_milp = api.build_instance, api.build_milp
-
-    def counted_instance(*a, **k):
-        counts["instance"] += 1
-        return build_instance(*a, **k)
-
-    def counted_model(*a, **k):
-        counts["model"] += 1
-        return build_milp(*a, **k)
-
-    monkeypatch.setattr(api, "build_instance", counted_instance)
-    monkeypatch.setattr(api, "build_milp", counted_model)
-    return counts
+    return count_builds(monkeypatch)
 
 
 def _edited_cost(prob, cat, edits) -> float:

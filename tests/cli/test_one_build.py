@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 from typer.testing import CliRunner
 
-import solver.api as api
+from tests.builders import count_builds
 from solver.cli import app
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -23,6 +23,7 @@ COMMANDS = {
         strict=True, reason="why's deadline lever still solves the edited problem (one more build)")),
     "solve --baselines": ["solve", SEED, "--baselines", "--json"],
     "solve --robust": ["solve", SEED, "--robust", "--json"],
+    "solve --objective min_time": ["solve", SEED, "--objective", "min_time", "--json"],
     "frontier": ["frontier", SEED, "--points", "3", "--json"],
     "whatif (a bound)": ["whatif", SEED, "--set", "budget=400000", "--json"],
     "negotiate": ["negotiate", SEED, "--jobs", "1", "--json"],
@@ -32,19 +33,7 @@ COMMANDS = {
 
 @pytest.fixture
 def builds(monkeypatch):
-    counts = {"instance": 0, "model": 0}
-    build_instance, build_milp = api.build_instance, api.build_milp
-
-    def instance(*a, **k):
-        counts["instance"] += 1
-        return build_instance(*a, **k)
-
-    def model(*a, **k):
-        counts["model"] += 1
-        return build_milp(*a, **k)
-    monkeypatch.setattr(api, "build_instance", instance)
-    monkeypatch.setattr(api, "build_milp", model)
-    return counts
+    return count_builds(monkeypatch)
 
 
 @pytest.mark.parametrize("args", list(COMMANDS.values()), ids=list(COMMANDS))
