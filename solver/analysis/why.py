@@ -564,8 +564,9 @@ class _Ctx:
             self.notes.append(f"{relax}: not analysed, the run's time budget ran out (raise --max-seconds)")
         except _Undetermined as exc:
             lever.determined = False
-            lever.low, lever.high = exc.low, exc.high
-            if exc.high is not None:  # an interval: from what the solve proved to the plan it found
+            if exc.low is not None and math.isfinite(exc.low):  # what the solve proved (not -inf: none)
+                lever.low, lever.high = exc.low, exc.high
+            if lever.high is not None:  # an interval: from what the solve proved to the plan it found
                 base, cur = self.plan.total_cost, self.problem.currency
                 self.notes.append(f"{relax}: saves or costs {exc.low - base:+,.0f} to {exc.high - base:+,.0f} {cur} "
                                   f"(not proven within the time; raise {self.clock.more_time})")
