@@ -733,6 +733,40 @@ def any_plan(probes: Probes, *changes: Change, time_limit: float | None = None) 
         del probes.known[:-KEEP_PLANS]
 
 
+# ===== a sweep's scenario as changes of the base model (issue 34, helper G) =====
+# bound_changes above takes limits' bounds; a sweep's grids edit prices too ("offers[vendor=x].
+# price*=0.9"), and a price is a change of the built model as well (Reprice: negotiate's).
+
+def edit_changes(probes: Probes, problem: Problem, catalog: Catalog) -> list[Change] | None:
+    """`problem` and `catalog` (an edited copy of the engine's) as changes of its built model:
+    each offer whose price column differs re-priced (Reprice, at the edited catalog's price in
+    the offer's own currency), every other difference as bound_changes reads it; None when one
+    is neither (the caller builds the edited problem: its preprocessing differs).
+
+    Why a price is no preprocessing: the build prunes an offer's interconnect options against
+    each other (solver.milp.prune), and those share the offer's rent, so a price scales them
+    alike and the same options survive; the rest of the build reads no price.
+
+    A deadline made earlier is left to a build here (None), though bound_changes takes it: on
+    problems/hybrid-burst.yaml with deadline 200 the probe's plan costs the same as the built
+    scenario's but finishes on day 195 and binds no deadline, where the build's finishes on
+    day 200 against it; a sweep's row must read as the scenario's own solve."""
+    if any(job.deadline_days != was.deadline_days for job, was in zip(problem.jobs, probes.problem.jobs)):
+        return None
+    base = probes.catalog.offers
+    repriced = sorted(name for name, offer in catalog.offers.items()
+                      if name in base and offer.price != base[name].price)
+    if not repriced:
+        return bound_changes(probes, problem, catalog)
+    unpriced = catalog.model_copy(update={"offers": {
+        name: offer.model_copy(update={"price": base[name].price}) if name in repriced else offer
+        for name, offer in catalog.offers.items()}})
+    bounds = bound_changes(probes, problem, unpriced)
+    if bounds is None:
+        return None
+    return [*(reprice(name, catalog.offers[name].price) for name in repriced), *bounds]
+
+
 # ===== why's second model (issue 34, helper E) =====
 # `why` asks its elastic questions ("which limit does this forced runner-up need most?") of a
 # twin of the base model: the same Instance, built again, with every family's slack added once

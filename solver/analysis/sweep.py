@@ -3,8 +3,9 @@
 Why: a team rarely asks one what-if; it asks "for every price cut of 0–20 % and
 deadlines of 30, 45, 60 days, what does it cost and what binds?". A grid file lists the
 scenarios in the what-if edit language (solver.analysis.edits); every scenario is the
-base problem with its edits applied, solved by the same `solve_problem` as `gpuplan
-solve`, so a row equals a single solve of that scenario.
+base problem with its edits applied, and a row equals `gpuplan solve` of that scenario.
+How (issue 34): each worker builds the base problem once and runs a scenario as a probe of
+that model when its edits are bounds or prices (see Worker); only the others are built.
 
 Grid file (YAML), either part or both (explicit scenarios come after the grid's):
     grid:                                   # cartesian product, last key varies fastest
@@ -21,15 +22,19 @@ scenario never ends the sweep.
 Table, one row per scenario in the file's order whatever the executor:
     scenario, edits ("; "-joined), one column per grid key (its value), status
     (optimal | feasible | infeasible | timeout: no plan within the time limit | error),
-    total_cost, currency (the scenario's problem's: total_cost is in it), finish_<job> (finish day), gpu_days[<gpu>/<mode>/<datacenter>] (GPU-days
+    total_cost, lower_bound (the least the optimum can be: total_cost when optimal, below it
+    when the time ran out first, the figure then the interval [lower_bound, total_cost]),
+    currency (the scenario's problem's: total_cost is in it), finish_<job> (finish day), gpu_days[<gpu>/<mode>/<datacenter>] (GPU-days
     rented = GPUs × days of each allocation, whole contract terms included; 0 when a
     solved plan rents none, empty when there is no plan), binding (limits the plan runs
-    into, "; "-joined), error, seconds (wall time of edit + solve).
+    into, "; "-joined), error, how (probe: solved on the worker's base model; rebuilt: built as
+    a problem of its own; empty when the edits failed before any solve), seconds (wall time of edit + solve; the base build is not in it).
 
 Executors: "process" (a pool of `jobs` spawned processes; jobs=1 solves in this process)
-and "ray" (a local Ray instance with `jobs` CPUs, or the cluster at `address`, whose nodes
-need gpuplan installed). Workers get the base problem and catalog once (pydantic models
-pickle) and the edits per task.
+and "ray" (`jobs` actors on a local Ray instance with `jobs` CPUs, or on the cluster at
+`address`, whose nodes need gpuplan installed). Each worker gets the base problem and
+catalog once (pydantic models pickle), builds it once, and gets the scenarios one at a time.
+Each row is announced (solver.rows.ROWS) in this process as it arrives.
 """
 
 from __future__ import annotations
@@ -55,7 +60,9 @@ from solver.choices import EXECUTORS
 from solver.errors import Infeasible, ProblemError
 from solver.load import read_yaml
 from solver.model.catalog import Catalog
+from solver.model.plan import Plan
 from solver.model.problem import Problem
+from solver.rows import ROWS
 
 OPERATORS = ("*=", "+=", "=")
 
@@ -183,49 +190,161 @@ def check_edits(problem: Problem, catalog: Catalog, scenarios: Sequence[Scenario
 # --- one scenario -----------------------------------------------------------------------------
 
 def run_scenario(problem: Problem, catalog: Catalog, scenario: Scenario, options: dict) -> dict:
-    """Edit, solve and summarise one scenario; every failure is caught and becomes the row's error."""
-    from solver.api import solve_problem  # heavy import, only where solving happens
-
-    start = time.perf_counter()
-    row: dict[str, Any] = {"status": "error", "total_cost": None, "currency": problem.currency, "finish": {},
-                           "gpu_days": {}, "binding": "", "error": ""}
-    try:
-        prob, cat, _ = apply_edits(problem, catalog, list(scenario.edits))
-        row["currency"] = prob.currency
-        plan = solve_problem(prob, cat, **options)
-    except ProblemError as exc:
-        row["error"] = exc.render()
-    except Infeasible as exc:
-        row["status"] = "infeasible" if exc.proven else "timeout"
-        row["error"] = "; ".join([str(exc), *exc.reasons])
-    except Exception as exc:                               # noqa: BLE001 — a row, never the end of the sweep
-        row["error"] = f"{type(exc).__name__}: {exc}"
-    else:
-        gpu_days: dict[str, int] = {}
-        for a in plan.allocations:
-            key = f"gpu_days[{a.gpu}/{a.mode}/{a.datacenter}]"
-            gpu_days[key] = gpu_days.get(key, 0) + a.gpus * (a.end_day - a.start_day)
-        row.update(status=plan.status, total_cost=plan.total_cost, finish={j.name: j.finish_day for j in plan.jobs},
-                   gpu_days=gpu_days, binding="; ".join(b.text for b in plan.binding))
-    row["seconds"] = round(time.perf_counter() - start, 3)
-    return row
+    """Edit, build and solve one scenario as a problem of its own (`how` "rebuilt"); every failure
+    is caught and becomes the row's error. A sweep runs scenarios on a Worker, which does this
+    only for those its base model cannot hold."""
+    return Worker(problem, catalog, options, probe=False).run(scenario)
 
 
-_BASE: tuple[Problem, Catalog, dict] | None = None       # set once in each pool worker
+def _empty_row(problem: Problem) -> dict[str, Any]:
+    return {"status": "error", "total_cost": None, "lower_bound": None, "currency": problem.currency, "finish": {},
+            "gpu_days": {}, "binding": "", "error": "", "how": ""}
+
+
+def _plan_cells(plan: Plan) -> dict[str, Any]:
+    """A solved scenario's cells: cost and the bound proven under it, finish days, GPU-days, limits."""
+    gpu_days: dict[str, int] = {}
+    for a in plan.allocations:
+        key = f"gpu_days[{a.gpu}/{a.mode}/{a.datacenter}]"
+        gpu_days[key] = gpu_days.get(key, 0) + a.gpus * (a.end_day - a.start_day)
+    low = plan.total_cost if plan.status == "optimal" else min(plan.lower_bound, plan.total_cost)
+    return {"status": plan.status, "total_cost": plan.total_cost, "lower_bound": low,
+            "finish": {j.name: j.finish_day for j in plan.jobs}, "gpu_days": gpu_days,
+            "binding": "; ".join(b.text for b in plan.binding)}
+
+
+class Worker:
+    """One worker's base problem, built once, and the scenarios it runs on it.
+
+    Why (issue 34): a scenario solved as a whole `solve_problem` cost an Instance, a model and a
+    cold solve each. Here the base problem is built once (solver.probes.Probes, on the first
+    scenario) and solved; a scenario whose edits are limits' bounds or offers' prices of that
+    model (solver.probes.edit_changes) is a probe of it (`how` "probe"); one that changes
+    nothing is the base's own plan. The others (a deadline, a raised stock, MFU, windows: edits
+    that change preprocessing, or may) are built as their own problem (`how` "rebuilt"), as are a problem with soft preferences (solve_problem weighs
+    them with re-solves of its own), a scenario whose plan leaves the catalog's usual software
+    stack (its price is one more solve there) and one proven infeasible after a lowered stock
+    (its reasons come from its own preprocessing), so every row reads as `gpuplan solve` of the
+    scenario would.
+
+    A probe is given no MIP start (no plan of the base or of an earlier scenario): a cost has
+    many optimal plans, and a start steers the solver to another one than a build of the
+    scenario finds (another schedule, other limits binding). Without one, the probe solves the
+    very model a build of the scenario would make, so its row is that solve's row, whatever
+    worker ran it and after what: serial, pool and Ray tables are equal."""
+
+    def __init__(self, problem: Problem, catalog: Catalog, options: dict, *, probe: bool = True) -> None:
+        self.problem, self.catalog, self.options = problem, catalog, options
+        self.engine = None                              # solver.probes.Probes, once built
+        self.base_plan: Plan | None = None              # the base problem's own plan, once solved
+        self._tried = not probe or bool(problem.preferences)
+
+    def run(self, scenario: Scenario) -> dict:
+        """The scenario's row; every failure is caught and becomes the row's error."""
+        start = time.perf_counter()
+        row = _empty_row(self.problem)
+        try:
+            prob, cat, _ = apply_edits(self.problem, self.catalog, list(scenario.edits))
+            row["currency"] = prob.currency
+            row.update(self._probed(prob, cat) or self._rebuilt(prob, cat))
+        except ProblemError as exc:
+            row["error"] = exc.render()
+        except Exception as exc:                               # noqa: BLE001 — a row, never the end of the sweep
+            row["error"] = f"{type(exc).__name__}: {exc}"
+        row["seconds"] = round(time.perf_counter() - start, 3)
+        return row
+
+    def _rebuilt(self, problem: Problem, catalog: Catalog) -> dict:
+        from solver.api import solve_problem  # heavy import, only where solving happens
+        try:
+            return {**_plan_cells(solve_problem(problem, catalog, **self.options)), "how": "rebuilt"}
+        except Infeasible as exc:
+            return {"status": "infeasible" if exc.proven else "timeout",
+                    "error": "; ".join([str(exc), *exc.reasons]), "how": "rebuilt"}
+
+    def _probed(self, problem: Problem, catalog: Catalog) -> dict | None:
+        """The scenario as a probe of the base model; None when it must be built (see the class)."""
+        from solver.api import off_stack
+        from solver.clock import OutOfTime
+        from solver.errors import PlanRejected
+        from solver.probes import ReadAs, edit_changes
+
+        engine = self._engine()
+        changes = None if engine is None else edit_changes(engine, problem, catalog)
+        if changes is None:
+            return None
+        if not changes and self.base_plan is not None:  # edits that change nothing: the base's own solve
+            return None if off_stack(self.base_plan, problem, catalog) else {**_plan_cells(self.base_plan), "how": "probe"}
+        engine.known = []  # no start: see the class
+        try:
+            answer = engine.probe(*changes, ReadAs("the scenario's limits", problem=problem, catalog=catalog),
+                                  problem=problem, catalog=catalog, tiebreak=True)
+        except (OutOfTime, PlanRejected):
+            return None
+        if answer.plan is not None:
+            return None if off_stack(answer.plan, problem, catalog) else {**_plan_cells(answer.plan), "how": "probe"}
+        if answer.status == "unknown":
+            return self._out_of_time(answer)
+        return self._infeasible(answer, catalog)
+
+    def _infeasible(self, answer, catalog: Catalog) -> dict | None:
+        """A probe proven infeasible, in solver.api.solve_built's words: the solver's, then the
+        reasons preprocessing gives (solver.api.explain_quick), which are the base model's when the
+        edits left every offer's stock as built; None otherwise (a lowered stock may strand a job in
+        a build of the scenario, which then says so: built)."""
+        from solver.api import explain_quick
+        if any(offer.max_nodes != self.catalog.offers[name].max_nodes for name, offer in catalog.offers.items()):
+            return None
+        return {"status": "infeasible", "error": "; ".join([answer.why, *explain_quick(self.engine.inst)]),
+                "how": "probe"}
+
+    def _out_of_time(self, answer) -> dict:
+        """A probe that found no plan in its time, in solver.api.solve_built's words for one."""
+        hint = (f"raise {self.engine.clock.more_time}, or try another --backend" if self.options.get("time_limit")
+                else "try another --backend")
+        return {"status": "timeout", "error": f"{answer.why}: {hint}", "how": "probe"}
+
+    def _engine(self):
+        """The base problem built and solved, the first time a scenario asks; None when it cannot
+        be built (a job no offer carries: every scenario is then built as its own problem)."""
+        if self._tried:
+            return self.engine
+        from solver.clock import OutOfTime
+        from solver.probes import Probes
+        self._tried = True
+        try:
+            engine = Probes(self.problem, self.catalog, **self.options)
+        except Infeasible:
+            return None
+        try:
+            self.base_plan = engine.solve_base(tiebreak=True)
+        except (Infeasible, OutOfTime):
+            pass                                           # no base plan: scenarios are probed without one
+        self.engine = engine
+        return engine
+
+
+_WORKER: Worker | None = None                           # set once in each pool worker
 
 
 def _init_worker(problem: Problem, catalog: Catalog, options: dict) -> None:
-    global _BASE
-    _BASE = (problem, catalog, options)
+    global _WORKER
+    _WORKER = Worker(problem, catalog, options)
 
 
 def _pool_task(scenario: Scenario) -> dict:
-    problem, catalog, options = _BASE
-    return run_scenario(problem, catalog, scenario, options)
+    assert _WORKER is not None
+    return _WORKER.run(scenario)
 
 
-def _ray_task(base: tuple[Problem, Catalog, dict], scenario: Scenario) -> dict:
-    return run_scenario(*base[:2], scenario, base[2])
+class _RayWorker:
+    """A Ray actor holding one Worker: its base model built once, its scenarios sent one by one."""
+
+    def __init__(self, base: tuple[Problem, Catalog, dict]) -> None:
+        self.worker = Worker(*base)
+
+    def run(self, index: int, scenario: Scenario) -> tuple[int, dict]:
+        return index, self.worker.run(scenario)
 
 
 # --- executors --------------------------------------------------------------------------------
@@ -234,22 +353,46 @@ def run_sweep(problem: Problem, catalog: Catalog, scenarios: Sequence[Scenario],
               jobs: int | None = None, address: str | None = None, backend: str | None = None,
               time_limit: float | None = None, gap: float | None = None,
               on_row: Callable[[int, dict], None] | None = None) -> pd.DataFrame:
-    """Solve every scenario and return the table; `on_row(index, row)` is called as each one ends."""
+    """Solve every scenario and return the table; `on_row(index, row)` is called as each one ends,
+    and each row is announced (solver.rows.ROWS) as it arrives here."""
     if executor not in EXECUTORS:
         raise ProblemError(f"unknown executor {executor!r}", key="--executor", fix=f"use one of {', '.join(EXECUTORS)}")
     options = {"time_limit": time_limit, "gap": gap, **({"backend": backend} if backend else {})}
     jobs = max(1, min(jobs or os.cpu_count() or 1, len(scenarios)))
     run = _run_ray if executor == "ray" else _run_processes
-    rows = run(problem, catalog, list(scenarios), options, jobs, address, on_row or (lambda i, r: None))
+    ROWS.expect(len(scenarios))
+
+    def heard(i: int, row: dict) -> None:
+        ROWS.announce(row_words(scenarios[i], row))
+        if on_row is not None:
+            on_row(i, row)
+    rows = run(problem, catalog, list(scenarios), options, jobs, address, heard)
     return to_frame(problem, scenarios, rows)
 
 
+def row_words(scenario: Scenario, row: dict) -> str:
+    """A row as the progress line reads it: `grid-03: optimal 24,101,000 CNY (probe)`, an
+    interval `from 23,954 to 25,100` when the time ran out before the optimum was proven."""
+    cost, low = row.get("total_cost"), row.get("lower_bound")
+    if cost is None:
+        figure = ""
+    elif low is not None and low < cost - 0.005:
+        figure = f" from {low:,.0f} to {cost:,.0f} {row.get('currency') or ''}"
+    else:
+        figure = f" {cost:,.0f} {row.get('currency') or ''}"
+    how = f" ({row['how']})" if row.get("how") else ""
+    return f"{scenario.name}: {row['status']}{figure.rstrip()}{how}"
+
+
 def _run_processes(problem, catalog, scenarios, options, jobs, address, on_row) -> list[dict]:
-    """A spawned pool: forked children would inherit a solver's threads (HiGHS keeps a pool) and may hang."""
+    """A spawned pool: forked children would inherit a solver's threads (HiGHS keeps a pool) and may hang.
+    Each process holds one Worker (its base model built once); scenarios are sent one at a time,
+    so a row arrives as soon as it is solved and a slow scenario holds up no others."""
     rows: list[dict | None] = [None] * len(scenarios)
     if jobs == 1:
+        worker = Worker(problem, catalog, options)
         for i, sc in enumerate(scenarios):
-            rows[i] = run_scenario(problem, catalog, sc, options)
+            rows[i] = worker.run(sc)
             on_row(i, rows[i])
         return rows
     pool = ProcessPoolExecutor(jobs, mp_context=get_context("spawn"), initializer=_init_worker,
@@ -269,7 +412,8 @@ def _run_processes(problem, catalog, scenarios, options, jobs, address, on_row) 
 
 
 def _run_ray(problem, catalog, scenarios, options, jobs, address, on_row) -> list[dict]:
-    """Ray tasks, one per scenario; the base problem is put in the object store once."""
+    """`jobs` Ray actors, each a Worker (its base model built once), fed one scenario at a time;
+    the base problem is put in the object store once."""
     try:
         import ray
     except ImportError:
@@ -284,27 +428,46 @@ def _run_ray(problem, catalog, scenarios, options, jobs, address, on_row) -> lis
             ray.init(num_cpus=jobs, **quiet)
     try:
         base = ray.put((problem, catalog, options))
-        task = ray.remote(num_cpus=1)(_ray_task)
-        pending = {task.remote(base, sc): i for i, sc in enumerate(scenarios)}
-        rows: list[dict | None] = [None] * len(scenarios)
-        while pending:
-            done, _ = ray.wait(list(pending), num_returns=len(pending), timeout=0.2)
-            for ref in done:
-                i = pending.pop(ref)
-                try:
-                    rows[i] = ray.get(ref)
-                except Exception as exc:                   # noqa: BLE001 — a crashed task or worker
-                    rows[i] = _failed_row(exc)
-                on_row(i, rows[i])
-        return rows
+        actor = ray.remote(num_cpus=1)(_RayWorker)
+        return _feed_actors(ray, [actor.remote(base) for _ in range(jobs)], scenarios, on_row)
     finally:
         if started:
             ray.shutdown()
 
 
+def _feed_actors(ray, actors: list, scenarios: Sequence[Scenario], on_row) -> list[dict]:
+    """Each idle actor gets the next scenario; an actor whose task fails (it died) gets no more."""
+    rows: list[dict | None] = [None] * len(scenarios)
+    waiting = list(range(len(scenarios)))[::-1]
+    pending: dict = {}
+
+    def give(actor) -> None:
+        if waiting:
+            i = waiting.pop()
+            pending[actor.run.remote(i, scenarios[i])] = (i, actor)
+    for actor in actors:
+        give(actor)
+    while pending:
+        done, _ = ray.wait(list(pending), num_returns=1, timeout=0.2)
+        for ref in done:
+            i, actor = pending.pop(ref)
+            try:
+                rows[i] = ray.get(ref)[1]
+                give(actor)
+            except Exception as exc:                   # noqa: BLE001 — a crashed actor: its row says so
+                rows[i] = _failed_row(exc)
+            on_row(i, rows[i])
+            if not pending:                            # no actor left alive to take the rest
+                for j in reversed(waiting):
+                    rows[j] = _failed_row(RuntimeError("no Ray worker left"))
+                    on_row(j, rows[j])
+                waiting.clear()
+    return rows
+
+
 def _failed_row(exc: BaseException) -> dict:
-    return {"status": "error", "total_cost": None, "finish": {}, "gpu_days": {}, "binding": "",
-            "error": f"worker failed: {type(exc).__name__}: {exc}".strip(), "seconds": None}
+    return {"status": "error", "total_cost": None, "lower_bound": None, "finish": {}, "gpu_days": {}, "binding": "",
+            "error": f"worker failed: {type(exc).__name__}: {exc}".strip(), "how": "", "seconds": None}
 
 
 # --- the table --------------------------------------------------------------------------------
@@ -319,16 +482,17 @@ def to_frame(problem: Problem, scenarios: Sequence[Scenario], rows: Sequence[dic
         solved = r["status"] in ("optimal", "feasible")
         rec = {"scenario": sc.name, "edits": "; ".join(sc.edits)}
         rec.update({k: _cell(sc.params.get(k)) for k in params})
-        rec.update(status=r["status"], total_cost=r["total_cost"], currency=r.get("currency", problem.currency))
+        rec.update(status=r["status"], total_cost=r["total_cost"], lower_bound=r.get("lower_bound"),
+                   currency=r.get("currency", problem.currency))
         rec.update({f"finish_{j}": r["finish"].get(j) for j in jobs})
         rec.update({k: r["gpu_days"].get(k, 0 if solved else None) for k in gpu_cols})
-        rec.update(binding=r["binding"], error=r["error"], seconds=r["seconds"])
+        rec.update(binding=r["binding"], error=r["error"], how=r.get("how", ""), seconds=r["seconds"])
         records.append(rec)
-    columns = ["scenario", "edits", *params, "status", "total_cost", "currency", *(f"finish_{j}" for j in jobs),
-               *gpu_cols,
-               "binding", "error", "seconds"]
+    columns = ["scenario", "edits", *params, "status", "total_cost", "lower_bound", "currency",
+               *(f"finish_{j}" for j in jobs), *gpu_cols, "binding", "error", "how", "seconds"]
     df = pd.DataFrame.from_records(records, columns=columns)
     df["total_cost"] = df["total_cost"].astype("float64")
+    df["lower_bound"] = df["lower_bound"].astype("float64")
     df["seconds"] = df["seconds"].astype("float64")
     for col in [f"finish_{j}" for j in jobs] + gpu_cols:
         df[col] = df[col].astype("Int64")

@@ -14,7 +14,7 @@ from typing import Annotated, Optional
 import typer
 
 from solver.choices import DEFAULT_BACKEND, EXECUTORS
-from solver.commands.common import live_stderr, plan_console, run_action
+from solver.commands.common import live_stderr, plan_console, run_action, working
 from solver.commands.options import Backend, Gap, ProblemFile, choices, time_limit_option
 from solver.errors import ProblemError
 
@@ -72,23 +72,35 @@ def sweep(problem: ProblemFile,
 
 
 class _progress:
-    """A rich progress bar on stderr, where one may be drawn (`live_stderr`)."""
+    """A rich progress bar on stderr, where one may be drawn (`live_stderr`), each row printed
+    above it as it arrives (solver.rows); elsewhere the rows as progress lines (`working`)."""
 
     def __init__(self, total: int, quiet: bool) -> None:
         from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeRemainingColumn
         err = live_stderr(f"sweep: {total} scenarios", quiet=quiet)
-        self.bar = None
+        self.bar, self.lines = None, None
         if err is not None:
             self.bar = Progress(TextColumn("sweep"), BarColumn(), MofNCompleteColumn(),
                                 TextColumn("{task.fields[last]}"), TimeRemainingColumn(), console=err, transient=True)
             self.task = self.bar.add_task("sweep", total=total, last="")
+        elif not quiet:
+            self.lines = working(f"sweep: {total} scenarios")
 
     def __enter__(self):
         if self.bar is None:
+            if self.lines is not None:
+                self.lines.__enter__()
             return lambda i, row: None
+        from solver.rows import ROWS
+        ROWS.listener = lambda words, done, expected: self.bar.console.print(
+            f"  {done}/{expected} {words}", markup=False, highlight=False)
         self.bar.start()
         return lambda i, row: self.bar.update(self.task, advance=1, last=row["status"])
 
     def __exit__(self, *exc) -> None:
+        if self.lines is not None:
+            self.lines.__exit__(*exc)
         if self.bar is not None:
+            from solver.rows import ROWS
+            ROWS.listener = None
             self.bar.stop()

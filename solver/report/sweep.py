@@ -68,6 +68,7 @@ def render_sweep(df, output: Path | None, console: Console) -> None:
     if len(solved):
         best = solved.loc[solved["total_cost"].idxmin()]
         line += f"; cheapest {best['scenario']} at {best['total_cost']:,.0f} {best['currency']}"
+    line += _how_words(df)
     console.print(escape(line + (f" → {output}" if output else "")), highlight=False)
     columns = list(df.columns)
     params = columns[columns.index("edits") + 1:columns.index("status")] if "edits" in columns else []
@@ -93,7 +94,7 @@ def render_sweep(df, output: Path | None, console: Console) -> None:
         table.add_column(c.removeprefix("finish_") + " day", justify="right", overflow="fold")
     table.add_column("binding / error", overflow="fold")
     for (_, r), outside in zip(shown.iterrows(), off_grid):
-        cost = "" if _plain(r["total_cost"]) is None else f"{r['total_cost']:,.0f}"
+        cost = _cost_cell(r)
         days = ["" if _plain(r[c]) is None else str(r[c]) for c in finish]
         note = r["error"] or r["binding"]
         note = note if len(note) <= NOTE_CHARS else note[:NOTE_CHARS - 1] + "…"
@@ -104,6 +105,25 @@ def render_sweep(df, output: Path | None, console: Console) -> None:
     if len(df) > SHOWN_ROWS:
         where = f" in {output}" if output else " (write them with -o)"
         console.print(escape(f"… {len(df) - SHOWN_ROWS} more rows{where}"))
+
+
+def _how_words(df: pd.DataFrame) -> str:
+    """How the rows were solved (solver.analysis.sweep.Worker): `; 12 probes, 2 rebuilt`."""
+    if "how" not in df.columns:
+        return ""
+    probes, rebuilt = (int((df["how"] == how).sum()) for how in ("probe", "rebuilt"))
+    parts = [f"{probes} probe{'' if probes == 1 else 's'}"] if probes else []
+    parts += [f"{rebuilt} rebuilt"] if rebuilt else []
+    return "; " + ", ".join(parts) if parts else ""
+
+
+def _cost_cell(row) -> str:
+    """The cost, or the interval bound–cost when the time ran out before it was proven."""
+    cost = _plain(row["total_cost"])
+    if cost is None:
+        return ""
+    low = _plain(row.get("lower_bound"))
+    return f"{low:,.0f}–{cost:,.0f}" if low is not None and low < cost - 0.005 else f"{cost:,.0f}"
 
 
 def currency_of(df: pd.DataFrame) -> str | None:

@@ -20,7 +20,7 @@ from solver.api import solve_problem
 from solver.cli import app
 from solver.errors import Infeasible, ProblemError
 from solver.load import load_problem
-from tests.builders import ROOT
+from tests.builders import ROOT, count_builds
 
 HYBRID = ROOT / "problems" / "hybrid-burst.yaml"
 EXAMPLE = ROOT / "problems" / "sweeps" / "hybrid-burst-grid.yaml"
@@ -86,7 +86,23 @@ def test_failed_scenarios_are_rows_with_their_error(base, process_table):
     assert df.loc["cheap-vnet", "total_cost"] < df.loc["base", "total_cost"]
 
 
-def test_ray_executor_gives_the_same_table_as_the_process_executor(base, process_table):
+def test_serial_and_pool_give_the_same_table(base, process_table):
+    # a row does not depend on which worker ran it or after which scenario (no MIP start carried over)
+    serial = run_sweep(*base, SCENARIOS, jobs=1)
+    pd.testing.assert_frame_equal(serial.drop(columns="seconds"), process_table.drop(columns="seconds"))
+
+
+def test_each_row_says_how_it_was_solved(process_table):
+    how = process_table.set_index("scenario")["how"].to_dict()
+    # bounds and prices are probes of the base model; the edited problem that fails to load is
+    # never solved; the proven-infeasible one is worded by its own build (preprocessing's reasons)
+    assert how == {"base": "probe", "cheap-vnet": "probe", "more-power": "probe", "past-horizon": "",
+                   "too-soon": "rebuilt"}
+    solved = process_table[process_table["status"] == "optimal"]
+    assert (solved["lower_bound"] == solved["total_cost"]).all()     # proven: the interval is one number
+
+
+def test_the_ray_executor_gives_the_same_table_as_the_process_executor(base, process_table):
     # Ray is the `ray` extra, not `dev`: skipped without it, except under CI (.ci/run installs it)
     try:
         import ray  # noqa: F401
@@ -94,7 +110,7 @@ def test_ray_executor_gives_the_same_table_as_the_process_executor(base, process
         if os.environ.get("CI"):
             pytest.fail("CI is set but Ray is missing: .ci/run must install the project with '.[dev,ray]'")
         pytest.skip("Ray is not installed (pip install -e '.[dev,ray]')")
-    ray_table = run_sweep(*base, SCENARIOS, executor="ray", jobs=2)
+    ray_table = run_sweep(*base, SCENARIOS, executor="ray", jobs=2)   # two actors, each one build
     pd.testing.assert_frame_equal(ray_table.drop(columns="seconds"), process_table.drop(columns="seconds"))
 
 
@@ -216,3 +232,75 @@ def test_whole_grid_values_stay_whole_beside_scenarios_without_them(base):
     column = df["datacenters.Shunyi.power_quota_kw="]
     assert str(column.dtype) == "Int64" and column.iloc[0] == 250 and column.isna().iloc[1]
     assert "250.0" not in df.to_csv(index=False)
+
+
+# --- one build per worker (issue 34) -------------------------------------------------------------
+
+BOUNDS = [Scenario("base", ()), Scenario("budget", ("budget=40000000",)),
+          Scenario("less-power", ("datacenters.Shunyi.power_quota_kw=200",)),
+          Scenario("more-power", ("datacenters.Shunyi.power_quota_kw=400",)),
+          Scenario("cheap-vnet", ("offers[vendor=21vianet].price*=0.9",)),
+          Scenario("cheaper-more-power", ("offers[vendor=21vianet].price*=0.8", "datacenters.Shunyi.power_quota_kw=300"))]
+
+
+@pytest.fixture
+def builds(monkeypatch):
+    return count_builds(monkeypatch)
+
+
+def test_a_serial_sweep_of_bounds_and_prices_builds_one_instance_and_one_model(base, builds, monkeypatch):
+    from solver.rows import ROWS
+
+    heard = []
+    monkeypatch.setattr(ROWS, "listener", lambda words, done, expected: heard.append((words, done, expected)))
+    df = run_sweep(*base, BOUNDS, jobs=1)
+    assert builds == {"instance": 1, "model": 1}
+    assert list(df["how"]) == ["probe"] * len(BOUNDS)
+    assert [(done, expected) for _, done, expected in heard] == [(i + 1, len(BOUNDS)) for i in range(len(BOUNDS))]
+    assert [words.split(":")[0] for words, _, _ in heard] == [s.name for s in BOUNDS]   # each row as it came
+    assert heard[0][0].endswith("(probe)") and "CNY" in heard[0][0]
+
+
+def test_probe_rows_equal_rows_of_scenarios_built_alone(base):
+    from solver.analysis.sweep import run_scenario, to_frame
+
+    probed = run_sweep(*base, BOUNDS, jobs=1)
+    built = to_frame(base[0], BOUNDS, [run_scenario(*base, sc, {"time_limit": None, "gap": None}) for sc in BOUNDS])
+    assert list(built["how"]) == ["rebuilt"] * len(BOUNDS)
+    pd.testing.assert_frame_equal(probed.drop(columns=["seconds", "how"]), built.drop(columns=["seconds", "how"]))
+
+
+def test_a_scenario_that_changes_preprocessing_is_built(base, builds):
+    # a deadline made earlier is a bound of the model, but the plan a probe finds there finishes
+    # earlier than the built scenario's (see solver.probes.edit_changes): built too
+    later = [Scenario("more-stock", ("offers.vnet-sy-a100-80-8x-hosted.max_nodes=60",)),
+             Scenario("mfu", ("jobs[*].mfu_factor=0.9",)), Scenario("sooner", ("jobs[*].deadline_days=200",))]
+    df = run_sweep(*base, [Scenario("base", ()), *later], jobs=1)
+    assert list(df["how"]) == ["probe", "rebuilt", "rebuilt", "rebuilt"]
+    assert builds == {"instance": 4, "model": 4}
+
+
+def test_a_row_out_of_time_reads_as_an_interval():
+    from solver.analysis.sweep import row_words
+
+    row = {"status": "feasible", "total_cost": 25_100.0, "lower_bound": 23_954.0, "currency": "CNY", "how": "probe"}
+    assert row_words(Scenario("grid-03", ()), row) == "grid-03: feasible from 23,954 to 25,100 CNY (probe)"
+    assert row_words(Scenario("x", ()), {**row, "lower_bound": 25_100.0}) == "x: feasible 25,100 CNY (probe)"
+    assert row_words(Scenario("bad", ()), {"status": "error", "total_cost": None, "how": ""}) == "bad: error"
+
+
+def test_a_probe_proven_infeasible_reads_as_the_built_scenario(base, builds):
+    import re
+
+    from solver.analysis.sweep import run_scenario
+
+    broke = Scenario("broke", ("budget=1000000",))
+    df = run_sweep(*base, [broke], jobs=1)
+    assert builds == {"instance": 1, "model": 1}
+    built = run_scenario(*base, broke, {"time_limit": None, "gap": None})
+    row = df.iloc[0]
+    assert (row["status"], row["how"], built["status"]) == ("infeasible", "probe", "infeasible")
+
+    def timeless(text: str) -> str:
+        return re.sub(r"ran [0-9.]+ s", "ran … s", text)
+    assert timeless(row["error"]) == timeless(built["error"])

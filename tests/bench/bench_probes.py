@@ -73,13 +73,15 @@ def determined(command: str, data: dict | None) -> tuple[int, int]:
         levers = data.get("binding", [])
         rows = alts + levers
         return sum(1 for r in rows if r.get("determined", True)), max(len(rows), 1)
-    if command == "frontier":
-        want = data.get("requested_points", 0) or len(data.get("points", []))
-        settled = sum(1 for p in data.get("points", []) if p.get("status") == "optimal")
-        return min(settled, want), max(want, 1)
-    if command == "negotiate":
+    if command == "frontier":  # ε values tried and settled; when the time stopped it, the untried ones count too
+        tried = data.get("tried", [])
+        settled = sum(1 for t in tried if t.get("outcome") in ("ok", "infeasible", "same plan"))
+        stopped = any("were not tried" in n for n in data.get("notes", []))
+        want = data.get("requested_points", len(tried)) if stopped else len(tried)
+        return settled, max(want, len(tried), 1)
+    if command == "negotiate":  # every offer is a row: priced (proven), said why not priced, or undetermined
         offers = data.get("offers", [])
-        settled = sum(1 for o in offers if o.get("analysed") or o.get("skipped"))
+        settled = sum(1 for o in offers if o.get("analysed") and o.get("limit_low") in (None, o.get("limit_price")))
         return settled, max(len(offers), 1)
     if command == "whatif":
         sc = data.get("scenario", {})
@@ -87,7 +89,7 @@ def determined(command: str, data: dict | None) -> tuple[int, int]:
         return int(ok) + int(data.get("baseline", {}).get("status") == "optimal"), 2
     if command == "baselines":
         rows = data.get("baselines") or []
-        return sum(1 for r in rows if r.get("cost") is not None or r.get("proven", False)), max(len(rows), 1)
+        return sum(1 for r in rows if r.get("status") in ("optimal", "infeasible")), max(len(rows), 1)
     raise ValueError(command)
 
 

@@ -57,3 +57,14 @@ def test_grid_values_are_columns_one_line_per_scenario():
 def test_only_grid_scenarios_have_no_edits_column():
     lines = shown(frame().iloc[:2], 200)
     assert not any("edits" in line for line in lines[2:6])
+
+
+def test_the_summary_says_how_rows_were_solved_and_an_unproven_cost_is_an_interval():
+    df = frame()
+    df.insert(df.columns.get_loc("total_cost") + 1, "lower_bound", [25_704_920.0, 22_950_000.0, None])
+    df["status"] = ["optimal", "feasible", "error"]
+    df["how"] = ["probe", "rebuilt", ""]
+    lines = shown(df, 200)
+    assert lines[0].startswith("3 scenarios: 1 optimal, 1 feasible, 1 error") and lines[0].endswith("1 probe, 1 rebuilt")
+    assert "22,950,000–23,101,000" in next(line for line in lines if line.startswith("│grid-02"))
+    assert "25,704,920" in next(line for line in lines if line.startswith("│grid-01"))
