@@ -766,3 +766,22 @@ def edit_changes(probes: Probes, problem: Problem, catalog: Catalog) -> list[Cha
     if bounds is None:
         return None
     return [*(reprice(name, catalog.offers[name].price) for name in repriced), *bounds]
+
+
+# ===== why's second model (issue 34, helper E) =====
+# `why` asks its elastic questions ("which limit does this forced runner-up need most?") of a
+# twin of the base model: the same Instance, built again, with every family's slack added once
+# and switched off. Why a twin and not the base model: the stock slack raises the offers' node
+# bounds and widens the volume discounts' rows (solver.milp.elastic), which loosens the LP the
+# runners-up's bounds are read from and moves HiGHS' path among equally cheap plans.
+
+def twin(probes: Probes) -> Probes:
+    """A second model of the engine's Instance (no second build_instance), on the engine's clock,
+    with no base and no plans in hand: its probes are bounded by nothing the base proved."""
+    import copy
+
+    other = copy.copy(probes)
+    other.milp = api.build_milp(probes.inst)
+    other.base, other.known = None, []
+    other.solves = other.answered_without_solve = 0
+    return other

@@ -2,30 +2,43 @@
 binding limits are worth (issue 5, items 1 and 2).
 
 Why: a planner that cannot say why a candidate was not chosen is not trusted with a
-purchase. Every number here comes from a re-solve of the same MILP, every reason from
+purchase. Every number here comes from a solve of the same MILP, every reason from
 the model itself:
 
 - An alternative is one GPU type × mode × site × vendor (all its offers and interconnect
-  options). Forcing a job onto it: `solve_problem(..., constrain=f)` where f adds the row
-  `Why-<job>-only`, Σ replicas of the job outside the alternative ≤ 0. Its cost is the
-  verified plan's total; the difference to the optimum is what choosing it costs.
+  options). Forcing a job onto it: the job's replicas outside the alternative bounded to 0
+  (the plans of the row `Why-<job>-only`, Σ replicas of the job outside it ≤ 0). Its cost is
+  the verified plan's total; the difference to the optimum is what choosing it costs.
 - An alternative preprocessing already dropped for the job carries the reason recorded
   there (Instance.excluded: `memory:`, `lead_time:`, `fabric:`, `capacity:`, residency,
   spot) — the same code that leaves those columns out of the MILP. It is listed apart
   (JobWhy.excluded), never ranked among the runners-up: it has no forced cost.
 - An alternative that passes preprocessing but is infeasible when forced: an elastic
-  re-solve of the forced model with slack on the `Power-<dc>-<t>` rows (per site), the
+  solve of the forced model with slack on the `Power-<dc>-<t>` rows (per site), the
   offers' stock (node bounds raised, rows `Stock-<offer>-<t>` put the written caps back),
   the `Budget` row and the rows asking each job's work (`Work-<job>` and the domain
   `need` rows), minimising the slack relative to each limit (work slack weighted
   ×1000: missing work is the last resort). The family whose slack
   carries the most names the reason; with only budget slack the forced plan exists but
-  breaks the budget, so it lost on `price`, its cost from a re-solve without the budget.
+  breaks the budget, so it lost on `price`, its cost from a solve without the budget.
 - A feasible forced plan that costs more lost on `price`.
 
 Binding limits (plan.binding) get a re-solve delta: the problem solved again with the
 limit relaxed by one meaningful unit — one node of the offer, one rack's kW at the site,
-one day on the job's deadline, 1 % more budget — through the what-if edit language.
+one day on the job's deadline, 1 % more budget — as its family's bound moved.
+
+The models (issue 34: probes on built models, solver.probes, not a build per question):
+1. the base: the optimum, every forced runner-up, their LP bounds, the budget-free forced
+   solves and the budget and power levers are probes of it;
+2. its elastic twin (`_Elastic`, the same Instance built again): every infeasible runner-up's
+   elastic solve, built at the first one;
+3. the levers' model (`_LeverModel`, a second Instance): the stock and deadline levers, built
+   when one binds; the base has no variables past its written stock and deadlines.
+4. on uniform periods, an Instance preprocessed with no lead times (`_lead_free`, no model):
+   whether an excluded runner-up's lead time is what leaves it no time, for all of them.
+Still solved whole: a lever on another horizon than the levers' model's, every question of a
+problem with preferences (weighed by re-solves in solve_problem), and `_lead_time_blocks`
+(an infeasible runner-up's forced plan without its offers' lead time: another preprocessing).
 """
 
 from __future__ import annotations
@@ -37,13 +50,13 @@ from dataclasses import asdict, dataclass, field
 from ortools.linear_solver.python import model_builder as mb
 
 from solver.analysis.edits import apply_edits
-from solver.api import BUDGET, DEFAULT_BACKEND, FAMILIES, Exclusion, Milp, NoSolution, NotApplicable, family, solve_milp
+from solver.api import AVAILABILITY, BUDGET, DEADLINE, DEFAULT_BACKEND, FAMILIES, Exclusion, Milp, NotApplicable, family
 from solver.clock import OutOfTime, RunClock
 from solver.errors import Infeasible
 from solver.model.catalog import Catalog, Offer
 from solver.model.plan import Plan
 from solver.model.problem import Problem
-from solver.probes import Limit, Probes, Relaxed, VarBounds
+from solver.probes import Limit, Objective, Probes, Relaxed, Restock, VarBounds, add_slacks, slack_on, twin
 from solver.rows import ROWS
 
 OWN_CODES = ("memory", "lead_time", "residency", "fabric")
@@ -126,6 +139,8 @@ class Lever:
     delta: float | None = None      # cost − the optimum's cost (negative: relaxing saves)
     method: str = "re-solve delta"
     determined: bool = True         # False: out of time before a proven answer (see the notes)
+    low: float | None = None        # not determined: the least the relaxed problem can cost (the solve's bound)
+    high: float | None = None       # not determined: the cost of the relaxed plan it found (None: none)
 
     def to_dict(self) -> dict:
         return asdict(self)
@@ -176,6 +191,7 @@ def why(problem: Problem, catalog: Catalog, *, k: int = 3, backend: str = DEFAUL
     ctx = _Ctx(problem, catalog, plan, probes)
     ROWS.expect(None)
     jobs = [ctx.job(j.name, k) for j in problem.jobs]
+    ctx.plan_levers(plan.binding)
     levers = [ctx.lever(b) for b in plan.binding]
     return Why(problem.name, plan.total_cost, plan.currency, k, jobs, [lv for lv in levers if lv is not None],
                time.perf_counter() - start, ctx.notes)
@@ -229,6 +245,14 @@ class _Ctx:
         self.clock = probes.clock
         self.groups = groups(self.inst)
         self.notes: list[str] = []
+        self.twin: _Elastic | None = None             # the elastic twin, built at the first infeasible runner-up
+        self.levers: _LeverModel | None = None         # the levers' model, when a stock or deadline lever binds
+        self.lead_free = None                          # the Instance with no lead times (`_lead_free`)
+
+    def _elastic_twin(self) -> _Elastic:
+        if self.twin is None:
+            self.twin = _Elastic.build(self.probes)
+        return self.twin
 
     @property
     def time_limit(self) -> float | None:
@@ -388,11 +412,13 @@ class _Ctx:
             return None
         return change
 
-    def _probe_cost(self, *changes) -> float | None:
-        """Cost of the verified plan of a probe; None when proven infeasible; _Undetermined (with
-        the interval the solve reached) when the time ran out first, _OutOfBudget before it began."""
+    def _probe_cost(self, *changes, probes: Probes | None = None, **verified) -> float | None:
+        """Cost of the verified plan of a probe (of the base model, or of `probes`; `verified`:
+        the problem and catalog its plan is checked against); None when proven infeasible;
+        _Undetermined (with the interval the solve reached) when the time ran out first,
+        _OutOfBudget before it began."""
         try:
-            answer = self.probes.probe(*changes)
+            answer = (probes or self.probes).probe(*changes, **verified)
         except OutOfTime:
             raise _OutOfBudget() from None
         if answer.status == "infeasible":
@@ -424,26 +450,28 @@ class _Ctx:
         return self._probe_cost(*changes)
 
     def _elastic(self, alt: Alternative, keys: set[str]) -> None:
-        """Name the row family whose slack the forced model needs, with the amount."""
-        from solver.api import build
-
-        _, milp = build(self.problem, self.catalog)
-        force_job(alt.job, keys)(milp)
-        model, slacks = milp.model, []  # (family, target, var, weight, limit)
-        for fam in FAMILIES:
-            if isinstance(fam.slack, NotApplicable) or isinstance(fam.lost, NotApplicable):
-                continue
-            for target, var in fam.slack(milp, None, factor=STOCK_RAISE).items():
-                weight, limit = fam.lost.scale(milp, target)
-                slacks.append((fam, target, var, weight, limit))
-        model.minimize(mb.LinearExpr.weighted_sum([s[2] for s in slacks], [s[3] for s in slacks]))
+        """Name the row family whose slack the forced model needs, with the amount: one probe of
+        the elastic twin (`_Elastic`), the job forced by bounds, every slack on, the objective
+        their weighted sum."""
+        twin = self._elastic_twin()
+        milp = twin.probes.milp
+        outside = [var for (i, _), var in milp.replicas.items()
+                   if milp.inst.options[i].job == alt.job and milp.inst.options[i].config not in keys]
+        slacks = twin.slacks  # (family, target, var, weight, limit)
         try:
-            sol = solve_milp(milp, backend=self.backend, time_limit=self.time_limit)
-        except NoSolution as exc:
-            if not exc.proven:
-                raise _Undetermined(str(exc)) from None
+            answer = twin.probes.probe(VarBounds(f"job {alt.job} only on {sorted(keys)}", True, outside, upper=0.0),
+                                       *slack_on("elastic", [(s[2], twin.on[i]) for i, s in enumerate(slacks)]),
+                                       Objective("least slack", terms=[(s[2], s[3]) for s in slacks]), verify=False)
+        except OutOfTime:
+            raise _OutOfBudget() from None
+        finally:
+            twin.probes.known = []  # its plans are priced by slack: none is a start for the next
+        if answer.status == "infeasible":
             alt.code, alt.text = "deadline", "no plan on it even with every limit relaxed"
             return
+        if answer.solution is None:
+            raise _Undetermined(answer.why)
+        sol = answer.solution
         used = [(fam, target, sol.value(var), w * sol.value(var), limit) for fam, target, var, w, limit in slacks]
         used = [u for u in used if u[2] > TOL]
         if not used:
@@ -465,10 +493,26 @@ class _Ctx:
 
     def _usable_without_lead_time(self, name: str, offers: list[str]) -> bool:
         """Would preprocessing keep the job on these offers if they had no lead time? (same rules, rerun)"""
+        inst = self._lead_free(offers)
+        return any(o.job == name and inst.configs[o.config].offer.offer in offers for o in inst.options)
+
+    def _lead_free(self, offers: list[str]):
+        """The problem preprocessed with no lead time on `offers`: on uniform periods one Instance
+        with no lead time on any offer, built at the first question and asked every later one.
+
+        Why one serves all: preprocessing reads an offer's lead time for that offer's own
+        configurations only (their first period and contract term; the dominance pruning
+        compares configurations of one offer, solver.milp.prune), so the others' lead times do
+        not change what it keeps of these. Event periods are cut at every lead time, so there
+        each question is preprocessed anew."""
         from solver.api import build_instance
 
-        inst = build_instance(self.problem, _no_lead_time(self.catalog, offers))
-        return any(o.job == name and inst.configs[o.config].offer.offer in offers for o in inst.options)
+        if self.problem.periods != "uniform":
+            return build_instance(self.problem, _no_lead_time(self.catalog, offers))
+        if self.lead_free is None:
+            leads = [o for o, offer in self.catalog.offers.items() if offer.lead_time_days]
+            self.lead_free = build_instance(self.problem, _no_lead_time(self.catalog, leads))
+        return self.lead_free
 
     def _lead_time_blocks(self, alt: Alternative, keys: set[str]) -> bool:
         """Would the forced plan exist if the alternative's offers had no lead time? (one more re-solve)"""
@@ -478,6 +522,22 @@ class _Ctx:
                            constrain=force_job(alt.job, keys)) is not None
 
     # --- binding limits --------------------------------------------------------------------
+
+    def plan_levers(self, binding) -> None:
+        """The levers the base model cannot take as a bound moved (more stock than built, a later
+        deadline), all held in one second model (`_LeverModel`), built at the first of them."""
+        if self.problem.preferences:
+            return  # weighed by re-solves in solve_problem: every lever is solved whole
+        edited = {}
+        for b in binding:
+            fam = family(b.kind)
+            if fam not in (AVAILABILITY, DEADLINE) or isinstance(fam.lever, NotApplicable):
+                continue
+            step = fam.lever(self.problem, self.catalog, b.name)
+            if self._moved(fam, b.name, step) is None:
+                edited[fam.name, b.name] = apply_edits(self.problem, self.catalog, step.edits)[:2]
+        if edited:
+            self.levers = _LeverModel.plan(self.problem, self.catalog, edited)
 
     def lever(self, b) -> Lever | None:
         slack, unit = b.limit - b.used, b.unit
@@ -489,8 +549,13 @@ class _Ctx:
         lever = Lever(b.kind, b.name, b.text, slack, unit, relax, edits)
         try:
             moved = self._moved(fam, b.name, step)
+            held = None if moved is not None or self.levers is None else self.levers.changes(fam.name, b.name)
             if moved is not None:  # the limit's bound moved on the one built model: a probe
                 lever.cost = self._probe_cost(moved)
+            elif held is not None:  # a probe of the levers' model, the other levers held back
+                lever.cost = self._probe_cost(*held, probes=self.levers.engine(self.probes),
+                                              problem=self.levers.edited[fam.name, b.name][0],
+                                              catalog=self.levers.edited[fam.name, b.name][1])
             else:
                 prob, cat, _ = apply_edits(self.problem, self.catalog, edits)
                 lever.cost = self._solve(prob, cat)
@@ -499,12 +564,148 @@ class _Ctx:
             self.notes.append(f"{relax}: not analysed, the run's time budget ran out (raise --max-seconds)")
         except _Undetermined as exc:
             lever.determined = False
-            self.notes.append(f"{relax}: not determined within the time limit ({exc})")
+            if exc.low is not None and math.isfinite(exc.low):  # what the solve proved (not -inf: none)
+                lever.low, lever.high = exc.low, exc.high
+            if lever.high is not None:  # an interval: from what the solve proved to the plan it found
+                base, cur = self.plan.total_cost, self.problem.currency
+                self.notes.append(f"{relax}: saves or costs {exc.low - base:+,.0f} to {exc.high - base:+,.0f} {cur} "
+                                  f"(not proven within the time; raise {self.clock.more_time})")
+            else:
+                self.notes.append(f"{relax}: not determined within the time limit ({exc})")
         except Exception as exc:  # noqa: BLE001 - an edit the model rejects is reported, not raised
             self.notes.append(f"{relax}: {exc}")
         if lever.cost is not None:
             lever.delta = lever.cost - self.plan.total_cost
+        ROWS.announce(f"{relax}: {_lever_words(lever, self.plan.total_cost, self.problem.currency)}")
         return lever
+
+
+def _periods_fit(own: Problem, built: Problem) -> bool:
+    """Are `own`'s periods the first periods of `built`'s, so that `built` with every job held
+    to `own`'s deadlines is `own`? Equal horizons and period rules; or, on uniform periods of
+    one length, `own`'s horizon shorter and a whole number of periods.
+
+    Why the longer horizon is the same problem then: no job runs past `own`'s horizon (each is
+    held to its deadline); a contract is paid for its whole term whatever the horizon
+    (solver.milp.capacity), and every contract held after `own`'s horizon is held at the
+    latest start among them too, so the stock and power rows there add nothing."""
+    if own.periods != built.periods or own.effective_period_days != built.effective_period_days:
+        return False
+    if own.horizon_days == built.horizon_days:
+        return True
+    return (own.periods == "uniform" and own.horizon_days < built.horizon_days
+            and own.horizon_days % own.effective_period_days == 0)
+
+
+def _lever_words(lever: Lever, base: float, currency: str) -> str:
+    """A lever's row as a progress line: its delta, its interval, or why there is none."""
+    if lever.delta is not None:
+        return f"{lever.delta:+,.0f} {currency}"
+    if lever.high is not None and lever.low is not None:
+        return f"{lever.low - base:+,.0f} to {lever.high - base:+,.0f} {currency} (not proven)"
+    return "infeasible" if lever.determined else "not determined"
+
+
+@dataclass
+class _Elastic:
+    """The elastic twin: a second model of the base's Instance (solver.probes.twin) with every
+    family's slack added once and switched off; each infeasible forced runner-up is one probe
+    of it (the job forced by bounds, every slack on, the objective their weighted sum), where
+    an elastic model was built per runner-up before (issue 34).
+
+    Why a second model and not the base: the stock slack raises every offer's node bounds and
+    widens the volume discounts (solver.milp.elastic.stock_slacks, ×STOCK_RAISE), which would
+    loosen the base's LP (the runners-up's LP bounds) and move its path among equally cheap
+    plans. The twin holds the problem as written while its slacks are off."""
+
+    probes: Probes
+    slacks: list[tuple]             # (family, target, slack variable, weight, written limit)
+    on: list[float]                 # each slack variable's upper bound when on
+
+    @classmethod
+    def build(cls, base: Probes) -> _Elastic:
+        probes = twin(base)
+        probes.gap = None  # the elastic solve at the engine's default gap, as the per-runner-up build had it
+        slacks, on = [], []
+        for fam in FAMILIES:
+            if isinstance(fam.slack, NotApplicable) or isinstance(fam.lost, NotApplicable):
+                continue
+            for target, (var, upper) in add_slacks(probes, fam.slack, factor=STOCK_RAISE).items():
+                weight, limit = fam.lost.scale(probes.milp, target)
+                slacks.append((fam, target, var, weight, limit))
+                on.append(upper)
+        return cls(probes, slacks, on)
+
+
+@dataclass
+class _LeverModel:
+    """The model the stock and deadline levers are probes of: the problem built with every such
+    lever applied at once (each binding offer's stock + its step, each binding job's deadline +
+    its step, the horizon as the latest needs), each lever a probe with the others held back
+    (solver.probes.Restock to the written stock; the deadline family's bound at the written day).
+
+    Why a second model: the base was built with the written stock and deadlines, and a model has
+    no variables past either (preprocessing's size tiers and the periods come from them); which
+    limits bind is known only once the base is solved. One model for all of them, where each
+    lever rebuilt the problem before.
+
+    Exact where the held-back model is the lever's own edited problem: Restock on a model built
+    with at least that stock (solver.probes.Restock); a deadline held back on uniform periods
+    (solver.probes.bound_changes); the lever's periods the first periods of this model's
+    (`_periods_fit`; a lever they do not fit is solved whole: `changes` says None)."""
+
+    problem: Problem
+    catalog: Catalog
+    written: Problem
+    written_catalog: Catalog
+    edited: dict[tuple[str, str], tuple[Problem, Catalog]]   # (family, target) → the lever's own problem
+    probes: Probes | None = None
+
+    @classmethod
+    def plan(cls, problem: Problem, catalog: Catalog, edited: dict) -> _LeverModel:
+        """The model with every lever in `edited` applied: the latest horizon any needs, each
+        job's later deadline, each offer's larger stock. On event periods (cut at every
+        deadline) a later deadline moves the others' periods: there the deadline levers are
+        left out (solved whole, `changes` None) and the model holds the stock levers."""
+        if problem.periods != "uniform":
+            edited = {key: pc for key, pc in edited.items() if key[0] != DEADLINE.name}
+        if not edited:
+            return cls(problem, catalog, problem, catalog, {})
+        latest = max((p for p, _ in edited.values()), key=lambda p: p.horizon_days)
+        deadlines = {t: next(j for j in p.jobs if j.name == t).deadline_days
+                     for (f, t), (p, _) in edited.items() if f == DEADLINE.name}
+        jobs = [j.model_copy(update={"deadline_days": deadlines[j.name]}) if j.name in deadlines else j
+                for j in problem.jobs]
+        offers = dict(catalog.offers)
+        for (f, t), (_, cat) in edited.items():
+            if f == AVAILABILITY.name:
+                offers[t] = cat.offers[t]
+        return cls(latest.model_copy(update={"jobs": jobs}), catalog.model_copy(update={"offers": offers}),
+                   problem, catalog, edited)
+
+    def engine(self, base: Probes) -> Probes:
+        """The model, built at its first probe on the base's clock."""
+        if self.probes is None:
+            self.probes = Probes(self.problem, self.catalog, backend=base.backend, gap=base.gap, clock=base.clock)
+        return self.probes
+
+    def changes(self, kind: str, target: str) -> list | None:
+        """The lever (kind, target) as changes of this model: every other lever held back to the
+        written limit. None: not exact here (another horizon or period grid than the lever's own
+        problem, or a deadline held back on event periods): the caller solves the lever whole."""
+        if (kind, target) not in self.edited or not _periods_fit(self.edited[kind, target][0], self.problem):
+            return None
+        held: list = []
+        for (f, t) in self.edited:
+            if (f, t) == (kind, target):
+                continue
+            if f == AVAILABILITY.name:
+                most = self.written_catalog.offers[t].max_nodes
+                held.append(Restock(f"offer {t}: {most} nodes", True, t, most))
+            else:  # uniform periods only (`plan`)
+                day = next(j for j in self.written.jobs if j.name == t).deadline_days
+                held.append(Limit(f"job {t} done by day {day}", True, DEADLINE, t, day))
+        return held
 
 
 class _Undetermined(Exception):

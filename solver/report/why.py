@@ -48,14 +48,23 @@ def render_why(result: Why, console: Console) -> None:
         table.add_column(_("cost then"), justify="right", no_wrap=True)
         table.add_column(_("delta"), justify="right", no_wrap=True)
         for b in result.binding:
-            cost = f"{b.cost:,.0f}" if b.cost is not None else (_("infeasible") if b.determined else _("not determined"))
-            delta = f"{b.delta:+,.0f}" if b.delta is not None else "—"
+            cost, delta = _lever_cells(b, result.cost)
             table.add_row(escape(b.text), f"{b.slack:,.4g} {b.unit}", escape(b.relax), cost, delta)
         console.print(table)
     else:
         console.print(_("binding limits: none (no power, stock, budget or deadline limit is tight)"))
     for note in result.notes:
         console.print(_("note: {text}").format(text=escape(note)))
+
+
+def _lever_cells(b, base: float) -> tuple[str, str]:
+    """A lever's cost and delta: proven, or the interval from the solve's bound to the plan it
+    found when the time ran out first (issue 34: every figure proven or an interval)."""
+    if b.cost is not None:
+        return f"{b.cost:,.0f}", (f"{b.delta:+,.0f}" if b.delta is not None else "—")
+    if b.high is not None and b.low is not None:
+        return f"{b.low:,.0f}–{b.high:,.0f}", f"{b.low - base:+,.0f}…{b.high - base:+,.0f}"
+    return (_("infeasible") if b.determined else _("not determined")), "—"
 
 
 def _apart(console: Console, title: str, alternatives: list) -> None:

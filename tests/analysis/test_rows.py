@@ -28,10 +28,12 @@ def test_why_announces_each_re_solved_runner_up():
     finally:
         ROWS.listener = None
     resolved = [a for j in result.jobs for a in j.alternatives + j.infeasible]
-    assert len(heard) == len(resolved) >= 2
+    assert len(heard) == len(resolved) + len(result.binding) and len(resolved) >= 2   # each lever is a row too
     assert [d for d, _ in heard] == list(range(1, len(heard) + 1))
     for alt in resolved:
         assert any(alt.label in words for _, words in heard)
+    for lever in result.binding:
+        assert any(words.startswith(lever.relax) for _, words in heard)
 
 
 def test_a_runner_up_the_time_did_not_settle_is_an_interval(monkeypatch):
@@ -62,5 +64,5 @@ def test_the_cli_prints_rows_on_stderr_as_they_come(tmp_path):
     rows = [line for line in done.stderr.splitlines() if ", row " in line]
     out = json.loads(done.stdout)
     labels = [a["label"] for j in out["jobs"] for a in j["alternatives"] + j["infeasible"]]
-    assert len(rows) == len(labels) >= 2
+    assert len(rows) == len(labels) + len(out["binding"]) and len(labels) >= 2   # runners-up, then levers
     assert rows[0].split(", row ")[1].startswith("1: ")

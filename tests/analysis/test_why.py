@@ -10,7 +10,7 @@ from __future__ import annotations
 import json
 
 import pytest
-from tests.builders import BIG, MID, ROOT, catalog, datacenter, hourly, job, problem, solve
+from tests.builders import BIG, MID, ROOT, catalog, count_builds, datacenter, hourly, job, problem, solve
 from typer.testing import CliRunner
 
 from solver.analysis.why import force_job, why
@@ -312,27 +312,106 @@ def test_runners_up_are_forced_plans_and_the_rest_is_listed_apart(tmp_path):
 def test_runners_up_are_probes_on_one_built_model(monkeypatch):
     """Issue 34: each forced runner-up is a bound delta on the one built model, not a new
     Instance and model (`why` on global-burst built 78 Instances and 81 models). The answers
-    are the golden ones (tests/cli/test_golden_outputs.py, why-seed-7b-200b-30d)."""
-    import solver.api as api
+    are the golden ones (tests/cli/test_golden_outputs.py, why-seed-7b-200b-30d). Its one
+    binding limit is pretrain-7b's deadline at the horizon: a day more moves the horizon, which
+    no model built to day 30 has, so the levers' model is the second (and last) build."""
     from solver.analysis.why import why
     from solver.load import load_problem
 
-    counts = {"instance": 0, "model": 0}
-    build_instance, build_milp = api.build_instance, api.build_milp
-
-    def counted_instance(*a, **k):
-        counts["instance"] += 1
-        return build_instance(*a, **k)
-
-    def counted_model(*a, **k):
-        counts["model"] += 1
-        return build_milp(*a, **k)
-
-    monkeypatch.setattr(api, "build_instance", counted_instance)
-    monkeypatch.setattr(api, "build_milp", counted_model)
+    counts = count_builds(monkeypatch)
     prob, cat = load_problem(ROOT / "problems" / "seed-7b-200b-30d.yaml")
     result = why(prob, cat, k=3)
     forced = [a for j in result.jobs for a in j.alternatives]
     assert forced and all(a.cost is not None for a in forced)
-    assert counts["instance"] == 1 + len(result.binding)   # the levers edit the problem: one each, for now
-    assert counts["model"] == 1 + len(result.binding)      # the LP bounds are probes on the same model, relaxed
+    assert [b.kind for b in result.binding] == ["deadline"] and result.binding[0].cost == pytest.approx(295_800)
+    assert counts == {"instance": 2, "model": 2}    # the base; the levers' model (before: the same, one per lever)
+
+
+def _three_levers_and_a_rack():
+    """A job of 3 nodes × 10 days by day 10 (horizon 20): A (4 CNY) and B (5 CNY) have one node
+    each, C (6 CNY) the rest, so A's and B's stock and the deadline bind; the hosted rack R has
+    no power quota, so forced onto it the job has no plan (its elastic probe names the power)."""
+    cat = catalog(hourly("A", 4, max_nodes=1), hourly("B", 5, max_nodes=1), hourly("C", 6),
+                  hourly("V", 9, vendor="v2"), HOSTED, datacenters=(datacenter("D1", power_quota_kw=0),))
+    return problem(job(days=240, deadline_days=10), horizon_days=20), cat
+
+
+def test_levers_and_elastic_runners_up_share_two_models(monkeypatch):
+    """Issue 34: the stock and deadline levers are probes of one levers' model (each rebuilt
+    the problem before), the infeasible runner-up's elastic solve a probe of the elastic twin
+    (an Instance and a model each before): two Instances (the base, the levers') and three
+    models (the base, its elastic twin, the levers'), where this case built six and six."""
+    from solver.analysis.edits import apply_edits
+
+    prob, cat = _three_levers_and_a_rack()
+    counts = count_builds(monkeypatch)
+    result = why(prob, cat, k=3)
+    assert counts == {"instance": 2, "model": 3}
+    levers = {(b.kind, b.name): b for b in result.binding}
+    assert {("availability", "A"), ("availability", "B"), ("deadline", "j")} <= set(levers)
+    assert all(levers[k].delta < 0 for k in [("availability", "A"), ("availability", "B"), ("deadline", "j")])
+    assert [(a.label, a.code) for a in result.jobs[0].infeasible] == [("v9/G80/hosted @ D1", "power")]
+    for lever in result.binding:  # each probe's answer is the edited problem's own optimum
+        edited, edited_cat, _ = apply_edits(prob, cat, lever.edits)
+        assert lever.determined and lever.cost == pytest.approx(solve(edited, edited_cat).total_cost)
+        assert lever.delta == pytest.approx(lever.cost - result.cost)
+
+
+def test_levers_are_announced_as_rows_as_they_are_determined():
+    from solver.rows import ROWS
+
+    prob, cat = _three_levers_and_a_rack()
+    seen: list[str] = []
+    ROWS.listener = lambda words, done, expected: seen.append(words)
+    try:
+        result = why(prob, cat, k=3)
+    finally:
+        ROWS.listener = None
+    relax = {b.relax for b in result.binding}
+    levers = [w for w in seen if w.split(": ")[0] in relax]
+    assert len(levers) == len(result.binding) >= 3
+    assert all(w == f"{b.relax}: {b.delta:+,.0f} CNY" for w, b in zip(levers, result.binding))
+
+
+def test_a_lever_out_of_time_shows_the_interval_its_probe_reached(monkeypatch):
+    """Issue 34: every figure proven or an interval. Each probe here answers with a plan it did
+    not prove (the optimum's plan, the bound 1,000 CNY below): each lever reports that interval,
+    in --json (low, high), in its note and in the terminal's cost and delta cells."""
+    from rich.console import Console
+
+    from solver.probes import Answer, Probes
+    from solver.report.why import render_why
+
+    prob, cat = _three_levers_and_a_rack()
+    plan = solve(prob, cat)
+    monkeypatch.setattr(Probes, "probe", lambda self, *changes, **kw: Answer("feasible", plan.total_cost - 1_000, plan))
+    result = why(prob, cat, k=3, plan=plan)
+    assert result.binding and all(not b.determined and b.cost is None for b in result.binding)
+    assert all((b.low, b.high) == (plan.total_cost - 1_000, plan.total_cost) for b in result.binding)
+    data = json.loads(json.dumps(result.to_dict()))
+    assert data["binding"][0]["low"] == plan.total_cost - 1_000 and data["binding"][0]["high"] == plan.total_cost
+    assert any("-1,000 to +0 CNY (not proven" in note for note in result.notes)
+    console = Console(record=True, width=200)
+    render_why(result, console)
+    text = console.export_text()
+    assert f"{plan.total_cost - 1_000:,.0f}–{plan.total_cost:,.0f}" in text and "-1,000…+0" in text
+
+
+def test_lead_time_questions_share_one_instance_without_lead_times(monkeypatch):
+    """L (lead 5 days) and M (lead 3 days), one node each, cannot finish 80 GPU-days by day 10
+    once they arrive, but could from day 0: lead time; N (no lead time, one node) could not
+    at all: deadline. Both lead-time questions read one Instance preprocessed with no lead
+    time anywhere (preprocessing reads an offer's lead time for its own configurations only),
+    where each built its own before."""
+    cat = catalog(hourly("A", 6), hourly("L", 2, vendor="v2", max_nodes=1, lead_time_days=5),
+                  hourly("M", 3, vendor="v3", max_nodes=1, lead_time_days=3),
+                  hourly("N", 2, vendor="v4", max_nodes=1, gpus_per_node=4))
+    prob = problem(job(days=80, deadline_days=10), horizon_days=20)
+    counts = count_builds(monkeypatch)
+    result = why(prob, cat)
+    codes = {a.label: (a.code, a.text) for a in result.jobs[0].excluded}
+    assert codes["v2/G80/hourly @ D1"][0] == "lead_time" and "5 days" in codes["v2/G80/hourly @ D1"][1]
+    assert codes["v3/G80/hourly @ D1"][0] == "lead_time" and "3 days" in codes["v3/G80/hourly @ D1"][1]
+    assert codes["v4/G80/hourly @ D1"][0] == "deadline"
+    levers = 1 if any(b.kind in ("availability", "deadline") for b in result.binding) else 0
+    assert counts == {"instance": 2 + levers, "model": 1 + levers}   # the base, the lead-free Instance, the levers'
