@@ -20,7 +20,7 @@ SEED = str(ROOT / "problems" / "seed-7b-200b-30d.yaml")
 COMMANDS = {
     "solve": ["solve", SEED, "--json"],
     "solve --why": pytest.param(["solve", SEED, "--why", "--json"], marks=pytest.mark.xfail(
-        strict=True, reason="why's deadline lever still solves the edited problem (one more build)")),
+        strict=True, reason="why's deadline lever moves the horizon 30 → 31 days: the levers' model is a second build")),
     "solve --baselines": ["solve", SEED, "--baselines", "--json"],
     "solve --robust": ["solve", SEED, "--robust", "--json"],
     "solve --objective min_time": ["solve", SEED, "--objective", "min_time", "--json"],
