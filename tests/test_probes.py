@@ -1,4 +1,4 @@
-"""The probe engine (solver/probes.py): a probe on the one built model gives what a re-solve of
+"""The probe engine (solver/probes/): a probe on the one built model gives what a re-solve of
 the problem with the same change gives, undoes its change, starts only from plans that meet
 the changed model, and answers a tightening probe without a solve only when the base plan
 proves it."""

@@ -1,6 +1,6 @@
 """The frontiers and the min-time objective build one Instance and one model (issue 34): the
 Session (solver/session.py) asks every solve, LP bound and feasibility probe of the probe
-engine's model (solver/probes.py), with no second, relaxed model beside it.
+engine's model (solver/probes/), with no second, relaxed model beside it.
 
 Counted below the api's door: every `Instance` made by solver.milp.instance.build_instance and
 every `Milp` made by solver.milp.build.build_milp, whoever calls them (the Session's relaxed

@@ -1,5 +1,5 @@
 """One Instance and one model per command (issue 34): every analysis asks its questions as probes
-of the model the command built (solver/probes.py), not as new problems. Counted by wrapping
+of the model the command built (solver/probes/), not as new problems. Counted by wrapping
 solver.api.build_instance and build_milp, the one door through which anything is built, while
 each command runs in this process (negotiate with --jobs 1: a pool's workers build one each)."""
 
