@@ -8,10 +8,11 @@ below both, the families and the registry import in one direction only.
 
 from __future__ import annotations
 
+import math
 from collections.abc import Callable
 from dataclasses import dataclass
 
-from solver.milp.core import Milp
+from solver.milp.core import Milp, RowKey
 from solver.model.catalog import Catalog
 from solver.model.plan import Binding
 from solver.model.problem import Problem
@@ -186,3 +187,14 @@ def whole(x: float) -> int:
 
 def plural(n: float, word: str) -> str:
     return f"{word}{'s' if n != 1 else ''}"
+
+
+def row_limit(milp: Milp, key: RowKey, what: str, target: str) -> float | None:
+    """The upper bound of a one-target family's optional row (budget, spot work, vendor count) on
+    a built model; None when the row is missing or unbounded. `target` must be "" (`what` names
+    the limit in the error)."""
+    if target:
+        raise KeyError(f"{what} has one target, \"\", not {target!r}")
+    row = milp.keyed.get(key)
+    return None if row is None or math.isinf(row.upper_bound) else row.upper_bound
+

@@ -16,7 +16,7 @@ from ortools.linear_solver.python import model_builder as mb
 
 from solver.i18n import N_
 from solver.milp.core import Milp, RowKey
-from solver.milp.family import ON_DEMAND, Bound, Family, Labels, NotApplicable, Rows
+from solver.milp.family import ON_DEMAND, Bound, Family, Labels, NotApplicable, Rows, row_limit
 from solver.milp.work import replica_work
 from solver.model.modes import MODES
 from solver.verify import spot_work as verified_spot_work
@@ -41,9 +41,7 @@ def add_spot_cap(milp: Milp, eflop: float = math.inf) -> mb.LinearConstraint:
 
 def spot_bound(milp: Milp, target: str = "") -> float | None:
     """The EFLOP the built model lets a plan do on spot nodes; None: no such limit."""
-    _check(target)
-    row = milp.keyed.get(KEY)
-    return None if row is None or math.isinf(row.upper_bound) else row.upper_bound
+    return row_limit(milp, KEY, "the spot work", target)
 
 
 def set_spot_bound(milp: Milp, target: str, eflop: float | None) -> None:

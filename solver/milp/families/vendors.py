@@ -16,7 +16,7 @@ from ortools.linear_solver.python import model_builder as mb
 
 from solver.i18n import N_
 from solver.milp.core import Milp, RowKey
-from solver.milp.family import ON_DEMAND, Bound, Family, Labels, NotApplicable, Rows
+from solver.milp.family import ON_DEMAND, Bound, Family, Labels, NotApplicable, Rows, row_limit
 from solver.verify import vendors_rented
 
 COUNT = RowKey("vendors", part="count")
@@ -48,9 +48,7 @@ def add_vendor_count(milp: Milp, held: dict[str, list[mb.Variable]], *, integral
 
 def vendor_bound(milp: Milp, target: str = "") -> float | None:
     """The most vendors the built model lets a plan rent from; None: no such limit."""
-    _check(target)
-    row = milp.keyed.get(COUNT)
-    return None if row is None or math.isinf(row.upper_bound) else row.upper_bound
+    return row_limit(milp, COUNT, "the vendor count", target)
 
 
 def set_vendor_bound(milp: Milp, target: str, count: float | None) -> None:
