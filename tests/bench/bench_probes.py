@@ -24,7 +24,6 @@ import json
 import os
 import subprocess
 import sys
-import tempfile
 import threading
 import time
 from pathlib import Path
@@ -168,9 +167,15 @@ def main() -> None:
     rows = []
     for path in bench:
         rows += bench_problem(path.stem, path, commands)
-    with tempfile.TemporaryDirectory() as tmp:
-        for seed in [int(s) for s in a.seeds.split(",") if s]:
-            rows += bench_problem(f"realistic-{seed}", user_like.write(seed, Path(tmp)), commands)
+    for seed in [int(s) for s in a.seeds.split(",") if s]:
+        # where the generated file's relative catalog path resolves (three folders below the root)
+        path = ROOT / "tests" / "bench" / "problems" / f"user-like-{seed:02d}.yaml"
+        existed = path.exists()
+        try:
+            rows += bench_problem(f"realistic-{seed}", user_like.write(seed, path.parent), commands)
+        finally:
+            if not existed:
+                path.unlink(missing_ok=True)
     if not a.no_infeasible:
         verdicts()
     within = sum(1 for r in rows if r["seconds"] <= 60 + 5)
