@@ -25,6 +25,7 @@ from solver.errors import Infeasible
 from solver.model.catalog import Catalog
 from solver.model.problem import Problem, Restrict
 from solver.probes import Answer, Change, Probes, VarBounds
+from solver.rows import ROWS
 
 MODE_BASELINES = {"all hourly": ["hourly"], "all monthly": ["monthly"]}
 
@@ -163,7 +164,18 @@ def all_baselines(problem: Problem, catalog: Catalog, *, max_seconds: float | No
     if stop_at is not None:  # the baselines' share of the command's time
         probes.clock = RunClock(saved.time_limit, min(stop_at, saved.stop_at or stop_at), least=saved.least)
     try:
+        ROWS.expect(1 + len(MODE_BASELINES))
         modes = mode_baselines(problem, catalog, probes=probes, **solve_options)
-        return [best_single_offer(problem, catalog, probes=probes, **solve_options), *modes]
+        for b in modes:
+            ROWS.announce(_row_words(b, problem.currency))
+        best = best_single_offer(problem, catalog, probes=probes, **solve_options)
+        ROWS.announce(_row_words(best, problem.currency))
+        return [best, *modes]
     finally:
         probes.clock = saved
+
+
+def _row_words(b: Baseline, currency: str) -> str:
+    """A baseline's row in one line, for the command line as it is determined (solver.rows)."""
+    return f"{b.name}: {b.cost:,.0f} {currency} ({b.detail})" if b.cost is not None else f"{b.name}: {b.detail}"
+

@@ -70,7 +70,6 @@ import math
 import time
 from dataclasses import asdict, dataclass, field
 
-from ortools.linear_solver.python import model_builder as mb
 
 from solver.analysis.edits import apply_edits
 from solver.api import DEFAULT_BACKEND, FAMILIES, Family, NotApplicable, build_instance, family
@@ -80,6 +79,7 @@ from solver.model.catalog import Catalog
 from solver.model.problem import Problem
 from solver.probes import (Answer, Change, Objective, Probes, ReadAs, RowBounds, VarBounds, add_slacks,
                            bound_changes, budget_changes, exists, slack_on)
+from solver.rows import ROWS
 
 STRATEGIES = ("days", "without", "each", "together")
 """The order the lone relaxations are tried and listed in, by each family's Relax.how."""
@@ -193,13 +193,20 @@ def explain_infeasible(problem: Problem, catalog: Catalog, *, backend: str = DEF
                    None if max_seconds is None else start + max_seconds)
     strategies = {"days": lambda fam: [ctx.deadline(fam, max_extra_days)], "without": ctx.without,
                   "each": ctx.each, "together": ctx.together}
-    alone = [rel for how in STRATEGIES for fam in FAMILIES
+    ROWS.expect(None)
+    alone = [_announced(rel) for how in STRATEGIES for fam in FAMILIES
              if not isinstance(fam.relax, NotApplicable) and fam.relax.how == how for rel in strategies[how](fam)]
     pairs = None
     if not any(r.helps for r in alone) and all(r.determined for r in alone):
         pairs = ctx.pairs(max_extra_days)
     combination = ctx.combination()
     return Explanation(alone, combination, ctx.notes, time.perf_counter() - start, pairs)
+
+
+def _announced(rel: Relaxation) -> Relaxation:
+    """Tell the command line one relaxation is determined (solver.rows), in its own words."""
+    ROWS.announce(rel.text if getattr(rel, "text", "") else f"{rel.kind} {rel.target}")
+    return rel
 
 
 class _Context:

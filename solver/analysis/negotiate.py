@@ -86,6 +86,7 @@ from solver.files import csv_cell, save_atomic, text_cells
 from solver.i18n import N_, _
 from solver.model.catalog import Catalog, Offer
 from solver.model.problem import Problem
+from solver.rows import ROWS
 
 __all__ = ["negotiate", "Negotiation", "OfferTerms", "Lever", "vendor_rows", "export_vendor", "check_vendor",
            "reason_kinds", "with_price", "offers_used", "node_days", "peak_nodes", "price_volume",
@@ -163,6 +164,7 @@ def negotiate(problem: Problem, catalog: Catalog, *, vendors: list[str] | None =
     shared = Shared(base, asker.probes.base.low, asker.probes.base.status, asker.base_values, margin, max_solves,
                     tolerance)
     before = (asker.solves, asker.unproven)
+    ROWS.expect(None)  # each offer announced as priced (solver.analysis.negotiate_pool)
     with Runner(asker, shared, max(1, min(jobs, len(terms))), _deadline(clock)) as runner:
         done = _price_offers(asker, runner, terms, problem)
     here = (asker.solves - before[0], asker.unproven - before[1])  # the offers' solves made in this process

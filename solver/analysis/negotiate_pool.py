@@ -32,6 +32,7 @@ from solver.api import PROGRESS, Solution
 from solver.clock import RunClock, stop_command, stopped
 from solver.model.plan import Plan
 from solver.probes import Answer
+from solver.rows import ROWS
 
 
 @dataclass(frozen=True)
@@ -93,7 +94,7 @@ class Runner:
     def run(self, work: list[tuple[OfferTerms, float]]) -> list[Done]:
         """Every (terms, estimated drop) analysed; results in the order of `work`."""
         if self.jobs <= 1 or (self.pool is None and len(work) <= 1):  # one offer: no pool to start for it
-            return [analyse(self.asker, terms, drop, self.shared) for terms, drop in work]
+            return [_announced(analyse(self.asker, terms, drop, self.shared)) for terms, drop in work]
         if self.pool is None:
             self.stop = get_context("spawn").Event()
             self.pool = ProcessPoolExecutor(self.jobs, mp_context=get_context("spawn"), initializer=_init_worker,
@@ -101,7 +102,10 @@ class Runner:
         futures = {self.pool.submit(_pool_task, terms, drop): i for i, (terms, drop) in enumerate(work)}
         pending = set(futures)
         while pending:
-            _, pending = wait(pending, timeout=0.1, return_when=FIRST_COMPLETED)
+            finished, pending = wait(pending, timeout=0.1, return_when=FIRST_COMPLETED)
+            for fut in finished:  # each row as it comes (the table keeps the order of `work`)
+                if fut.exception() is None:
+                    _announced(fut.result())
             if stopped() and not self.stop.is_set():
                 self.stop.set()  # the command was stopped: the workers stop too, and say what they had not done
         out: list[Done | None] = [None] * len(work)
@@ -143,3 +147,22 @@ def _watch(stop) -> None:
 
 def _pool_task(terms: OfferTerms, drop: float) -> Done:
     return analyse(_ASKER, terms, drop, _SHARED)
+
+
+def _announced(done: Done) -> Done:
+    """Tell the command line the offer's row is determined (solver.rows), in words."""
+    ROWS.announce(row_words(done.terms))
+    return done
+
+
+def row_words(t: OfferTerms) -> str:
+    """An offer's row in one line: its walk-away or break-even price (an interval when unproven),
+    or why it has none."""
+    if t.limit_price is None:
+        return f"{t.offer}: {t.reason or 'no price found'}"
+    kind = (t.limit_kind or "limit").replace("_", "-")
+    low, high = t.limit_low, t.limit_high
+    price = (f"{low:,.2f} to {high:,.2f}" if low is not None and high is not None and abs(high - low) > 0.005
+             else f"{t.limit_price:,.2f}")
+    return f"{t.offer}: {kind} price {price} {t.price_unit}"
+

@@ -25,6 +25,7 @@ from solver.model.catalog import Catalog
 from solver.model.plan import Plan
 from solver.model.problem import Problem
 from solver.probes import Answer, Pinned, Probes, ReadAs, bound_changes
+from solver.rows import ROWS
 from solver.probes import Change as ProbeChange
 from solver.verify import verify_plan
 
@@ -142,8 +143,9 @@ def what_if(problem: Problem, catalog: Catalog, edits: list[str], *, explain: bo
     as problems throughout (solver.api.solve_problem weighs them with re-solves of its own)."""
     new_problem, new_catalog, changes = apply_edits(problem, catalog, edits)
     sides = _Sides(problem, catalog, new_problem, new_catalog, solve_options)
-    baseline = sides.baseline()
-    scenario = sides.scenario()
+    ROWS.expect(2)
+    baseline = _announced("baseline", sides.baseline())
+    scenario = _announced("scenario", sides.scenario())
     if explain and scenario.plan is None and scenario.proven:
         from solver.analysis.explain import explain_infeasible
         scenario.explanation = explain_infeasible(
@@ -270,3 +272,12 @@ def _outcome_dict(o: Outcome) -> dict:
             **({"stack_switch": p.stack_switch.model_dump()} if p.stack_switch is not None else {}),
             **({"warnings": [w for w in p.warnings if "software stack" in w]}
                if any("software stack" in w for w in p.warnings) else {})}
+
+
+def _announced(side: str, outcome: Outcome) -> Outcome:
+    """Tell the command line one side is determined (solver.rows), in words."""
+    plan = outcome.plan
+    ROWS.announce(f"{side}: {plan.total_cost:,.0f} {plan.currency}" if plan is not None
+                  else f"{side}: no plan ({outcome.infeasible or 'not determined'})")
+    return outcome
+
