@@ -237,6 +237,11 @@ def force_job(job: str, keys: set[str]):
     return constrain
 
 
+LP_SHARE = 0.2
+"""The share of the time left that ranking the runners-up by their LP bounds may take (the rest is
+for the forced solves, which are the rows a user reads)."""
+
+
 class _Ctx:
     def __init__(self, problem, catalog, plan, probes: Probes) -> None:
         self.problem, self.catalog, self.inst, self.plan = problem, catalog, probes.inst, plan
@@ -324,13 +329,20 @@ class _Ctx:
 
     def _lp_bounds(self, name: str, key_sets: list[set[str]]) -> list[float | None]:
         """LP relaxation bound of each forced model (None: the LP is infeasible, or no time): probes
-        on the one model, relaxed, the job's replicas outside each candidate bounded to 0 in turn."""
+        on the one model, relaxed, the job's replicas outside each candidate bounded to 0 in turn.
+        At most LP_SHARE of the run's time left goes to them: on finetune-sprint-30d eighteen LPs
+        took the whole 60-s budget and `why` showed its first runner-up after 60 s."""
         if len(key_sets) <= 1:
             return [None] * len(key_sets)
         mine = [(self.inst.options[i].config, var) for (i, _), var in self.milp.replicas.items()
                 if self.inst.options[i].job == name]
+        left = self.clock.left()
+        until = None if left is None else time.perf_counter() + LP_SHARE * left
         out: list[float | None] = []
         for keys in key_sets:
+            if until is not None and time.perf_counter() > until:
+                out.append(None)  # unknown: ranked after the bounded ones, never skipped on a bound
+                continue
             outside = [var for config, var in mine if config not in keys]
             try:
                 answer = self.probes.probe(Relaxed("LP relaxation", False), VarBounds("forced", True, outside, upper=0.0),

@@ -415,3 +415,17 @@ def test_lead_time_questions_share_one_instance_without_lead_times(monkeypatch):
     assert codes["v4/G80/hourly @ D1"][0] == "deadline"
     levers = 1 if any(b.kind in ("availability", "deadline") for b in result.binding) else 0
     assert counts == {"instance": 2 + levers, "model": 1 + levers}   # the base, the lead-free Instance, the levers'
+
+
+def test_runners_up_without_lp_bounds_are_the_same(monkeypatch):
+    """When the LP bounds' share of the time is spent (why.LP_SHARE), the rest are unranked, never
+    skipped: the same runners-up at the same costs, only more of them solved."""
+    from solver.analysis import why as why_module
+    from solver.load import load_problem
+
+    prob, cat = load_problem(ROOT / "problems" / "seed-13b-100b.yaml")
+    ranked = why_module.why(prob, cat, k=2, max_seconds=10_000)
+    monkeypatch.setattr(why_module, "LP_SHARE", 0.0)
+    unranked = why_module.why(prob, cat, k=2, max_seconds=10_000)
+    costs = lambda w: [(a.label, a.cost) for j in w.jobs for a in j.alternatives]  # noqa: E731
+    assert costs(unranked) == costs(ranked) and costs(ranked)
