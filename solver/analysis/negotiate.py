@@ -70,6 +70,7 @@ Levers (one probe each, saving = base cost − new cost; solver.analysis.negotia
 from __future__ import annotations
 
 import math
+import os
 import time
 from collections import defaultdict
 from dataclasses import asdict, dataclass, field
@@ -78,8 +79,9 @@ from solver import api
 from solver.analysis.negotiate_levers import Lever, lead_time_matters, levers as value_levers
 from solver.analysis.negotiate_offers import (NEAR, OUT_OF_TIME, PRICE_FLOOR, SKIPS, OfferTerms, node_days,
                                               offers_used, peak_nodes)
-from solver.analysis.negotiate_pool import Done, Runner, Shared
+from solver.analysis.negotiate_pool import Done, RayRunner, Runner, Shared
 from solver.analysis.negotiate_probes import Asker, Setup, build_engine, price_volume, with_price
+from solver.analysis.ray_actors import require_ray
 from solver.clock import COMMAND, OutOfTime, RunClock
 from solver.errors import Infeasible, ProblemError
 from solver.files import csv_cell, save_atomic, text_cells
@@ -141,14 +143,20 @@ class Negotiation:
 def negotiate(problem: Problem, catalog: Catalog, *, vendors: list[str] | None = None, kw: float = 50,
               lead_days: int = 7, nodes: int = 2, margin: float = MARGIN, max_solves: int = MAX_SOLVES,
               backend: str | None = None, time_limit: float | None = None, gap: float | None = None,
-              levers: bool = True, max_seconds: float | None = None, jobs: int = 1) -> Negotiation:
+              levers: bool = True, max_seconds: float | None = None, jobs: int | None = 1,
+              ray: str | None = None) -> Negotiation:
     """Walk-away and break-even prices of the offers (of `vendors`, or all), and the levers' values.
 
     max_seconds: no new offer or lever is started after this long (they are reported as not
     analysed); a problem whose single solve takes 30 s needs minutes for a full negotiation.
-    jobs: processes the offers are analysed in (1: this one)."""
+    jobs: processes the offers are analysed in (1: this one); with `ray`, the Ray actors (None: one
+    per CPU the cluster offers).
+    ray: a Ray cluster's address ("auto", "host:port") or "local": the offers are analysed by Ray
+    actors there instead of a process pool (solver.analysis.negotiate_pool.RayRunner)."""
     started = time.perf_counter()
     _check(catalog, vendors, margin, max_solves)
+    if ray:
+        require_ray("--ray")   # before anything is solved
     gap = GAP if gap is None else gap
     chosen = [o for o in catalog.offers.values() if not vendors or o.vendor in vendors]
     setup = Setup(problem, catalog, reach=_reach(problem, chosen, lead_days if levers else 0),
@@ -165,8 +173,9 @@ def negotiate(problem: Problem, catalog: Catalog, *, vendors: list[str] | None =
                     tolerance)
     before = (asker.solves, asker.unproven)
     ROWS.expect(None)  # each offer announced as priced (solver.analysis.negotiate_pool)
-    with Runner(asker, shared, max(1, min(jobs, len(terms))), _deadline(clock)) as runner:
+    with _runner(asker, shared, jobs, clock, ray, len(terms)) as runner:
         done = _price_offers(asker, runner, terms, problem)
+        workers = runner.workers()
     here = (asker.solves - before[0], asker.unproven - before[1])  # the offers' solves made in this process
     terms = [done[t.offer].terms if t.offer in done else t for t in terms]
     lever_list, levers_note = [], ""
@@ -177,8 +186,15 @@ def negotiate(problem: Problem, catalog: Catalog, *, vendors: list[str] | None =
     skipped = {kind: text for kind, text in SKIPS.items() if any(t.skipped == kind for t in terms)}
     return Negotiation(problem.name, base.currency, base.total_cost, base.status, margin, gap, vendors, terms,
                        lever_list, solves, round(time.perf_counter() - started, 3), unproven,
-                       levers_note=levers_note, skipped=skipped, jobs=max(1, jobs),
+                       levers_note=levers_note, skipped=skipped, jobs=workers,
                        base_low=min(shared.base_low, base.total_cost))
+
+
+def _runner(asker: Asker, shared: Shared, jobs: int | None, clock: RunClock, ray: str | None, offers: int) -> Runner:
+    """Where the offers are priced: Ray actors with `ray`, else `jobs` processes (this one for 1)."""
+    if ray:
+        return RayRunner(asker, shared, jobs, _deadline(clock), ray, max(1, offers))
+    return Runner(asker, shared, max(1, min(jobs or os.cpu_count() or 1, offers)), _deadline(clock))
 
 
 def _price_offers(asker: Asker, runner: Runner, terms: list[OfferTerms], problem: Problem) -> dict[str, Done]:

@@ -14,20 +14,24 @@ time.monotonic() instant, which all processes on a machine share), and the comma
 solve. Workers ignore SIGINT: the command's process hears Ctrl-C and decides.
 Results come back by task and are put in the output's order, so the output is the same with
 any --jobs.
+With `--ray ADDRESS` the same workers are Ray actors (RayRunner), on this machine or a cluster.
 """
 
 from __future__ import annotations
 
 import copy
+import os
 import signal
 import threading
 import time
 from concurrent.futures import FIRST_COMPLETED, ProcessPoolExecutor, wait
+from contextlib import ExitStack
 from dataclasses import dataclass
 from multiprocessing import get_context
 
 from solver.analysis.negotiate_offers import OfferTerms, not_analysed, price_limit
 from solver.analysis.negotiate_probes import Asker, OutOfBudget, Setup, build_engine
+from solver.analysis.ray_actors import cluster_cpus, ray_session
 from solver.api import PROGRESS, Solution
 from solver.clock import RunClock, stop_command, stopped
 from solver.model.plan import Plan
@@ -91,6 +95,10 @@ class Runner:
         if self.pool is not None:
             self.pool.shutdown(wait=True, cancel_futures=True)
 
+    def workers(self) -> int:
+        """Processes the offers run in (this one counts as one)."""
+        return max(1, self.jobs)
+
     def run(self, work: list[tuple[OfferTerms, float]]) -> list[Done]:
         """Every (terms, estimated drop) analysed; results in the order of `work`."""
         if self.jobs <= 1 or (self.pool is None and len(work) <= 1):  # one offer: no pool to start for it
@@ -114,35 +122,126 @@ class Runner:
         return out
 
 
+class RayRunner(Runner):
+    """Runs offers' analyses on Ray actors (`--ray ADDRESS`): a local instance started with `jobs`
+    CPUs, or the cluster at ADDRESS with one actor per CPU it offers (or `jobs`), never more than
+    `most`. Each actor holds one engine, built once; offers go one at a time to idle actors and
+    come back in the order of the work, so the output is the pool's. The command's deadline is
+    handed over as seconds left (machines of a cluster share no clock), and its stop reaches each
+    actor's running solve (two threads per actor: one solves, one hears the stop)."""
+
+    def __init__(self, asker: Asker, shared: Shared, jobs: int | None, deadline: float | None, address: str,
+                 most: int) -> None:
+        super().__init__(asker, shared, jobs or 0, deadline)
+        self.address, self.most = address, most
+        self.stack = ExitStack()
+        self.ray = None
+        self.actors: list = []
+
+    def __exit__(self, *exc) -> None:
+        for actor in self.actors:
+            self.ray.kill(actor)
+        self.stack.close()
+
+    def workers(self) -> int:
+        """Actors started (this process counts as one while every offer ran in it)."""
+        return max(1, len(self.actors))
+
+    def run(self, work: list[tuple[OfferTerms, float]]) -> list[Done]:
+        if not self.actors and len(work) <= 1:  # one offer: no cluster to start for it
+            return [_announced(analyse(self.asker, terms, drop, self.shared)) for terms, drop in work]
+        if not self.actors:
+            self._start()
+        out: list[Done | None] = [None] * len(work)
+        waiting, pending, told = list(range(len(work)))[::-1], {}, False
+
+        def give(actor) -> None:
+            if waiting:
+                i = waiting.pop()
+                pending[actor.analyse.remote(*work[i])] = (i, actor)
+        for actor in self.actors:
+            give(actor)
+        while pending:
+            finished, _ = self.ray.wait(list(pending), num_returns=1, timeout=0.1)
+            for ref in finished:
+                i, actor = pending.pop(ref)
+                out[i] = _announced(self.ray.get(ref))  # a dead actor raises here, as a broken pool does
+                give(actor)
+            if stopped() and not told:
+                told = True  # the command was stopped: the actors stop too, and say what they had not done
+                for actor in self.actors:
+                    actor.stop.remote()
+        return out
+
+    def _start(self) -> None:
+        self.ray = ray = self.stack.enter_context(ray_session(self.address, self.jobs or os.cpu_count() or 1, "--ray"))
+        n = max(1, min(self.jobs or cluster_cpus(ray), self.most))
+        left = None if self.deadline is None else max(0.0, self.deadline - time.monotonic())
+        base = ray.put((self.asker.setup, self.shared))
+        actor = ray.remote(num_cpus=1, max_concurrency=2)(_RayAsker)
+        self.actors = [actor.remote(base, left) for _ in range(n)]
+
+
+class _RayAsker:
+    """A Ray actor: one worker's engine, built once; `stop` runs beside `analyse`."""
+
+    def __init__(self, base: tuple[Setup, Shared], left: float | None) -> None:
+        setup, self.shared = base
+        _interruptible()
+        self.asker = _worker(setup, self.shared, None if left is None else time.monotonic() + left)
+
+    def analyse(self, terms: OfferTerms, drop: float) -> Done:
+        return analyse(self.asker, terms, drop, self.shared)
+
+    def stop(self) -> None:
+        _stop_here()
+
+
 _ASKER: Asker | None = None     # each worker's one engine
 _SHARED: Shared | None = None
 
 
 def _init_worker(setup: Setup, shared: Shared, deadline: float | None, stop) -> None:
-    """Build this worker's engine once and take the base plan as its start and bound."""
+    """A pool process: its one engine, and the command's stop heard through `stop`."""
     global _ASKER, _SHARED
     signal.signal(signal.SIGINT, signal.SIG_IGN)
+    _ASKER, _SHARED = _worker(setup, shared, deadline), shared
+    _watch(stop)
+
+
+def _worker(setup: Setup, shared: Shared, deadline: float | None) -> Asker:
+    """Build a worker's engine once and take the base plan as its start and bound; no solve of it
+    starts after `deadline` (a time.monotonic() instant)."""
     left = None if deadline is None else max(0.0, deadline - time.monotonic())
     clock = RunClock(setup.time_limit, None if left is None else time.perf_counter() + left, least=0.0)
     probes, shut = build_engine(setup, clock)
     solution = Solution(probes.milp, shared.base_status, shared.base.total_cost, shared.base_low, 0.0,
                         probes.backend, dict(shared.base_values))
-    _ASKER, _SHARED = Asker(probes, setup, shut), shared
-    _ASKER.adopt_base(Answer(shared.base_status, shared.base_low, shared.base, solution))
-    _watch(stop)
+    asker = Asker(probes, setup, shut)
+    asker.adopt_base(Answer(shared.base_status, shared.base_low, shared.base, solution))
+    return asker
 
 
 def _watch(stop) -> None:
     """The command's stop, heard in this worker: no new solve, and the running one interrupted."""
+    _interruptible()
+
+    def watch() -> None:
+        stop.wait()
+        _stop_here()
+    threading.Thread(target=watch, name="gpuplan-negotiate-stop", daemon=True).start()
+
+
+def _interruptible() -> None:
+    """This process's solves listen to an interrupter (solver.engine.progress), so a stop reaches the running one."""
     from ortools.util.python.solve_interrupter import SolveInterrupter
 
     PROGRESS.interrupter = SolveInterrupter()
 
-    def watch() -> None:
-        stop.wait()
-        stop_command("signal")
-        PROGRESS.interrupter.interrupt()
-    threading.Thread(target=watch, name="gpuplan-negotiate-stop", daemon=True).start()
+
+def _stop_here() -> None:
+    stop_command("signal")
+    PROGRESS.interrupter.interrupt()
 
 
 def _pool_task(terms: OfferTerms, drop: float) -> Done:

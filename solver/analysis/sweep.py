@@ -40,7 +40,6 @@ Each row is announced (solver.rows.ROWS) in this process as it arrives.
 from __future__ import annotations
 
 import itertools
-import logging
 import math
 import os
 import time
@@ -56,6 +55,7 @@ import yaml
 from pydantic import ValidationError
 
 from solver.analysis.edits import apply_edits, parse_edit
+from solver.analysis.ray_actors import ray_session
 from solver.choices import EXECUTORS
 from solver.errors import Infeasible, ProblemError
 from solver.load import read_yaml
@@ -414,25 +414,10 @@ def _run_processes(problem, catalog, scenarios, options, jobs, address, on_row) 
 def _run_ray(problem, catalog, scenarios, options, jobs, address, on_row) -> list[dict]:
     """`jobs` Ray actors, each a Worker (its base model built once), fed one scenario at a time;
     the base problem is put in the object store once."""
-    try:
-        import ray
-    except ImportError:
-        raise ProblemError("the ray executor needs Ray", key="--executor ray",
-                           fix="pip install .[ray] (or pip install 'ray>=2.9'), or use --executor process") from None
-    started = not ray.is_initialized()
-    if started:
-        quiet = {"include_dashboard": False, "logging_level": logging.ERROR, "log_to_driver": False}
-        if address:
-            ray.init(address=address, **quiet)
-        else:
-            ray.init(num_cpus=jobs, **quiet)
-    try:
+    with ray_session(address, jobs, "--executor ray") as ray:
         base = ray.put((problem, catalog, options))
         actor = ray.remote(num_cpus=1)(_RayWorker)
         return _feed_actors(ray, [actor.remote(base) for _ in range(jobs)], scenarios, on_row)
-    finally:
-        if started:
-            ray.shutdown()
 
 
 def _feed_actors(ray, actors: list, scenarios: Sequence[Scenario], on_row) -> list[dict]:

@@ -41,6 +41,10 @@ def negotiate(problem: ProblemFile,
               jobs: Optional[int] = typer.Option(None, "--jobs", "-j", min=1,
                                                  help="processes the offers are priced in (default: all cores); "
                                                       "the output is the same for any number"),
+              ray: Optional[str] = typer.Option(None, "--ray", metavar="ADDRESS",
+                                                help="price the offers on Ray actors (pip install .\\[ray]): 'local' "
+                                                     "starts Ray here with --jobs CPUs; 'auto' or host:port joins a "
+                                                     "cluster (one actor per CPU, or --jobs)"),
               as_json: AsJson = False,
               lang: Lang = None,
               backend: BackendChoice = DEFAULT_BACKEND,
@@ -75,7 +79,7 @@ def negotiate(problem: ProblemFile,
         with working("negotiate: walk-away and break-even prices"):
             result = analyse(prob, cat, vendors=vendors or None, kw=kw, lead_days=lead_days, nodes=nodes, margin=margin,
                              max_solves=max_solves, max_seconds=left_of(max_seconds), backend=backend.value,
-                             time_limit=time_limit, gap=gap, jobs=jobs or os.cpu_count() or 1)
+                             time_limit=time_limit, gap=gap, jobs=jobs if ray else jobs or os.cpu_count() or 1, ray=ray)
         written = None
         if sheet_vendor:
             rows = write_sheet(result, sheet_vendor, sheet_path, force=force)

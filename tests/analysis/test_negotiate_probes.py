@@ -47,10 +47,12 @@ def old_answer(prob, cat, offer: str, price: float, how: str):
         return None
 
 
-CASES = [  # bundled problems and offers: one in the plan, one not; one problem with a budget
+CASES = [  # bundled problems and offers: one in the plan, one not; problems with a budget
     ("problems/seed-7b-200b-30d.yaml", ["vnet-yz-a100-80-8x-monthly", "bce-yz-a100-80-8x-monthly"]),
-    ("problems/bench/startup-launch-60d.yaml", None),
-    ("problems/seed-13b-100b.yaml", ["bce-yz-a100-80-8x-hourly", "vnet-yz-a100-80-8x-monthly"]),
+    # the larger two re-solve tens of times the old way (100 s together): `-m slow`
+    pytest.param("problems/bench/startup-launch-60d.yaml", None, marks=pytest.mark.slow),
+    pytest.param("problems/seed-13b-100b.yaml", ["bce-yz-a100-80-8x-hourly", "vnet-yz-a100-80-8x-monthly"],
+                 marks=pytest.mark.slow),
 ]
 
 

@@ -71,6 +71,7 @@ def test_start_prices_charge_each_gpu_at_list_price():
     assert dual.bound < solve_milp(two_jobs()).objective
 
 
+@pytest.mark.slow   # the child runs its 30-s budget out (experimental, off by default)
 def test_the_child_answers_with_a_bound_and_the_blocks_solutions():
     milp = two_jobs()
     optimum = solve_milp(two_jobs()).objective
