@@ -79,7 +79,7 @@ from solver import api
 from solver.analysis.negotiate_levers import Lever, lead_time_matters, levers as value_levers
 from solver.analysis.negotiate_offers import (NEAR, OUT_OF_TIME, PRICE_FLOOR, SKIPS, OfferTerms, node_days,
                                               offers_used, peak_nodes)
-from solver.analysis.negotiate_pool import Done, RayRunner, Runner, Shared
+from solver.analysis.negotiate_pool import Done, RayRunner, Runner, Shared, row_words
 from solver.analysis.negotiate_probes import Asker, Setup, build_engine, price_volume, with_price
 from solver.analysis.ray_actors import require_ray
 from solver.clock import COMMAND, OutOfTime, RunClock
@@ -168,11 +168,14 @@ def negotiate(problem: Problem, catalog: Catalog, *, vendors: list[str] | None =
     base = _solve_base(asker)   # within the command's budget (solver.clock), not max_seconds: nothing is known without it
     clock.stop_at = None if max_seconds is None else started + max_seconds
     terms, kinds = _terms(asker, chosen, base, problem)
+    ROWS.expect(None)  # each offer announced as priced (solver.analysis.negotiate_pool), or at once when it needs no probe
+    for t in terms:
+        if t.status == "unusable":
+            ROWS.announce(row_words(t))
     tolerance = max(1.0, 2 * gap * base.total_cost)
     shared = Shared(base, asker.probes.base.low, asker.probes.base.status, asker.base_values, margin, max_solves,
                     tolerance)
     before = (asker.solves, asker.unproven)
-    ROWS.expect(None)  # each offer announced as priced (solver.analysis.negotiate_pool)
     with _runner(asker, shared, jobs, clock, ray, len(terms)) as runner:
         done = _price_offers(asker, runner, terms, problem)
         workers = runner.workers()
@@ -214,6 +217,7 @@ def _price_offers(asker: Asker, runner: Runner, terms: list[OfferTerms], problem
             t.skipped = "term"
             t.reason = (f"its {offer.term_days}-day term is more than {1 / USABLE_SHARE:g}× the {last - first} days "
                         f"in which jobs run (days {first}–{last})")
+            ROWS.announce(row_words(t))
         else:
             outside.append(t)
     done.update({d.terms.offer: d for d in runner.run(_in_order_of_promise(asker, outside))})

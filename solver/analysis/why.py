@@ -54,7 +54,7 @@ from solver.api import AVAILABILITY, BUDGET, DEADLINE, DEFAULT_BACKEND, FAMILIES
 from solver.clock import OutOfTime, RunClock
 from solver.errors import Infeasible
 from solver.model.catalog import Catalog, Offer
-from solver.model.plan import Plan
+from solver.model.plan import Binding, Plan
 from solver.model.problem import Problem
 from solver.probes import Limit, Objective, Probes, Relaxed, Restock, VarBounds, add_slacks, slack_on, twin
 from solver.rows import ROWS
@@ -192,9 +192,22 @@ def why(problem: Problem, catalog: Catalog, *, k: int = 3, backend: str = DEFAUL
     ROWS.expect(None)
     jobs = [ctx.job(j.name, k) for j in problem.jobs]
     ctx.plan_levers(plan.binding)
-    levers = [ctx.lever(b) for b in plan.binding]
+    levers = [ctx.lever(b) for b in one_per_limit(plan.binding)]
     return Why(problem.name, plan.total_cost, plan.currency, k, jobs, [lv for lv in levers if lv is not None],
                time.perf_counter() - start, ctx.notes)
+
+
+def one_per_limit(binding: list[Binding]) -> list[Binding]:
+    """One binding per limit (kind, name), in the plan's order. An offer's stock or a site's power
+    binds in each span of days the plan runs into it, but the lever is one edit of the limit (+1
+    node of the offer, +kW at the site): one row, its text naming every span."""
+    merged: dict[tuple[str, str], Binding] = {}
+    for b in binding:
+        first = merged.get((b.kind, b.name))
+        merged[b.kind, b.name] = b if first is None else first.model_copy(update={
+            "text": f"{first.text}; {b.text}", "start_day": min(first.start_day, b.start_day),
+            "end_day": max(first.end_day, b.end_day)})
+    return list(merged.values())
 
 
 def _base_plan(probes: Probes) -> Plan:

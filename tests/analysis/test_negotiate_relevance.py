@@ -23,6 +23,7 @@ from solver.analysis.negotiate import SKIPS, negotiate
 from solver.analysis.negotiate_probes import Point, limit_interval
 from solver.model.plan import Plan
 from solver.report.negotiate import render_negotiation
+from solver.rows import ROWS
 from tests.builders import HANG_SECONDS, ROOT, catalog, hourly, job, monthly, problem
 
 
@@ -59,6 +60,30 @@ def test_a_week_long_job_never_prices_a_month_long_contract_and_says_why_once(mo
     render_negotiation(result, console)
     text = console.export_text()
     assert text.count(SKIPS["term"]) == 1 and "m1, m3" in text
+
+
+def test_rows_that_need_no_probe_are_announced_when_decided(monkeypatch):
+    """An offer no job can use is a row the moment the base plan is known, before any probe; a
+    contract too long for the jobs, when the plan's offers are priced (it could have replaced one);
+    each is announced once (solver.rows), in the order the command prints them on stderr."""
+    events: list[str] = []
+    real = negotiate_probes.Asker.at
+    monkeypatch.setattr(negotiate_probes.Asker, "at", lambda self, *a, **k: events.append("probe") or real(self, *a, **k))
+    ROWS.listener = lambda words, done, expected: events.append(words)
+    try:
+        prob = problem(job("j", days=20, deadline_days=7, single_site=False), horizon_days=7)
+        cat = catalog(hourly("a", 4.0, max_nodes=4), monthly("m1", 3000.0, vendor="v2", max_nodes=4),
+                      monthly("m2", 2500.0, vendor="v3", max_nodes=4),
+                      hourly("late", 1.0, vendor="v5", max_nodes=4, lead_time_days=10))
+        result = negotiate(prob, cat, levers=False)
+    finally:
+        ROWS.listener = None
+    by = {t.offer: t for t in result.offers}
+    assert by["late"].status == "unusable" and by["m1"].skipped == "term"
+    rows = [e for e in events if e != "probe"]
+    assert len(rows) == len(result.offers) == len(set(rows))       # every offer once
+    assert events[0].startswith("late: ")                           # before any probe
+    assert events.index("m1: " + by["m1"].reason) < len(events) - 1 - events[::-1].index("probe")  # not held to the end
 
 
 def test_a_break_even_that_would_have_to_be_at_most_zero_is_no_row_and_costs_one_probe():

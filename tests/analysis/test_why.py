@@ -429,3 +429,21 @@ def test_runners_up_without_lp_bounds_are_the_same(monkeypatch):
     unranked = why_module.why(prob, cat, k=2, max_seconds=10_000)
     costs = lambda w: [(a.label, a.cost) for j in w.jobs for a in j.alternatives]  # noqa: E731
     assert costs(unranked) == costs(ranked) and costs(ranked)
+
+
+def test_a_limit_binding_in_two_spans_is_one_lever_naming_both():
+    """The cheap offer's one node is full while each of two jobs runs (days 0–5 and 10–15), idle
+    between: the plan binds it twice, but "+1 node of cheap" is one lever, one row, one solve."""
+    cat = catalog(hourly("cheap", 4.0, max_nodes=1), hourly("dear", 6.0))
+    prob = problem(job("a", deadline_days=5, days=60), job("b", deadline_days=15, days=60, start_day=10),
+                   horizon_days=15)
+    plan = solve(prob, cat)
+    spans = [(b.start_day, b.end_day) for b in plan.binding if (b.kind, b.name) == ("availability", "cheap")]
+    assert len(spans) == 2, plan.binding                   # the case this test is about
+    result = why(prob, cat)
+    levers = [lv for lv in result.binding if (lv.kind, lv.name) == ("availability", "cheap")]
+    assert len(levers) == 1
+    assert all(f"days {a}–{b}" in levers[0].text for a, b in spans)
+    # one more node of cheap saves (6 − 4) CNY/GPU-h on the 8 GPUs it takes from dear, both spans
+    plus_one = solve(prob, catalog(hourly("cheap", 4.0, max_nodes=2), hourly("dear", 6.0))).total_cost
+    assert levers[0].delta == pytest.approx(plus_one - plan.total_cost) and levers[0].delta < 0
