@@ -6,6 +6,7 @@ proves it."""
 from __future__ import annotations
 
 import math
+import time
 from pathlib import Path
 
 import pytest
@@ -213,3 +214,23 @@ def test_a_relaxed_probe_is_the_lp_relaxation_and_puts_integrality_back():
     assert lp.plan is None and lp.solution.objective == pytest.approx(want, rel=1e-9)
     assert lp.solution.objective <= eng.base.cost + 1e-6
     assert _proto(eng.milp) == before and len(eng.known) == known  # no LP point kept as a start
+
+
+def test_a_probe_after_the_budget_reads_nothing_and_says_out_of_time(monkeypatch):
+    """Spent: the probe neither looks for a start among the known plans (reading the model's numbers
+    took ~0.1 s a probe on finetune-sprint-30d: why's hundred unsolved runners-up ran 10 s past the
+    budget) nor solves; with time left the same probe is answered."""
+    from solver.clock import OutOfTime
+
+    prob, cat = _two_offers()
+    eng = Probes(prob, cat)
+    eng.solve_base()
+    reads = []
+    real = ModelNumbers.read
+    monkeypatch.setattr(ModelNumbers, "read", classmethod(lambda cls, model: reads.append(1) or real(model)))
+    eng.clock.stop_at = time.perf_counter() - 1.0
+    with pytest.raises(OutOfTime):
+        eng.probe(eng.leave_out("B"))
+    assert reads == [] and eng.solves == 1
+    eng.clock.stop_at = None
+    assert eng.probe(eng.leave_out("B")).status == "optimal" and reads

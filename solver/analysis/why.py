@@ -330,7 +330,8 @@ class _Ctx:
                 continue
             group, offers, keys = candidates[i]
             solved.append(alt := self._forced(name, group, offers, keys))
-            ROWS.announce(f"{name}: {alt.label} — {alt.text}")
+            if alt.determined or alt.high is not None:  # not every runner-up the budget left unsolved: the table says so
+                ROWS.announce(f"{name}: {alt.label} — {alt.text}")
         feasible = sorted((a for a in solved if a.cost is not None), key=_rank)
         undecided = sorted((a for a in solved if a.cost is None and not a.determined), key=_rank)
         infeasible = sorted((a for a in solved if a.cost is None and a.determined), key=_rank)
