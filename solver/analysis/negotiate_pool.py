@@ -249,8 +249,10 @@ def _pool_task(terms: OfferTerms, drop: float) -> Done:
 
 
 def _announced(done: Done) -> Done:
-    """Tell the command line the offer's row is determined (solver.rows), in words."""
-    ROWS.announce(row_words(done.terms))
+    """Tell the command line the offer's row is determined (solver.rows), in words; not an offer the
+    command's stop left unanalysed (the table says so, once, instead of a line per offer)."""
+    if done.terms.analysed:
+        ROWS.announce(row_words(done.terms))
     return done
 
 
