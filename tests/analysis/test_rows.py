@@ -34,6 +34,8 @@ def test_why_announces_each_re_solved_runner_up():
         assert any(alt.label in words for _, words in heard)
     for lever in result.binding:
         assert any(words.startswith(lever.relax) for _, words in heard)
+    # the levers come first: a few probes a user acts on, not left to whatever the runners-up leave
+    assert result.binding and all(words.startswith(lever.relax) for (_, words), lever in zip(heard, result.binding))
 
 
 def test_a_runner_up_the_time_did_not_settle_is_an_interval(monkeypatch):
