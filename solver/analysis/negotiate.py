@@ -77,12 +77,12 @@ from dataclasses import asdict, dataclass, field
 
 from solver import api
 from solver.analysis.negotiate_levers import Lever, lead_time_matters, levers as value_levers
-from solver.analysis.negotiate_offers import (NEAR, OUT_OF_TIME, PRICE_FLOOR, SKIPS, OfferTerms, node_days,
+from solver.analysis.negotiate_offers import (NEAR, OUT_OF_TIME, PRICE_FLOOR, SKIPS, STOPPED, OfferTerms, node_days,
                                               offers_used, peak_nodes)
 from solver.analysis.negotiate_pool import Done, RayRunner, Runner, Shared, row_words
 from solver.analysis.negotiate_probes import Asker, Setup, build_engine, price_volume, with_price
 from solver.analysis.ray_actors import require_ray
-from solver.clock import COMMAND, OutOfTime, RunClock
+from solver.clock import COMMAND, OutOfTime, RunClock, interrupted
 from solver.errors import Infeasible, ProblemError
 from solver.files import csv_cell, save_atomic, text_cells
 from solver.i18n import N_, _
@@ -187,10 +187,20 @@ def negotiate(problem: Problem, catalog: Catalog, *, vendors: list[str] | None =
     solves = asker.solves - here[0] + sum(d.solves for d in done.values())
     unproven = asker.unproven - here[1] + sum(d.unproven for d in done.values())
     skipped = {kind: text for kind, text in SKIPS.items() if any(t.skipped == kind for t in terms)}
+    if interrupted():
+        levers_note = _said_stopped(terms, levers_note)
     return Negotiation(problem.name, base.currency, base.total_cost, base.status, margin, gap, vendors, terms,
                        lever_list, solves, round(time.perf_counter() - started, 3), unproven,
                        levers_note=levers_note, skipped=skipped, jobs=workers,
                        base_low=min(shared.base_low, base.total_cost))
+
+
+def _said_stopped(terms: list[OfferTerms], levers_note: str) -> str:
+    """What Ctrl-C left unanalysed says so, not that the budget ran out; the levers' note with it."""
+    for t in terms:
+        if t.reason == OUT_OF_TIME:
+            t.reason = STOPPED
+    return levers_note.replace(OUT_OF_TIME, STOPPED)
 
 
 def _runner(asker: Asker, shared: Shared, jobs: int | None, clock: RunClock, ray: str | None, offers: int) -> Runner:

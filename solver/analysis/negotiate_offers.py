@@ -70,6 +70,9 @@ class OfferTerms:
 NEAR = 0.15
 """An offer whose break-even is within this fraction of its price is 'near' the plan (lead-time lever)."""
 OUT_OF_TIME = "not analysed: the run's time budget (--max-seconds) ran out"
+STOPPED = "not analysed: the run was stopped (Ctrl-C)"
+"""OUT_OF_TIME when Ctrl-C, not the budget, stopped the run (a pool's workers hear both as one stop:
+the command's process, which knows which it was, rewords them)."""
 SKIPS = {
     "term": N_("not priced: the days in which any job runs are less than a quarter of their contract term, so "
             "three quarters of every contract would be paid idle (not in the plan at today's price, they could "

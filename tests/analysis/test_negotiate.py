@@ -287,13 +287,14 @@ def _is_number(text: str) -> bool:
 
 def test_cli_says_the_levers_were_not_analysed_when_time_ran_out():
     """The run stopped right after the base solve (an injected stop, solver.clock: the same on any
-    machine): the table says the levers were not analysed rather than printing an empty table."""
+    machine): the table says the levers were not analysed, and why, rather than printing an empty table."""
     from solver.clock import INTERRUPT_AFTER
 
     run = subprocess.run([sys.executable, "-m", "solver.cli", "negotiate", str(ROOT / "problems" / "seed-7b-200b-30d.yaml")],
                          capture_output=True, text=True, cwd=ROOT, env={**os.environ, "COLUMNS": "200", INTERRUPT_AFTER: "1"})
     assert run.returncode == 130, run.stderr
-    assert "What other concessions are worth: not analysed" in run.stdout and "--max-seconds" in run.stdout
+    assert "What other concessions are worth: not analysed" in run.stdout
+    assert "the run was stopped (Ctrl-C)" in run.stdout and "--max-seconds" not in run.stdout  # it was no budget
 
 
 def test_a_break_even_below_the_search_floor_is_not_called_never():

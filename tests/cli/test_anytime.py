@@ -57,6 +57,15 @@ def test_other_analyses_stopped_print_their_partial_table(args, after):
     assert "interrupted" in run.stderr and "Traceback" not in run.stderr
 
 
+def test_negotiate_stopped_by_ctrl_c_says_so_not_that_the_budget_ran_out():
+    run = gpuplan("negotiate", SEED, "--json", "--jobs", "1", after=3)
+    assert run.returncode == 130, run.stderr
+    data = json.loads(run.stdout)
+    left = [o for o in data["offers"] if not o["analysed"]]
+    assert left and all(o["reason"] == "not analysed: the run was stopped (Ctrl-C)" for o in left)
+    assert "--max-seconds" not in json.dumps(data)
+
+
 def test_unstopped_run_is_unchanged():
     """The hook off: the same command ends normally, exit 0 and nothing on stderr."""
     run = gpuplan("why", SEED)
