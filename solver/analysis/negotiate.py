@@ -165,13 +165,14 @@ def negotiate(problem: Problem, catalog: Catalog, *, vendors: list[str] | None =
     clock = RunClock(time_limit, None, least=0.0)
     probes, shut = build_engine(setup, clock)
     asker = Asker(probes, setup, shut)
+    usability = _usability(asker)
+    ROWS.expect(None)  # each offer announced as priced (solver.analysis.negotiate_pool), or at once when it needs no probe
+    for o in sorted(chosen, key=lambda o: (o.vendor, o.offer)):
+        if o.offer not in usability[0]:  # known from preprocessing: said before the base solve
+            ROWS.announce(row_words(_unusable(o, usability[1])))
     base = _solve_base(asker)   # within the command's budget (solver.clock), not max_seconds: nothing is known without it
     clock.stop_at = None if max_seconds is None else started + max_seconds
-    terms, kinds = _terms(asker, chosen, base, problem)
-    ROWS.expect(None)  # each offer announced as priced (solver.analysis.negotiate_pool), or at once when it needs no probe
-    for t in terms:
-        if t.status == "unusable":
-            ROWS.announce(row_words(t))
+    terms, kinds = _terms(asker, chosen, base, problem, usability)
     tolerance = max(1.0, 2 * gap * base.total_cost)
     shared = Shared(base, asker.probes.base.low, asker.probes.base.status, asker.base_values, margin, max_solves,
                     tolerance)
@@ -285,21 +286,29 @@ def _deadline(clock: RunClock) -> float | None:
     return None if not ends else time.monotonic() + (min(ends) - time.perf_counter())
 
 
-def _terms(asker: Asker, chosen: list[Offer], base, problem: Problem) -> tuple[list[OfferTerms], dict[str, set[str]]]:
+def _terms(asker: Asker, chosen: list[Offer], base, problem: Problem,
+           usability: tuple[set[str], dict[str, str], dict[str, set[str]]]) -> tuple[list[OfferTerms], dict[str, set[str]]]:
     """Each chosen offer's row before any probe, in the output's order (in the plan, usable,
-    vendor, name): unusable ones with their reasons."""
-    usable, why, kinds = _usability(asker)
+    vendor, name): unusable ones with their reasons (`usability`: _usability's answer)."""
+    usable, why, kinds = usability
     used, days = offers_used(base), node_days(base, asker.catalog, problem.horizon_days)
     terms = []
     for offer in sorted(chosen, key=lambda o: (o.offer not in used, o.offer not in usable, o.vendor, o.offer)):
-        t = OfferTerms(offer.offer, offer.vendor, offer.datacenter, offer.gpu, offer.mode, offer.price,
-                       offer.price_unit, offer.currency, "in_plan" if offer.offer in used else
-                       "not_in_plan" if offer.offer in usable else "unusable",
-                       node_days=round(days.get(offer.offer, 0.0), 3))
-        if t.status == "unusable":
-            t.reason = why.get(offer.offer, "no job can use it")
-        terms.append(t)
+        if offer.offer not in usable and offer.offer not in used:
+            terms.append(_unusable(offer, why))
+            continue
+        terms.append(OfferTerms(offer.offer, offer.vendor, offer.datacenter, offer.gpu, offer.mode, offer.price,
+                                offer.price_unit, offer.currency, "in_plan" if offer.offer in used else "not_in_plan",
+                                node_days=round(days.get(offer.offer, 0.0), 3)))
     return terms, kinds
+
+
+def _unusable(offer: Offer, why: dict[str, str]) -> OfferTerms:
+    """The row of an offer no job can use, with its reasons (no plan rents it: no node-days)."""
+    t = OfferTerms(offer.offer, offer.vendor, offer.datacenter, offer.gpu, offer.mode, offer.price,
+                   offer.price_unit, offer.currency, "unusable", node_days=0.0)
+    t.reason = why.get(offer.offer, "no job can use it")
+    return t
 
 
 def _usability(asker: Asker) -> tuple[set[str], dict[str, str], dict[str, set[str]]]:

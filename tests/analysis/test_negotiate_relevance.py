@@ -23,6 +23,7 @@ from solver.analysis.negotiate import SKIPS, negotiate
 from solver.analysis.negotiate_probes import Point, limit_interval
 from solver.model.plan import Plan
 from solver.report.negotiate import render_negotiation
+from solver.probes import Probes
 from solver.rows import ROWS
 from tests.builders import HANG_SECONDS, ROOT, catalog, hourly, job, monthly, problem
 
@@ -63,12 +64,14 @@ def test_a_week_long_job_never_prices_a_month_long_contract_and_says_why_once(mo
 
 
 def test_rows_that_need_no_probe_are_announced_when_decided(monkeypatch):
-    """An offer no job can use is a row the moment the base plan is known, before any probe; a
+    """An offer no job can use is a row as soon as the model is built, before the base solve; a
     contract too long for the jobs, when the plan's offers are priced (it could have replaced one);
     each is announced once (solver.rows), in the order the command prints them on stderr."""
     events: list[str] = []
     real = negotiate_probes.Asker.at
     monkeypatch.setattr(negotiate_probes.Asker, "at", lambda self, *a, **k: events.append("probe") or real(self, *a, **k))
+    base = Probes.solve_base
+    monkeypatch.setattr(Probes, "solve_base", lambda self: events.append("base solve") or base(self))
     ROWS.listener = lambda words, done, expected: events.append(words)
     try:
         prob = problem(job("j", days=20, deadline_days=7, single_site=False), horizon_days=7)
@@ -80,9 +83,9 @@ def test_rows_that_need_no_probe_are_announced_when_decided(monkeypatch):
         ROWS.listener = None
     by = {t.offer: t for t in result.offers}
     assert by["late"].status == "unusable" and by["m1"].skipped == "term"
-    rows = [e for e in events if e != "probe"]
+    rows = [e for e in events if e not in ("probe", "base solve")]
     assert len(rows) == len(result.offers) == len(set(rows))       # every offer once
-    assert events[0].startswith("late: ")                           # before any probe
+    assert events[0].startswith("late: ") and events[1] == "base solve"  # known before anything is solved
     assert events.index("m1: " + by["m1"].reason) < len(events) - 1 - events[::-1].index("probe")  # not held to the end
 
 
