@@ -99,9 +99,14 @@ class Runner:
         """Processes the offers run in (this one counts as one)."""
         return max(1, self.jobs)
 
+    def spent(self) -> bool:
+        """The command's time is over (its deadline passed, or it was stopped): no solve will start."""
+        return stopped() or (self.deadline is not None and time.monotonic() >= self.deadline)
+
     def run(self, work: list[tuple[OfferTerms, float]]) -> list[Done]:
         """Every (terms, estimated drop) analysed; results in the order of `work`."""
-        if self.jobs <= 1 or (self.pool is None and len(work) <= 1):  # one offer: no pool to start for it
+        if self.jobs <= 1 or (self.pool is None and (len(work) <= 1 or self.spent())):
+            # one offer, or no time left to price any: no pool to start (each worker would build the model)
             return [_announced(analyse(self.asker, terms, drop, self.shared)) for terms, drop in work]
         if self.pool is None:
             self.stop = get_context("spawn").Event()
@@ -148,7 +153,7 @@ class RayRunner(Runner):
         return max(1, len(self.actors))
 
     def run(self, work: list[tuple[OfferTerms, float]]) -> list[Done]:
-        if not self.actors and len(work) <= 1:  # one offer: no cluster to start for it
+        if not self.actors and (len(work) <= 1 or self.spent()):  # one offer, or no time: no cluster to start
             return [_announced(analyse(self.asker, terms, drop, self.shared)) for terms, drop in work]
         if not self.actors:
             self._start()

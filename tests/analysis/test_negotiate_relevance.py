@@ -21,6 +21,7 @@ from rich.console import Console
 from solver.analysis import negotiate_probes
 from solver.analysis.negotiate import SKIPS, negotiate
 from solver.analysis.negotiate_probes import Point, limit_interval
+from solver.load import load_problem
 from solver.model.plan import Plan
 from solver.report.negotiate import render_negotiation
 from solver.probes import Probes
@@ -156,3 +157,17 @@ def test_a_pool_and_this_process_give_the_same_answer():
     assert one == two and one["solves"] > 3
     tables = [_CLOCK.sub("<t> s", _run(path, "--jobs", n).stdout) for n in ("1", "2")]
     assert tables[0] == tables[1]
+
+
+def test_no_pool_is_started_when_the_time_is_already_spent(monkeypatch):
+    """The base solve took the whole budget (a user-like problem: 30 s of 30): starting --jobs' pool
+    would build the model once per worker only to say "not analysed" (3–5 s past the budget)."""
+    from solver.analysis import negotiate_pool
+
+    def no_pool(*args, **kwargs):
+        raise AssertionError("a pool was started with no time left")
+    monkeypatch.setattr(negotiate_pool, "ProcessPoolExecutor", no_pool)
+    prob, cat = load_problem(ROOT / "problems" / "seed-7b-200b-30d.yaml")
+    result = negotiate(prob, cat, jobs=2, max_seconds=1e-9, levers=False)
+    assert result.base_status == "optimal"
+    assert all(not t.analysed for t in result.offers if t.status in ("in_plan", "not_in_plan") and not t.skipped)
