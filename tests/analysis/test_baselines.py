@@ -79,6 +79,17 @@ def test_baselines_with_no_time_left_are_not_determined_not_infeasible():
     assert single.detail.startswith("not determined: 2 offers not solved in the time given")
 
 
+def test_with_the_time_spent_no_offer_is_even_built_as_a_change(monkeypatch):
+    """Past the budget the single offers are named, not built (each change walks the model's
+    variables: 59 offers took 3 s past a 30-s budget on a user-like problem)."""
+    from solver.analysis import baselines as module
+    built = []
+    real = module.only
+    monkeypatch.setattr(module, "only", lambda probes, offers, label: built.append(label) or real(probes, offers, label))
+    baselines = all_baselines(debug_then_train(), catalog(HOURLY, MONTHLY), backend="highs", max_seconds=1e-6)
+    assert baselines[0].status == "undetermined" and not [b for b in built if b.startswith("offer ")]
+
+
 def test_offers_that_cannot_carry_the_problem_alone_are_not_solved(monkeypatch):
     # The bundled debug-then-train problem: 5 of the sample catalog's 50 offers can carry it
     # alone (A100-80G only); the other 45 are ruled out by preprocessing, without a probe.
