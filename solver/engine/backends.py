@@ -20,7 +20,7 @@ from solver.clock import hard_stop
 from solver.engine.highs_options import HIGHS_PRESOLVE_RULES_OFF, HIGHS_PSCOST_MIN_RELIABLE
 from solver.engine.progress import PROGRESS, Listener, report_progress
 from solver.milp.core import Milp
-from solver.milp.solution import OPTIMALITY_GAP
+from solver.milp.solution import OPTIMALITY_GAP, NoSolution
 
 from solver.choices import BACKENDS, DEFAULT_BACKEND  # re-exported: written without OR-Tools, for the CLI
 
@@ -98,8 +98,31 @@ def mathopt_once(model, time_limit: float | None, gap: float | None, log: bool, 
     model_params = None if hint is None else mathopt.ModelSolveParameters(solution_hints=[mip_start(model, hint)])
     callback = (lambda lines: report_progress(lines, listener)) if listener is not None else None
     with native_stdout_to_stderr():
-        return mathopt.solve(model, mathopt.SolverType.HIGHS, params=params, model_params=model_params,
-                             msg_cb=callback, interrupter=PROGRESS.interrupter)
+        try:
+            return mathopt.solve(model, mathopt.SolverType.HIGHS, params=params, model_params=model_params,
+                                 msg_cb=callback, interrupter=PROGRESS.interrupter)
+        except Exception as exc:
+            if not solver_failed(exc):
+                raise
+            raise NoSolution(f"HiGHS stopped with an error of its own on this model ({status_text(exc)}); "
+                             "no plan from this solve", proven=False) from None
+
+
+def solver_failed(exc: BaseException) -> bool:
+    """Is `exc` HiGHS (through MathOpt) refusing or failing a solve, rather than a bug of ours?
+    MathOpt raises its status as an error; OR-Tools 9.15 may fail converting it (an
+    AttributeError from `_status_not_ok_to_exception`, seen on a user-like problem: `HighsStatus:
+    kError [INTERNAL]` on a restricted model), so the status is looked for in the chain too."""
+    chain = [e for e in (exc, exc.__context__, exc.__cause__) if e is not None]
+    return any(type(e).__name__ == "StatusNotOk" or "HighsStatus" in str(e) for e in chain)
+
+
+def status_text(exc: BaseException) -> str:
+    """The solver's own words: the StatusNotOk's message where the chain has one."""
+    for e in (exc.__context__, exc.__cause__, exc):
+        if e is not None and (type(e).__name__ == "StatusNotOk" or "HighsStatus" in str(e)):
+            return str(e).strip() or type(e).__name__
+    return str(exc)
 
 
 @contextmanager

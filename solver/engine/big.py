@@ -20,6 +20,7 @@ from solver.engine.switches import switched_on
 from solver.milp.capacity import discount_table
 from solver.milp.core import Milp
 from solver.milp.packing import unpacked
+from solver.milp.solution import NoSolution
 
 
 def too_big_for(milp: Milp, left: float, time_limit: float) -> bool:
@@ -213,6 +214,8 @@ def _restricted_plan(model, milp: Milp, keep: set[int], deadline: float, gap: fl
         left = deadline - time.perf_counter()  # infinite for a solve without a time limit (solver.engine.run)
         result = mathopt_once(model, left if math.isfinite(left) else None, max(gap or 0.0, warmstart.FIRST_GAP),
                               log, incumbent_only, hint and hint.values)
+    except NoSolution:  # HiGHS failed on the restricted model (solver.engine.backends.solver_failed): no hint from it
+        return None
     finally:
         for v, upper in saved:
             v.upper_bound = upper
