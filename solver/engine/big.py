@@ -12,6 +12,7 @@ from __future__ import annotations
 import math
 import time
 
+from solver.clock import stopped
 from solver.engine import warmstart
 from solver.engine.backends import Incumbent, Run, mathopt_once, read, result_values
 from solver.engine.progress import PROGRESS, tell_bound
@@ -71,7 +72,7 @@ def run_big(model, milp: Milp, deadline: float, time_limit: float, gap: float | 
         overrun = max(0.0, time.perf_counter() - started - first_share)
         guided = lp is not None and milp.model.num_variables >= warmstart.GUIDED_VARIABLES
         relax = None
-        if guided:
+        if guided and not stopped():  # stopped (Ctrl-C, the budget): no later step starts, the plan so far stands
             keep_back = max(time_limit * warmstart.GUIDED_MIN_SHARE, warmstart.REPAIR_SECONDS)
             step_until, step_start = deadline - keep_back - overrun, time.perf_counter()
             hint = _while_lp_runs(model, milp, lp, hint, step_until, time_limit, gap, log)
@@ -83,7 +84,7 @@ def run_big(model, milp: Milp, deadline: float, time_limit: float, gap: float | 
                 until = min(deadline - overrun, time.perf_counter() + time_limit * warmstart.GUIDED_MAX_SHARE)
                 if _unpacked_plan(milp, hint):
                     until = min(until, deadline - warmstart.REPAIR_SECONDS)
-                if until - time.perf_counter() >= 1.0:
+                if until - time.perf_counter() >= 1.0 and not stopped():
                     hint = _guided_plan(model, milp, relax.values, hint, until, gap, log)
         left = deadline - overrun - time.perf_counter()
         if guided and _unpacked_plan(milp, hint):
@@ -95,6 +96,9 @@ def run_big(model, milp: Milp, deadline: float, time_limit: float, gap: float | 
             # the 2.51M CNY first plan 5.27M.
             run = Run(hint.values, hint.cost, -math.inf)
             relax = relax or lp.wait(0)
+        elif stopped() and hint is not None:  # HiGHS may not hear an interrupt that came before its solve began
+            run = Run(hint.values, hint.cost, -math.inf)
+            relax = relax or (lp.wait(0) if lp is not None else None)
         elif not guided or not too_big_for(milp, left, time_limit):
             hint_values = hint.values if hint is not None else None
             run = read(mathopt_once(model, left, gap, log, PROGRESS.listener, hint_values, ipm_lp=True), hint)

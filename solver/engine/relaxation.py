@@ -29,6 +29,7 @@ import numpy as np
 from ortools.linear_solver import linear_solver_pb2
 from ortools.linear_solver.python import model_builder as mb
 
+from solver.clock import stopped
 from solver.engine.highs_options import HIGHS_PRESOLVE_RULES_OFF
 
 BOUND_SLACK = 1e-6
@@ -106,10 +107,14 @@ class BackgroundRelaxation:
     def wait(self, seconds: float) -> Relaxation | None:
         """The relaxation, if the child finishes within `seconds` with an optimal LP; else None."""
         if self._result is None and self._proc.returncode is None:
-            try:
-                self._proc.wait(timeout=max(seconds, 0.0))
-            except subprocess.TimeoutExpired:
-                return None
+            until = time.perf_counter() + max(seconds, 0.0)
+            while True:  # in short steps: the command's stop (Ctrl-C) ends the wait, not only `seconds`
+                try:
+                    self._proc.wait(timeout=max(0.0, min(0.2, until - time.perf_counter())))
+                    break
+                except subprocess.TimeoutExpired:
+                    if stopped() or time.perf_counter() >= until:
+                        return None
         if self._result is None and self._proc.returncode == 0 and self._out.exists():
             with np.load(self._out) as data:
                 self._result = Relaxation(float(data["value"]), data["values"])

@@ -288,3 +288,32 @@ def test_the_child_runs_without_the_presolve_rule_the_milp_leaves_off(monkeypatc
     np.save(tmp_path / "discounts.npy", discount_table(milp))
     assert relaxation.solve_relaxation(str(model_path), str(tmp_path / "out.npz"), 30) == 0
     assert seen and f"presolve_rule_off={HIGHS_PRESOLVE_RULES_OFF}" in seen[-1].splitlines()
+
+
+def test_waiting_for_the_lp_hears_the_commands_stop(monkeypatch, tmp_path):
+    """The wait for the LP child is taken in steps of at most 0.2 s, each followed by a look at the
+    command's stop: Ctrl-C during a big model's solve (user-like seed 11, why) waited for the LP to
+    the budget's end, 21 s. A fake child that never finishes; the command stopped after 3 steps."""
+    import subprocess
+
+    from solver import clock
+    from solver.engine.relaxation import BackgroundRelaxation
+
+    asked: list[float] = []
+
+    class NeverDone:
+        returncode = None
+
+        def wait(self, timeout=None):
+            asked.append(timeout)
+            if len(asked) == 3:
+                clock.stop_command("signal")
+            raise subprocess.TimeoutExpired("lp", timeout)
+
+    lp = object.__new__(BackgroundRelaxation)
+    lp._result, lp._proc, lp._out = None, NeverDone(), tmp_path / "none.npz"
+    try:
+        assert lp.wait(3600.0) is None
+    finally:
+        clock.end_command()
+    assert len(asked) == 3 and max(asked) <= 0.2
