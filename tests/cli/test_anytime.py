@@ -36,6 +36,8 @@ def test_why_stopped_prints_what_it_knows_and_exits_130():
     assert run.returncode == 130, run.stderr
     assert "optimum 307,180 CNY" in run.stdout and "not determined" in run.stdout, run.stdout
     assert "interrupted" in run.stderr and "Traceback" not in run.stderr
+    # HiGHS ignores the interrupter: the user is told the running solve may go on, and for how long
+    assert "HiGHS does not stop mid-solve: up to" in run.stderr
 
 
 def test_why_stopped_still_prints_one_json_object():
