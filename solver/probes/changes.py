@@ -47,17 +47,7 @@ class RowBounds(Change):
     tightens: bool = False
 
     def apply(self, milp: api.Milp) -> Undo:
-        saved = [(r, r.lower_bound, r.upper_bound) for r in self.rows]
-        for r in self.rows:
-            if self.lower is not None:
-                r.lower_bound = self.lower
-            if self.upper is not None:
-                r.upper_bound = self.upper
-
-        def undo() -> None:
-            for r, lo, hi in saved:
-                r.lower_bound, r.upper_bound = lo, hi
-        return undo
+        return _set_bounds(self.rows, self.lower, self.upper)
 
 
 @dataclass(eq=False)
@@ -70,17 +60,23 @@ class VarBounds(Change):
     tightens: bool = False
 
     def apply(self, milp: api.Milp) -> Undo:
-        saved = [(v, v.lower_bound, v.upper_bound) for v in self.variables]
-        for v in self.variables:
-            if self.lower is not None:
-                v.lower_bound = self.lower
-            if self.upper is not None:
-                v.upper_bound = self.upper
+        return _set_bounds(self.variables, self.lower, self.upper)
 
-        def undo() -> None:
-            for v, lo, hi in saved:
-                v.lower_bound, v.upper_bound = lo, hi
-        return undo
+
+def _set_bounds(items: Sequence, lower: float | None, upper: float | None) -> Undo:
+    """Rows' or variables' bounds set (both have lower_bound/upper_bound; None: left as it is),
+    and the undo that puts every one back."""
+    saved = [(x, x.lower_bound, x.upper_bound) for x in items]
+    for x in items:
+        if lower is not None:
+            x.lower_bound = lower
+        if upper is not None:
+            x.upper_bound = upper
+
+    def undo() -> None:
+        for x, lo, hi in saved:
+            x.lower_bound, x.upper_bound = lo, hi
+    return undo
 
 
 @dataclass(eq=False)
