@@ -52,6 +52,11 @@ class RunClock:
             return 0.0
         return None if self.stop_at is None else max(0.0, self.stop_at - time.perf_counter())
 
+    def spent(self) -> bool:
+        """The run's time is over, or the command was stopped: nothing more should start, not
+        even the work that prepares a solve."""
+        return self.left() == 0.0
+
     def next_limit(self) -> float | None:
         """Seconds for the next solve (None: no limit); OutOfTime when the run's budget is spent."""
         _count_solve()

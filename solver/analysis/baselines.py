@@ -95,7 +95,7 @@ def best_single_offer(problem: Problem, catalog: Catalog, *, stop_at: float | No
     best: tuple[float, str, str] | None = None
     unknown, bounds = [], []
     for name in carriers(probes):  # no probe, no time: most offers fail on GPU, memory or capacity
-        if probes.clock.left() == 0.0:  # spent: named, not even built as a change (3 s for 59 offers past the budget)
+        if probes.clock.spent():  # spent: named, not even built as a change (3 s for 59 offers past the budget)
             unknown.append(name)
             continue
         answer = _ask(probes, only(probes, [name], f"offer {name} alone"), with_restrict(problem, offers=[name]))

@@ -109,20 +109,24 @@ def mathopt_once(model, time_limit: float | None, gap: float | None, log: bool, 
 
 
 def solver_failed(exc: BaseException) -> bool:
-    """Is `exc` HiGHS (through MathOpt) refusing or failing a solve, rather than a bug of ours?
-    MathOpt raises its status as an error; OR-Tools 9.15 may fail converting it (an
-    AttributeError from `_status_not_ok_to_exception`, seen on a user-like problem: `HighsStatus:
-    kError [INTERNAL]` on a restricted model), so the status is looked for in the chain too."""
-    chain = [e for e in (exc, exc.__context__, exc.__cause__) if e is not None]
-    return any(type(e).__name__ == "StatusNotOk" or "HighsStatus" in str(e) for e in chain)
+    """Is `exc` HiGHS (through MathOpt) refusing or failing a solve, rather than a bug of ours?"""
+    return _solver_status(exc) is not None
 
 
 def status_text(exc: BaseException) -> str:
-    """The solver's own words: the StatusNotOk's message where the chain has one."""
+    """The solver's own words: the status error's message where the chain has one."""
+    status = _solver_status(exc) or exc
+    return str(status).strip() or type(status).__name__
+
+
+def _solver_status(exc: BaseException) -> BaseException | None:
+    """The solver's status error in `exc`'s chain. MathOpt raises its status as an error; OR-Tools
+    9.15 may fail converting it (an AttributeError from `_status_not_ok_to_exception`, seen on a
+    user-like problem: `HighsStatus: kError [INTERNAL]` on a restricted model), so the chain is read."""
     for e in (exc.__context__, exc.__cause__, exc):
         if e is not None and (type(e).__name__ == "StatusNotOk" or "HighsStatus" in str(e)):
-            return str(e).strip() or type(e).__name__
-    return str(exc)
+            return e
+    return None
 
 
 @contextmanager

@@ -141,7 +141,7 @@ class Probes:
         when the command's time is spent before the solve starts. `backend`: another solver for
         this probe (an LP relaxation goes to HiGHS whatever the command's backend); `time_limit`:
         this probe's own limit, within the clock's (a search sharing one limit among its probes)."""
-        if self.clock.left() == 0.0:
+        if self.clock.spent():
             # spent or stopped: not even a start is looked for (reading the model's numbers takes
             # ~0.1 s on a large model; why's hundred runners-up after the budget took 10 s)
             raise OutOfTime("the run's time is spent")
