@@ -296,17 +296,21 @@ def _terms(asker: Asker, chosen: list[Offer], base, problem: Problem,
     for offer in sorted(chosen, key=lambda o: (o.offer not in used, o.offer not in usable, o.vendor, o.offer)):
         if offer.offer not in usable and offer.offer not in used:
             terms.append(_unusable(offer, why))
-            continue
-        terms.append(OfferTerms(offer.offer, offer.vendor, offer.datacenter, offer.gpu, offer.mode, offer.price,
-                                offer.price_unit, offer.currency, "in_plan" if offer.offer in used else "not_in_plan",
-                                node_days=round(days.get(offer.offer, 0.0), 3)))
+        else:
+            terms.append(_row(offer, "in_plan" if offer.offer in used else "not_in_plan",
+                              round(days.get(offer.offer, 0.0), 3)))
     return terms, kinds
+
+
+def _row(offer: Offer, status: str, node_days: float = 0.0) -> OfferTerms:
+    """An offer's row before any probe: its catalog columns and status."""
+    return OfferTerms(offer.offer, offer.vendor, offer.datacenter, offer.gpu, offer.mode, offer.price,
+                      offer.price_unit, offer.currency, status, node_days=node_days)
 
 
 def _unusable(offer: Offer, why: dict[str, str]) -> OfferTerms:
     """The row of an offer no job can use, with its reasons (no plan rents it: no node-days)."""
-    t = OfferTerms(offer.offer, offer.vendor, offer.datacenter, offer.gpu, offer.mode, offer.price,
-                   offer.price_unit, offer.currency, "unusable", node_days=0.0)
+    t = _row(offer, "unusable")
     t.reason = why.get(offer.offer, "no job can use it")
     return t
 

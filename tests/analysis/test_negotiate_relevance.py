@@ -170,4 +170,5 @@ def test_no_pool_is_started_when_the_time_is_already_spent(monkeypatch):
     prob, cat = load_problem(ROOT / "problems" / "seed-7b-200b-30d.yaml")
     result = negotiate(prob, cat, jobs=2, max_seconds=1e-9, levers=False)
     assert result.base_status == "optimal"
-    assert all(not t.analysed for t in result.offers if t.status in ("in_plan", "not_in_plan") and not t.skipped)
+    priced = [t for t in result.offers if t.status in ("in_plan", "not_in_plan") and not t.skipped]
+    assert priced and all(not t.analysed for t in priced)
