@@ -71,3 +71,26 @@ def test_a_written_problem_loads_like_a_user_file(tmp_path):
 def test_issue_33s_problem_file_loads():
     problem, catalog = load_problem(user_like.ROOT / "tests" / "bench" / "problems" / "issue33-2job-45d.yaml")
     assert [j.name for j in problem.jobs] == ["finetune-13b", "pretrain-7b"] and problem.restrict is None
+
+
+def test_suite_two_stores_data_for_most_jobs_of_every_kind(suite):
+    """Issue 43: users give every job its dataset and checkpoints; suite 1 stored only for half of
+    the pre-trains, so its median hid the storage rows' cost."""
+    kinds: dict[str, list[bool]] = {}
+    for problem, _ in suite.values():
+        for job in problem.jobs:
+            kinds.setdefault(job.kind, []).append(job.storage_tb > 0)
+    assert {"pretrain", "full_finetune", "lora", "sweep"} <= set(kinds)
+    for kind, stores in kinds.items():
+        assert sum(stores) / len(stores) >= 0.6, kind
+    assert any(job.egress_tb > 0 for problem, _ in suite.values() for job in problem.jobs)
+
+
+def test_suite_two_keeps_suite_one_jobs_apart_from_their_data():
+    """The data is drawn apart: a seed's jobs, windows and tokens are suite 1's, so the two suites
+    compare the storage rows alone."""
+    for seed in (3, 11, 24):
+        old, new = user_like.generate(seed, suite=1)[0], user_like.generate(seed)[0]
+        strip = {"storage_tb", "egress_tb"}
+        assert [j.model_dump(exclude=strip) for j in old.jobs] == [j.model_dump(exclude=strip) for j in new.jobs]
+        assert all(j.storage_tb == 0 for j in old.jobs if j.kind != "pretrain")

@@ -210,6 +210,8 @@ def _restricted_plan(model, milp: Milp, keep: set[int], deadline: float, gap: fl
     nothing about the whole model, so a listener hears only the plan's cost from this solve."""
     listener = PROGRESS.listener
     incumbent_only = (lambda best, _bound: listener(best, None)) if listener is not None else None
+    if incumbent_only is not None:
+        incumbent_only.plan_only = True  # its log lines are a restriction's (tests/bench/realistic.py reads that)
     held = [model.get_variable(v.index) for v in warmstart.held_out(milp, keep) if v.lower_bound == 0]
     saved = [(v, v.upper_bound) for v in held]
     for v in held:

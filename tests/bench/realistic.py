@@ -70,6 +70,27 @@ class Heard:
     plans: list[tuple[float, float]] = field(default_factory=list)
     root_lp: float | None = None
     root: float | None = None
+    heard: list[tuple[float, float | None, float | None]] = field(default_factory=list)
+
+    def hear(self, plan: float | None, bound: float | None) -> None:
+        """PROGRESS's listener: (seconds, best plan of the whole model, its proven bound) as the engine
+        reports them (a restricted first plan's cost without its bound, the LP child's bound)."""
+        self.heard.append((time.perf_counter() - self.start, plan, bound))
+
+    def phases(self, final: float) -> dict:
+        """`--phases`: seconds to the first plan, to a plan within 1 % of `final` (the solve's own
+        answer), to a proven 1 % gap (the best plan and bound heard so far)."""
+        out: dict = {"first_plan_s": None, "within1_s": None, "gap1_s": None}
+        best, bound = math.inf, -math.inf
+        for at, plan, low in self.heard:
+            best, bound = min(best, plan if plan is not None else math.inf), max(bound, low if low is not None else -math.inf)
+            if math.isfinite(best) and out["first_plan_s"] is None:
+                out["first_plan_s"] = at
+            if best <= final * 1.01 and out["within1_s"] is None:
+                out["within1_s"] = at
+            if math.isfinite(best) and best - bound <= 0.01 * best and out["gap1_s"] is None:
+                out["gap1_s"] = at
+        return out
 
     def lines(self, lines: list[str]) -> None:
         for line in lines:
@@ -92,10 +113,10 @@ _LINE = re.compile(r"^\s*[A-Za-z]?\s+(\d+)\s+\d+\s+\d+\s+[\d.]+%\s+(\S+)\s+(\S+)
 
 
 
-def problems(seeds: list[int], extra: bool = True):
+def problems(seeds: list[int], extra: bool = True, suite: int = user_like.SUITE):
     """(name, catalog name, Problem, Catalog) of the suite: the seeds, then EXTRA's files."""
     for seed in seeds:
-        problem, catalog = user_like.generate(seed)
+        problem, catalog = user_like.generate(seed, suite)
         yield problem.name, Path(problem.catalog).name, problem, catalog
     for path in EXTRA if extra else ():
         problem, catalog = load_problem(path)
@@ -120,8 +141,14 @@ def measure(name: str, catalog_name: str, problem, catalog, time_limit: float) -
                vars=milp.model.num_variables, rows=milp.model.num_constraints)
     row["lp_value"], row["lp_s"] = lp_relaxation(inst)
     heard = Heard(time.perf_counter())
-    PROGRESS.listener = lambda _plan, _bound: None  # HiGHS' log is passed on only while someone listens
-    original, backends.report_progress = backends.report_progress, lambda lines, _listener: heard.lines(lines)
+    PROGRESS.listener = heard.hear  # HiGHS' log is passed on only while someone listens
+    original = backends.report_progress
+
+    def both(lines, listener):  # the whole model's lines for the root gaps; the listener as the engine calls it
+        if not getattr(listener, "plan_only", False):
+            heard.lines(lines)
+        original(lines, listener)
+    backends.report_progress = both
     try:
         first = solve_milp(milp, time_limit=time_limit)
     except NoSolution as exc:
@@ -131,6 +158,9 @@ def measure(name: str, catalog_name: str, problem, catalog, time_limit: float) -
         PROGRESS.listener, backends.report_progress = None, original
     row.update(status=first.status, cost=first.objective, proof_s=first.seconds,
                plan_at=heard.plans[0][0] if heard.plans else None, opt_at=heard.found(first.objective))
+    row.update(heard.phases(first.objective))
+    if first.status == "optimal" and row["gap1_s"] is None:
+        row["gap1_s"] = first.seconds  # proven at the end, with no log line between
     final = break_ties(milp, first, "highs", max(1.0, time_limit - first.seconds))
     row["total_s"] = time.perf_counter() - heard.start
     cost = final.objective
@@ -205,12 +235,31 @@ def summary(rows: list[dict]) -> str:
             f"{statistics.median(totals):.2f}, P90 {p90:.2f}, max {totals[-1]:.2f}; total ÷ LP median "
             f"{statistics.median(ratio) if ratio else math.nan:.0f}; root gap median "
             f"{statistics.median(roots) if roots else math.nan:.2%}; plain LP gap median "
-            f"{statistics.median([r['lp_gap'] for r in done if r.get('lp_gap') is not None]):.2%}")
+            f"{statistics.median([r['lp_gap'] for r in done if r.get('lp_gap') is not None]):.2%}"
+            + _phase_summary(done))
+
+
+def _phase_summary(done: list[dict]) -> str:
+    """Medians (and the worst first plan) of the phases, where measured: issue 43's targets."""
+    parts = []
+    for col in ("first_plan_s", "within1_s", "gap1_s", "proof_s"):
+        values = sorted(r[col] for r in done if r.get(col) is not None)
+        if values:
+            parts.append(f"{col} median {statistics.median(values):.2f} max {values[-1]:.2f} ({len(values)}/{len(done)})")
+    optimal = sorted(r["proof_s"] for r in done if r.get("status") == "optimal")
+    if optimal:
+        p90 = optimal[min(len(optimal) - 1, math.ceil(0.9 * len(optimal)) - 1)]
+        parts.append(f"proof of the proven: median {statistics.median(optimal):.2f}, P90 {p90:.2f}")
+    return ("\n" + "; ".join(parts)) if parts else ""
 
 
 PERCENT = {"lp_gap", "root_lp_gap", "root_gap"}
 MONEY = {"lp_value", "cost", "optimum", "lp"}
-SECONDS = {"lp_s", "plan_at", "opt_at", "proof_s", "total_s", "load1"}
+SECONDS = {"lp_s", "plan_at", "opt_at", "proof_s", "total_s", "load1", "first_plan_s", "within1_s", "gap1_s"}
+PHASES = ["instance", "jobs", "vars", "lp_s", "lp_gap", "status", "cost", "first_plan_s", "within1_s", "gap1_s",
+          "proof_s", "total_s", "total_x_lp", "load1"]
+"""`--phases`' columns: the LP, then seconds to the first plan, to a plan within 1 % of the final one,
+to a proven 1 % gap, to the proof (the first stage's end) and the whole solve with the tie-break."""
 
 
 def markdown(rows: list[dict], columns: list[str]) -> str:
@@ -291,6 +340,10 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--time-limit", type=float, default=60.0, help="seconds per solve (default 60)")
     ap.add_argument("--attribution", action="store_true", help="one integer family at a time (item 2)")
     ap.add_argument("--out", type=Path, default=None, help="also write the rows to this CSV")
+    ap.add_argument("--suite", type=int, choices=(1, 2), default=user_like.SUITE,
+                    help="user_like's suite version (2: storage on most jobs, issue 43; 1: before)")
+    ap.add_argument("--phases", action="store_true",
+                    help="columns: seconds to the first plan, within 1 %% of the final, proven 1 %% gap, proof")
     ap.add_argument("--toggle", default=None, metavar="MODULE.FLAG",
                     help="measure each problem with this boolean module flag off, then on (e.g. "
                          "solver.milp.cover.LIFT_DISCOUNTS), or with two values (MODULE.NAME=OFF,ON), or an "
@@ -301,7 +354,7 @@ def main(argv: list[str] | None = None) -> int:
           f"{', '.join(f'{x:.2f}' for x in os.getloadavg())}  time limit {args.time_limit:g} s", flush=True)
     rows = []
     try:
-        for name, catalog_name, problem, catalog in problems(args.seeds, not args.no_extra):
+        for name, catalog_name, problem, catalog in problems(args.seeds, not args.no_extra, args.suite):
             print(f"  {name} …", file=sys.stderr, flush=True)
             if args.attribution:
                 rows.append(attribution(name, problem, catalog, args.time_limit))
@@ -315,7 +368,7 @@ def main(argv: list[str] | None = None) -> int:
                 rows.append(measure(name, catalog_name, problem, catalog, args.time_limit))
     except KeyboardInterrupt:
         print("interrupted: partial results below", file=sys.stderr)
-    columns = COLUMNS if not args.attribution else (
+    columns = (PHASES if args.phases else COLUMNS) if not args.attribution else (
         ["instance", "vars", "status", "lp", "optimum"] + sorted({k for r in rows for k in r} - {
             "instance", "vars", "status", "lp", "optimum", "load1"}) + ["load1"])
     print(markdown(rows, columns))

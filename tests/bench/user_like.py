@@ -16,6 +16,13 @@ its window (tests/bench/bench_milp.py's `_capacity`); most draws are far below t
 the cap only trims the impossible ones. A budget, when drawn, is BUDGET_SLACK times the
 work priced at each job's cheapest rate per EFLOP, so it is a row, rarely the binding one.
 
+Suite 2 (issue 43, the default) gives storage to most jobs of every kind, as users do (seed 002:
+training sets, checkpoints and logs run to tens of TB; a fine-tune holds its dataset and
+checkpoints too) and egress to some: `_data` draws them from a generator of their own, so a
+seed's jobs, windows and budget are suite 1's. Suite 1 (`suite=1`) gave storage only to half of
+the pre-training jobs and never to a fine-tune, so its median hid the storage rows' cost; it is
+kept to compare the two once (`--suite 1`).
+
 `SEEDS` (30 of them) is the realistic suite; `python tests/bench/bench_milp.py --realistic`
 runs it (tests/bench/realistic.py), and tests/test_user_like.py checks that every seed's
 problem is the same twice and loads and validates (no solving).
@@ -45,6 +52,15 @@ USD_RATE = 7.1
 """CNY per USD for the public-clouds catalog's USD offers (problems/global-burst.yaml's rate)."""
 CAP_SHARE = 0.6
 """A job needs at most this share ÷ (jobs overlapping it) of its best domain's capacity."""
+SUITE = 2
+"""The default suite version (see the module docstring); 1 is the suite before issue 43."""
+STORAGE_SHARE = 0.85
+"""Suite 2: the share of jobs (of every kind) that keep a dataset and checkpoints at their site."""
+STORAGE_TB = {"pretrain": (2, 5, 10, 20, 40), "full_finetune": (1, 2, 5, 10), "lora": (0.2, 0.5, 1, 2),
+              "qlora": (0.2, 0.5, 1), "sweep": (0.5, 1, 2, 5)}
+"""Suite 2: TB a job of each kind keeps (dataset, checkpoints, logs), one drawn per job."""
+EGRESS_SHARE = 0.3
+"""Suite 2: the share of storing jobs that also export weights and logs (egress_tb)."""
 BUDGET_SLACK = 2.5
 """A drawn budget: this many times the work priced at each job's cheapest rate."""
 
@@ -77,15 +93,15 @@ TEMPLATES = (
 JOB_COUNTS = (1, 2, 2, 3, 3, 4, 5, 6)
 
 
-def generate(seed: int) -> tuple[Problem, Catalog]:
+def generate(seed: int, suite: int = SUITE) -> tuple[Problem, Catalog]:
     """The seed's problem and its catalog, validated as a problem file is (same seed → same problem)."""
-    text = problem_yaml(seed)
+    text = problem_yaml(seed, suite)
     return _load(text, f"user-like-{seed:02d}")
 
 
-def problem_yaml(seed: int) -> str:
+def problem_yaml(seed: int, suite: int = SUITE) -> str:
     """The seed's problem as YAML text, the way a user would write it (catalog path relative
-    to tests/bench/problems/, where `write` puts it)."""
+    to tests/bench/problems/, where `write` puts it); `suite` 1 or 2 (the module docstring)."""
     rng = random.Random(seed * 7919 + 33)
     catalog_name = "public-clouds-sample" if rng.random() < 0.3 else "beijing-sample"
     jobs = _jobs(rng, rng.choice(JOB_COUNTS), catalog_name)
@@ -104,6 +120,8 @@ def problem_yaml(seed: int) -> str:
     if rng.random() < 0.2:
         data["prefer"] = [{"vendor": rng.choice(("21vianet", "sinnet", "baidu-ai-cloud")),
                            "up_to_pct": rng.choice((2, 5, 10))}]
+    if suite >= 2:
+        _data(random.Random(seed * 104729 + 43), jobs)
     data["jobs"] = jobs
     data = _capped(data, seed)
     if want_budget:
@@ -147,6 +165,23 @@ def _jobs(rng: random.Random, count: int, catalog_name: str) -> list[dict]:
                 job["egress_tb"] = round(rng.uniform(0.1, 2.0), 1)
         jobs.append(job)
     return jobs
+
+
+def _data(rng: random.Random, jobs: list[dict]) -> None:
+    """Suite 2's storage and egress, replacing suite 1's (drawn apart, so the jobs stay suite 1's):
+    STORAGE_SHARE of the jobs of every kind keep STORAGE_TB of their kind, EGRESS_SHARE of those
+    also export."""
+    for job in jobs:
+        job.pop("storage_tb", None)
+        job.pop("egress_tb", None)
+        if rng.random() < STORAGE_SHARE:
+            job["storage_tb"] = float(rng.choice(STORAGE_TB[job["kind"]]))
+            if rng.random() < EGRESS_SHARE:
+                job["egress_tb"] = round(rng.uniform(0.1, 2.0), 1)
+    for job in jobs:  # keys in the order a user writes them: the data after the deadline and flags
+        for key in ("storage_tb", "egress_tb"):
+            if key in job:
+                job[key] = job.pop(key)
 
 
 def _capped(data: dict, seed: int) -> dict:
