@@ -58,8 +58,10 @@ def mfu_margins(problem: Problem, catalog: Catalog, plan: Plan, *, backend: str 
     f = required ÷ done is feasible (the plan's own assignments still suffice), so the search
     halves downwards from there to an infeasible fraction, then bisects to within STEP and
     reports the feasible end: a plan exists at the margin and none 1 % below it (for margins
-    above 0.1). A probe that runs out of time leaves the margin at what is proven (the
-    feasible end so far).
+    above 0.1). A probe that runs out of time (the command's budget, Ctrl-C: the margins come
+    after the solve, in what is left) leaves the margin at what is proven, the feasible end so
+    far, and `mfu_margin_low` at the highest fraction known too low, so the report says the
+    search was cut and the margin lies between the two.
 
     Each probe is a change of one built model (`probes`, built here when not given: one
     Instance and one model for every job's search): the rentals pinned (solver.api.pin_rentals)
@@ -69,7 +71,7 @@ def mfu_margins(problem: Problem, catalog: Catalog, plan: Plan, *, backend: str 
     probes = probes if probes is not None else Probes(problem, catalog, backend=backend, time_limit=time_limit,
                                                       gap=gap, clock=clock)
     pinned = Pinned("the plan's rentals", pin=pin_rentals(plan.schedule))
-    margins = {}
+    margins, cut = {}, {}
     for job in plan.jobs:
         if job.done_eflop <= 0:
             margins[job.name] = None
@@ -79,7 +81,8 @@ def mfu_margins(problem: Problem, catalog: Catalog, plan: Plan, *, backend: str 
         probe = feasible / 2
         while feasible - low > STEP:
             verdict = _carries(probes, pinned, job.name, probe)
-            if verdict is None:
+            if verdict is None:  # out of time: the margin lies in (low, feasible], said as such
+                cut[job.name] = round(low, 4)
                 break
             if verdict:
                 feasible = probe
@@ -88,7 +91,8 @@ def mfu_margins(problem: Problem, catalog: Catalog, plan: Plan, *, backend: str 
                 low = probe
                 probe = (low + feasible) / 2
         margins[job.name] = round(feasible, 4)
-    return plan.model_copy(update={"jobs": [j.model_copy(update={"mfu_margin": margins[j.name]})
+    return plan.model_copy(update={"jobs": [j.model_copy(update={"mfu_margin": margins[j.name],
+                                                                 "mfu_margin_low": cut.get(j.name)})
                                             for j in plan.jobs]})
 
 

@@ -169,9 +169,13 @@ def _run_stoppable(work) -> None:
 
 def _running_solve_note() -> str:
     """How long a solve running at Ctrl-C may go on: HiGHS, through OR-Tools 9.15's MathOpt, does
-    not heed the interrupter (measured: a solve interrupted after 2 s ran to its 40-s limit), so it
-    ends at its own limit, the command's budget's end at the latest (solver.clock.hard_stop)."""
-    if COMMAND.stop_at is None:
+    not heed the interrupter (measured: a solve interrupted after 2 s ran to its 40-s limit). A
+    command's bigger MILPs run in a child process that is killed at once (solver.engine.child);
+    a small one running here ends at its own limit, the budget's end at the latest
+    (solver.clock.hard_stop), and only then is there something to say."""
+    from solver.api import PROGRESS
+
+    if COMMAND.stop_at is None or not PROGRESS.in_process:
         return ""
     left = COMMAND.stop_at - time.perf_counter()
     return f"once the solve running now ends (HiGHS does not stop mid-solve: up to {left:.0f} s) " if left >= 1 else ""

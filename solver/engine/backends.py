@@ -12,12 +12,12 @@ import os
 import sys
 from contextlib import contextmanager
 from dataclasses import dataclass
-from datetime import timedelta
 
 from ortools.linear_solver.python import model_builder as mb
 
-from solver.clock import hard_stop
-from solver.engine.highs_options import HIGHS_PRESOLVE_RULES_OFF, HIGHS_PSCOST_MIN_RELIABLE
+from solver.clock import hard_stop, stopped
+from solver.engine import child
+from solver.engine.highs_options import HIGHS_PRESOLVE_RULES_OFF
 from solver.engine.progress import PROGRESS, Listener, report_progress
 from solver.milp.core import Milp
 from solver.milp.solution import OPTIMALITY_GAP, NoSolution
@@ -87,17 +87,15 @@ def mathopt_once(model, time_limit: float | None, gap: float | None, log: bool, 
     from ortools.math_opt.python import mathopt
 
     time_limit = hard_stop(time_limit)  # the command's budget end, as HiGHS' own clock (solver.clock)
-    params = mathopt.SolveParameters(time_limit=timedelta(seconds=max(time_limit, 0.1)) if time_limit else None,
-                                     enable_output=log,
-                                     relative_gap_tolerance=gap if gap is not None else OPTIMALITY_GAP,
-                                     node_limit=node_limit)
-    params.highs.int_options["presolve_rule_off"] = HIGHS_PRESOLVE_RULES_OFF
-    params.highs.int_options["mip_pscost_minreliable"] = HIGHS_PSCOST_MIN_RELIABLE
-    if ipm_lp:
-        params.highs.string_options["mip_lp_solver"] = "ipm"
+    settings = dict(time_limit=time_limit, gap=gap if gap is not None else OPTIMALITY_GAP, log=log,
+                    node_limit=node_limit, ipm_lp=ipm_lp)
+    if child.wanted(model):
+        return _in_child(model, settings, hint, listener, log)
+    params = child.highs_parameters(**settings)
     model_params = None if hint is None else mathopt.ModelSolveParameters(solution_hints=[mip_start(model, hint)])
     callback = (lambda lines: report_progress(lines, listener)) if listener is not None else None
     with native_stdout_to_stderr():
+        PROGRESS.in_process = True
         try:
             return mathopt.solve(model, mathopt.SolverType.HIGHS, params=params, model_params=model_params,
                                  msg_cb=callback, interrupter=PROGRESS.interrupter)
@@ -106,6 +104,26 @@ def mathopt_once(model, time_limit: float | None, gap: float | None, log: bool, 
                 raise
             raise NoSolution(f"HiGHS stopped with an error of its own on this model ({status_text(exc)}); "
                              "no plan from this solve", proven=False) from None
+        finally:
+            PROGRESS.in_process = False
+
+
+def _in_child(model, settings: dict, hint: dict[int, float] | None, listener: Listener | None, log: bool):
+    """mathopt_once's solve in a child process (solver.engine.child): stopped within a tenth of a
+    second by Ctrl-C or the budget's end, with the last plan HiGHS found. Its log lines go to the
+    listener as in process, and to stderr when the log is asked for."""
+    start = None if hint is None else [(v.id, x) for v, x in mip_start(model, hint).variable_values.items()]
+
+    def on_lines(lines: list[str]) -> None:
+        if log:
+            print("\n".join(lines), file=sys.stderr, flush=True)
+        if listener is not None:
+            report_progress(lines, listener)
+    try:
+        return child.solve_in_child(model, {**settings, "log": False}, start, on_lines, stopped)
+    except child.ChildFailed as exc:
+        raise NoSolution(f"HiGHS stopped with an error of its own on this model ({exc}); no plan from this solve",
+                         proven=False) from None
 
 
 def solver_failed(exc: BaseException) -> bool:

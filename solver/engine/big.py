@@ -115,6 +115,21 @@ def run_big(model, milp: Milp, deadline: float, time_limit: float, gap: float | 
     return run
 
 
+def run_started(model, milp: Milp, time_limit: float | None, gap: float | None, log: bool) -> Run:
+    """A model below the big ones' size, solved whole from a first plan (`first_plan`, within
+    warmstart.FIRST_SHARE of the limit): HiGHS holds a plan from its first node, so its objective
+    propagation and reduced-cost fixing prune from the start, and the progress line shows a plan
+    at once. The first plan stands when the solve is stopped before it begins (Ctrl-C, the
+    budget) or finds nothing of its own; its restriction's bound is never reported."""
+    began = time.perf_counter()
+    share = time_limit * warmstart.FIRST_SHARE if time_limit else warmstart.FIRST_PLAN_SECONDS
+    hint = first_plan(model, milp, share, gap, log)
+    if hint is not None and stopped():
+        return Run(hint.values, hint.cost, -math.inf)
+    left = None if time_limit is None else max(time_limit - (time.perf_counter() - began), 0.1)
+    return read(mathopt_once(model, left, gap, log, PROGRESS.listener, hint and hint.values), hint)
+
+
 def _background_bound(milp: Milp, deadline: float, time_limit: float, log: bool,
                       lagrangian: bool) -> BackgroundRelaxation:
     """The LP relaxation on the second core; `lagrangian` (GPUPLAN_EXPERIMENTAL=lagrange, off by default:

@@ -23,6 +23,7 @@ class Progress:
 
     listener: Listener | None = None
     interrupter: object | None = None  # an OR-Tools SolveInterrupter: HiGHS solves stop when it is triggered (Ctrl-C)
+    in_process: bool = False  # a HiGHS solve runs in this process now (it ends at its own limit, not at Ctrl-C)
 
 
 PROGRESS = Progress()

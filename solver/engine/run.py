@@ -12,7 +12,7 @@ import time
 
 from solver.engine import warmstart
 from solver.engine.backends import Incumbent, Run, mathopt_once, read, run_model_builder
-from solver.engine.big import run_big
+from solver.engine.big import run_big, run_started
 from solver.engine.export import to_mathopt
 from solver.engine.progress import PROGRESS, BestHeard
 from solver.engine.switches import switched_on
@@ -68,7 +68,9 @@ def _run_highs_mathopt(milp: Milp, time_limit: float | None, gap: float | None, 
     The model goes over as an exact MathOpt proto (solver.engine.export; variable k keeps
     id k).
     A model too big to solve whole in the time limit is planned in steps first
-    (solver.engine.big.run_big); given a plan, the model is solved whole from it; asked for
+    (solver.engine.big.run_big); one of warmstart.FIRST_PLAN_VARIABLES or more is solved whole
+    from a first plan of its cheapest domains (solver.engine.big.run_started); given a plan, the
+    model is solved whole from it; asked for
     reduced-cost fixing, a smaller model is fixed first (solver.engine.experimental.rcfix).
     The experimental methods are imported here, inside the function, only when asked for: the
     default path must not load them (solver.engine.switches says why).
@@ -92,6 +94,8 @@ def _run_highs_mathopt(milp: Milp, time_limit: float | None, gap: float | None, 
         if warm_start and switched_on("fixopt"):  # off by default: solver.engine.switches
             from solver.engine.experimental import fixopt
             return fixopt.run_fix_and_optimize(model, milp, time_limit, gap, log)
+        if warm_start and milp.model.num_variables >= warmstart.FIRST_PLAN_VARIABLES:
+            return run_started(model, milp, time_limit, gap, log)
         return read(mathopt_once(model, time_limit, gap, log, PROGRESS.listener))
     finally:
         PROGRESS.listener = listener

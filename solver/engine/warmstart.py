@@ -35,6 +35,14 @@ WARM_START_VARIABLES = BIG_MODEL_VARIABLES
 """Models with at least this many variables get a first plan (the medium synthetic instance,
 7.8k variables, reaches 0.4 % in 4 s alone; the large one, 45k, is where the full model
 alone ran out of time)."""
+FIRST_PLAN_VARIABLES = 3_000
+"""Models with at least this many variables (and fewer than WARM_START_VARIABLES) are solved
+whole from a first plan too (solver.engine.big.run_started): HiGHS' own heuristics found the
+first plan of issue 33's storage problem (11k variables) after 10 s, the restriction to each
+job's cheapest domains in 1.8 s at 0.1 % above the optimum, and the whole model from it proved
+the optimum in 7.8 s more (21.7 s alone). Below it HiGHS solves in about a second alone."""
+FIRST_PLAN_SECONDS = 10.0
+"""The first plan's time when the solve has no time limit (FIRST_SHARE of it otherwise)."""
 FIRST_SHARE = 0.25
 """Share of the time limit the first plan may take (it needs 5 s of 60 on the large instance)."""
 FIRST_DOMAINS = 2

@@ -92,6 +92,10 @@ class JobResult(_Out):
         default=None, description="the lowest MFU, as a fraction of the one planned with, at which this plan's "
         "rentals still do the job's work (redundancy included) by its deadline, the other jobs' too "
         "(solver.analysis.margin; to 0.001, the feasible end); null: not computed")
+    mfu_margin_low: float | None = Field(
+        default=None, description="set when the margin's search was cut by the command's budget or Ctrl-C: "
+        "the highest fraction found too low so far, so the margin lies above it and at most mfu_margin "
+        "(proven feasible); null: the search ended, mfu_margin is to 0.001")
     sites: list[str]
 
 

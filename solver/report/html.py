@@ -677,7 +677,7 @@ def _jobs_table(plan: Plan, problem: Problem, catalog: Catalog) -> str:
                      "—" if "multi_node" not in lay else (_("yes") if lay["multi_node"] else _("no")),
                      mem, _finish_text(plan, j.finish_day, deadlines.get(j.name)),
                      f"{j.done_eflop:,.0f} / {j.required_eflop:,.0f}",
-                     "—" if j.mfu_margin is None else f"{j.mfu_margin:.1%}"])
+                     _margin_cell(j.mfu_margin, j.mfu_margin_low)])
     return _table([_("job"), _("peak GPUs"), _("on"), _("GPUs per replica"), _("layout"), "ZeRO", _("recompute"),
                    _("spans nodes"), _("memory per GPU (GB)"),
                    _("last day / deadline") if plan.start_date else _("finish day / deadline"),
@@ -685,6 +685,16 @@ def _jobs_table(plan: Plan, problem: Problem, catalog: Catalog) -> str:
         "<p>" + esc(_(LAYOUT_GLOSS)) + " " + esc(_("Layout of the configuration that carries most of each job's "
                                                   "GPU-periods; work includes redundancy.")) + \
         " " + esc(_(MARGIN_GLOSS)) + "</p>"
+
+
+def _margin_cell(margin: float | None, low: float | None) -> str:
+    """The jobs table's MFU margin: the share, or the interval a search cut by the budget proved."""
+    if margin is None:
+        return "—"
+    if low is None:
+        return f"{margin:.1%}"
+    return esc(_("down to {share}, perhaps to {low} (search cut by the budget)").format(
+        share=f"{margin:.1%}", low=f"{low:.1%}"))
 
 
 def _finish_text(plan: Plan, finish: int, deadline: int | None) -> str:

@@ -180,16 +180,22 @@ def _jobs_table(plan: Plan) -> Table:
                       escape(layout_words(j)), f"{j.memory_per_gpu_gb:.1f}",
                       day_text(plan.start_date, j.finish_day - 1) if plan.start_date and j.finish_day else
                       str(j.finish_day),
-                      f"{j.done_eflop:,.0f} / {j.required_eflop:,.0f}", margin_text(j.mfu_margin))
+                      f"{j.done_eflop:,.0f} / {j.required_eflop:,.0f}", margin_text(j.mfu_margin, j.mfu_margin_low))
     table.caption = _(LAYOUT_GLOSS)
     if any(j.mfu_margin is not None for j in plan.jobs):
         table.caption += " " + _(MARGIN_GLOSS)
     return table
 
 
-def margin_text(margin: float | None) -> str:
-    """`down to 83.4 %` of the planned MFU; `—` for a job with no work."""
-    return "—" if margin is None else _("down to {share}").format(share=f"{margin:.1%}")
+def margin_text(margin: float | None, low: float | None = None) -> str:
+    """`down to 83.4 %` of the planned MFU; `—` for a job with no work; a search cut by the budget
+    (`low` set) as the interval it proved: `down to 83.4 %, perhaps to 41.7 % (cut by the budget)`."""
+    if margin is None:
+        return "—"
+    if low is not None:
+        return _("down to {share}, perhaps to {low} (search cut by the budget)").format(
+            share=f"{margin:.1%}", low=f"{low:.1%}")
+    return _("down to {share}").format(share=f"{margin:.1%}")
 
 
 def _cost_table(plan: Plan) -> Table:

@@ -193,3 +193,33 @@ def test_a_solve_run_builds_one_instance_and_one_model_for_the_plan_its_margins_
     assert out.exit_code == 0, out.output
     assert '"mfu_margin": 0.8797' in out.stdout and '"robust_plan"' in out.stdout
     assert built == {"instance": 1, "model": 1}
+
+
+def test_a_search_cut_by_the_budget_says_so_with_the_interval_it_proved(monkeypatch):
+    """Issue 43 item 5: the margins come after the solve, in what is left of the budget; when the
+    budget ends mid-search, the margin is shown as the interval proven so far, never as a figure
+    to 0.1 % (before: the feasible end alone, e.g. 99.8 % for a search that had not started)."""
+    from solver import clock
+    from solver.analysis import margin as margin_module
+    from solver.report.terminal import margin_text
+
+    prob, cat = _case()
+    plan = solve(prob, cat)
+    real, asked = margin_module._carries, []
+
+    def stop_after_two(*args):
+        asked.append(args[-1])
+        if len(asked) == 3:
+            clock.stop_command("budget")  # the budget ends before the third probe
+        return real(*args)
+    monkeypatch.setattr(margin_module, "_carries", stop_after_two)
+    try:
+        probes = Probes(prob, cat, clock=clock.RunClock(None, None))
+        (j,) = mfu_margins(prob, cat, plan, probes=probes).jobs
+    finally:
+        clock.end_command()
+    assert len(asked) == 3
+    assert j.mfu_margin_low is not None and j.mfu_margin_low < 0.9 <= j.mfu_margin
+    assert "cut by the budget" in margin_text(j.mfu_margin, j.mfu_margin_low)
+    (whole,) = mfu_margins(prob, cat, plan).jobs
+    assert whole.mfu_margin_low is None and "cut" not in margin_text(whole.mfu_margin, whole.mfu_margin_low)
