@@ -113,12 +113,12 @@ _LINE = re.compile(r"^\s*[A-Za-z]?\s+(\d+)\s+\d+\s+\d+\s+[\d.]+%\s+(\S+)\s+(\S+)
 
 
 
-def problems(seeds: list[int], extra: bool = True, suite: int = user_like.SUITE):
-    """(name, catalog name, Problem, Catalog) of the suite: the seeds, then EXTRA's files."""
+def problems(seeds: list[int], extra: bool = True, suite: int = user_like.SUITE, files: tuple[Path, ...] = ()):
+    """(name, catalog name, Problem, Catalog) of the suite: the seeds, then EXTRA's files, then `files`."""
     for seed in seeds:
         problem, catalog = user_like.generate(seed, suite)
         yield problem.name, Path(problem.catalog).name, problem, catalog
-    for path in EXTRA if extra else ():
+    for path in (EXTRA if extra else ()) + tuple(files):
         problem, catalog = load_problem(path)
         yield path.stem, Path(problem.catalog).name, problem, catalog
 
@@ -224,6 +224,7 @@ def _relaxed_value(milp, family: dict[int, str | None], keep: set[str], time_lim
 
 def summary(rows: list[dict]) -> str:
     done = [r for r in rows if r.get("total_s") is not None and r["instance"].startswith("user-like")]
+    done = done or [r for r in rows if r.get("total_s") is not None]  # --files alone
     if not done:
         return "no solved problem"
     totals = sorted(r["total_s"] for r in done)
@@ -342,6 +343,9 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--out", type=Path, default=None, help="also write the rows to this CSV")
     ap.add_argument("--suite", type=int, choices=(1, 2), default=user_like.SUITE,
                     help="user_like's suite version (2: storage on most jobs, issue 43; 1: before)")
+    ap.add_argument("--files", type=Path, nargs="*", default=(),
+                    help="problem files measured after the seeds (e.g. problems/*.yaml problems/bench/*.yaml "
+                         "with --seeds none --no-extra: the bundled ones, A/B with --toggle)")
     ap.add_argument("--phases", action="store_true",
                     help="columns: seconds to the first plan, within 1 %% of the final, proven 1 %% gap, proof")
     ap.add_argument("--toggle", default=None, metavar="MODULE.FLAG",
@@ -354,7 +358,7 @@ def main(argv: list[str] | None = None) -> int:
           f"{', '.join(f'{x:.2f}' for x in os.getloadavg())}  time limit {args.time_limit:g} s", flush=True)
     rows = []
     try:
-        for name, catalog_name, problem, catalog in problems(args.seeds, not args.no_extra, args.suite):
+        for name, catalog_name, problem, catalog in problems(args.seeds, not args.no_extra, args.suite, tuple(args.files)):
             print(f"  {name} …", file=sys.stderr, flush=True)
             if args.attribution:
                 rows.append(attribution(name, problem, catalog, args.time_limit))
