@@ -28,6 +28,7 @@ from __future__ import annotations
 
 import errno
 import json
+import math
 import os
 import tempfile
 from collections.abc import Callable, Iterator, Sequence
@@ -221,6 +222,28 @@ def finish_interrupted(folder: str | Path) -> bool:
         raise ProblemError(f"an interrupted import could not be completed: {exc.strerror or exc}",
                            file=str(journal), fix="make the folder writable and run the command again") from None
     return True
+
+
+def finite(data: Any) -> Any:
+    """`data` with every float that is not finite (NaN, ±infinity) as None, in dicts, lists and tuples.
+    Why: Python writes them as NaN and -Infinity, which no JSON reader accepts (issue 47:
+    `negotiate --json` printed "target_cost_low": -Infinity). In gpuplan's numbers such a value is
+    an interval's open end: a low end of -inf means nothing was proven below the known cost, a high
+    end of +inf that no plan is known; null says "not known" in JSON."""
+    if isinstance(data, float):
+        return data if math.isfinite(data) else None
+    if isinstance(data, dict):
+        return {key: finite(value) for key, value in data.items()}
+    if isinstance(data, (list, tuple)):
+        return [finite(value) for value in data]
+    return data
+
+
+def json_text(data: Any, *, indent: int | None = 2) -> str:
+    """The one JSON encoder of what gpuplan prints and writes (--json, frontier's plan files): every
+    number finite (`finite`, then allow_nan=False as the guard), non-ASCII text kept as written,
+    anything else (dates, paths) as its text."""
+    return json.dumps(finite(data), indent=indent, ensure_ascii=False, allow_nan=False, default=str)
 
 
 def csv_cell(value: Any) -> Any:
