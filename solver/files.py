@@ -274,6 +274,15 @@ def text_cells(sheet) -> None:
                 cell.data_type = "s"
 
 
+def text_cell(cell, value: Any) -> None:
+    """Put `value` in an openpyxl cell as data: a string is text, never a formula. For cells written
+    after `text_cells` ran (a sheet's headers in words): a vendor named =HYPERLINK(…) headed a
+    cash_by_month column as a live formula (issue 47)."""
+    cell.value = value
+    if cell.data_type == "f":
+        cell.data_type = "s"
+
+
 def require_openpyxl(key: str | None = "--xlsx"):
     """The openpyxl module, or a ProblemError (naming the option `key`) that says how to install it:
     .xlsx support is an optional extra (pip install .[excel])."""
