@@ -449,7 +449,6 @@ def write_plans(result: Frontier, folder: str | Path, *, force: bool = False) ->
     texts = [json_text(point.plan.model_dump(mode="json")) + "\n"
              for point in result.points]
     replace_together([(path, lambda tmp, text=text: tmp.write_text(text, encoding="utf-8"))
-                      for path, text in zip(paths, texts)], folder)   # all new plans, or the old ones
-    for path in set(old) - set(paths):
-        path.unlink()
+                      for path, text in zip(paths, texts)], folder,
+                     remove=sorted(set(old) - set(paths)))   # all new plans and none of the old run's, or the old ones
     return paths
