@@ -178,7 +178,7 @@ def interrupt_after() -> int | None:
     if not text:
         return None
     if not text.isdigit():
-        raise ProblemError(f"{INTERRUPT_AFTER}={text!r} is not a whole number of solves", key=INTERRUPT_AFTER,
+        raise ProblemError(f"{text!r} is not a whole number of solves", key=INTERRUPT_AFTER,
                            fix="set it to a number such as 2, or unset it (it is a hook for tests)")
     return int(text)
 

@@ -70,7 +70,7 @@ def seconds_from_env(name: str, default: float, *, least: float = 0.0, off: bool
         return 0.0
     if not (value >= least if least else value > 0) or not value <= LONGEST_SECONDS:
         lowest = f"from {least:g}" if least else "above 0"
-        raise ProblemError(f"{name}={text!r} is not allowed: it takes a number of seconds {lowest} to "
+        raise ProblemError(f"{text!r} is not allowed: it takes a number of seconds {lowest} to "
                            f"{LONGEST_SECONDS:,.0f} (30 days){', or 0 for none' if off else ''}", key=name,
                            fix=f"set it to a number such as {default:g}, or unset it")
     return value
@@ -81,9 +81,16 @@ def command_budget(max_seconds: float | None) -> None:
     GPUPLAN_MAX_SECONDS, else DEFAULT_MAX_SECONDS. The other GPUPLAN_* seconds and counts are checked
     here too, so a bad one is exit 2 before any work, not a traceback in the middle of it."""
     seconds = seconds_from_env(MAX_SECONDS_ENV, DEFAULT_MAX_SECONDS) if max_seconds is None else max_seconds
+    check_settings()
+    budget_command(seconds)
+
+
+def check_settings() -> None:
+    """The GPUPLAN_* settings every solving command reads later (the progress lines' interval, the tests'
+    injected stop), checked before any work: a bad one is exit 2 naming it, not a traceback or an error
+    on every row of a sweep."""
     heartbeat_seconds()
     interrupt_after()
-    budget_command(seconds)
 
 
 EXIT_INTERRUPTED = 130

@@ -127,6 +127,16 @@ def test_an_odd_setting_is_exit_2_naming_it_before_any_work(command, name, value
     assert "Exception" not in run.stderr and run.stdout == "", run.stdout
 
 
+@pytest.mark.parametrize("name, value", [s for s in ODD_SETTINGS if s[0] != "GPUPLAN_MAX_SECONDS"])
+def test_sweep_refuses_an_odd_setting_before_any_scenario(name, value):
+    """sweep has no whole-run budget, but reads the other two: `abc` was an error on each of its rows."""
+    env = {**os.environ, name: value, "COLUMNS": "200"}
+    run = subprocess.run([sys.executable, "-m", "solver.cli", "sweep", "problems/hybrid-burst.yaml", "--grid",
+                          "problems/sweeps/hybrid-burst-grid.yaml", "--json"], cwd=ROOT, env=env,
+                         capture_output=True, text=True, timeout=1800)
+    assert run.returncode == 2 and name in run.stderr and "Traceback" not in run.stderr, run.stderr
+
+
 @pytest.mark.parametrize("value", ["0", "0.5", "2592000"])
 def test_the_heartbeat_takes_0_and_its_floor_and_the_longest(value, monkeypatch):
     from solver.commands.common import heartbeat_seconds
