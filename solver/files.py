@@ -174,7 +174,7 @@ def write_text(path: str | Path, text: str, *, encoding: str = "utf-8", newline:
 def replace_together(files: Sequence[tuple[Path, Callable[[Path], Any]]], folder: str | Path, *,
                      remove: Sequence[Path] = ()) -> None:
     """Write several files of one folder as one change: each `save(tmp)` writes a staged file
-    (`staged_name`), then a journal naming every (staged, target) pair and every file to `remove`
+    (`_stage`, named by STAGED), then a journal naming every (staged, target) pair and every file to `remove`
     is written, the files are renamed into place, the removed ones deleted and the journal removed.
     A kill before the journal leaves every old file (its staged files are cleaned by a later
     command, `clean_stale`); after it, `finish_interrupted` (run by the next read or write of the
@@ -205,7 +205,8 @@ def replace_together(files: Sequence[tuple[Path, Callable[[Path], Any]]], folder
                     os.unlink(tmp)
 
 
-STAGED = re.compile(r"\.(?P<target>.+?)\.(?:(?P<host>[0-9a-f]{8})-(?P<pid>[0-9]{1,10})\.)?[a-z0-9_]+\.staged")
+STAGED_TAIL = r"(?:(?P<host>[0-9a-f]{8})-(?P<pid>[0-9]{1,10})\.)?[a-z0-9_]+\.staged"
+STAGED = re.compile(r"\.(?P<target>.+?)\." + STAGED_TAIL)
 """The name of a file `replace_together` stages for `target`: `.<target>.<host>-<pid>.<random>.staged`
 (without `<host>-<pid>`: written before issue 47). The journal may name no other file as a source,
 and a later command deletes only stale files of this shape (`clean_stale`)."""
@@ -308,8 +309,8 @@ def _checked_pair(journal: Path, pair: Any) -> tuple[Path, Path]:
     source, target = pair
     if not _plain_name(target) or target.startswith(".") or target == JOURNAL:
         raise _refused(journal, f"it names {target[:80]!r}, not a file of this folder")
-    found = STAGED.fullmatch(source) if _plain_name(source) else None
-    if found is None or found["target"] != target:
+    if not (_plain_name(source) and source.startswith(f".{target}.")
+            and re.fullmatch(STAGED_TAIL, source[len(target) + 2:])):
         raise _refused(journal, f"it would move {source[:80]!r}, which is not a file gpuplan staged for {target!r}")
     path = journal.parent / source
     if os.path.lexists(path) and not stat.S_ISREG(os.lstat(path).st_mode):
