@@ -303,7 +303,7 @@ def _read_journal(journal: Path) -> tuple[list[tuple[Path, Path]], list[tuple[Pa
 def _checked_pair(journal: Path, pair: Any) -> tuple[Path, Path]:
     """One [staged, target] entry of a journal: the target a plain file name of the folder, the
     source the staged file gpuplan names for that target (STAGED), and, when it is there, a regular
-    file, not a link (a link's target is never moved in, nor shown)."""
+    file with no other name, not a link, symbolic or hard (what it points to is never moved in, nor shown)."""
     if not (isinstance(pair, list) and len(pair) == 2 and all(isinstance(n, str) for n in pair)):
         raise _refused(journal, f"an entry is not a pair of file names: {str(pair)[:80]}")
     source, target = pair
@@ -313,8 +313,10 @@ def _checked_pair(journal: Path, pair: Any) -> tuple[Path, Path]:
             and re.fullmatch(STAGED_TAIL, source[len(target) + 2:])):
         raise _refused(journal, f"it would move {source[:80]!r}, which is not a file gpuplan staged for {target!r}")
     path = journal.parent / source
-    if os.path.lexists(path) and not stat.S_ISREG(os.lstat(path).st_mode):
-        raise _refused(journal, f"{source!r} is a link or not a file")
+    if os.path.lexists(path):
+        info = os.lstat(path)
+        if not stat.S_ISREG(info.st_mode) or info.st_nlink > 1:   # gpuplan's staged files have one name
+            raise _refused(journal, f"{source!r} is a link or not a file")
     return path, journal.parent / target
 
 

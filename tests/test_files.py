@@ -270,6 +270,17 @@ def test_a_staged_link_is_never_moved_in_nor_shown(tmp_path):
     assert not (folder / "offers.csv").is_symlink() and (folder / "offers.csv").read_bytes() == before
 
 
+def test_a_staged_hard_link_is_not_moved_in_either(tmp_path):
+    folder = catalog_copy(tmp_path)
+    outside = tmp_path / "outside.csv"
+    outside.write_text("theirs", encoding="utf-8")
+    os.link(outside, folder / ".offers.csv.abcdefgh.staged")
+    (folder / files.JOURNAL).write_text('[[".offers.csv.abcdefgh.staged", "offers.csv"]]', encoding="utf-8")
+    with pytest.raises(ProblemError, match="link"):
+        files.finish_interrupted(folder)
+    assert (folder / "offers.csv").read_bytes() == (SAMPLE / "offers.csv").read_bytes()
+
+
 def test_a_journal_that_is_a_link_is_not_followed(tmp_path):
     folder = catalog_copy(tmp_path)
     elsewhere = tmp_path / "journal.json"
