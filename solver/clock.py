@@ -22,6 +22,14 @@ import threading
 import time
 from dataclasses import dataclass, field
 
+from solver.errors import ProblemError
+
+LONGEST_SECONDS = 30 * 24 * 3600.0
+"""The most seconds a time option or GPUPLAN_* variable may give (30 days): longer than any run
+gpuplan is meant for, and below every platform's timer limit (threading.TIMEOUT_MAX, about 49
+days on Windows). Why a cap: `--max-seconds 1e20` was an OverflowError traceback (a wait, a
+timedelta); a value past it is refused, exit 2, naming the option."""
+
 
 class OutOfTime(Exception):
     """The run's whole budget is spent: no new solve starts."""
@@ -163,10 +171,22 @@ started, a Ctrl-C at a point that does not depend on the machine's speed
 (tests/cli/test_anytime.py)."""
 
 
+def interrupt_after() -> int | None:
+    """INTERRUPT_AFTER as a count of solves (None: unset). Anything but a whole number ≥ 0 is bad input,
+    exit 2 (`abc` was a ValueError traceback at the first solve); the commands check it before any work."""
+    text = os.environ.get(INTERRUPT_AFTER, "").strip()
+    if not text:
+        return None
+    if not text.isdigit():
+        raise ProblemError(f"{text!r} is not a whole number of solves", key=INTERRUPT_AFTER,
+                           fix="set it to a number such as 2, or unset it (it is a hook for tests)")
+    return int(text)
+
+
 def _count_solve() -> None:
     COMMAND.solves += 1
-    after = os.environ.get(INTERRUPT_AFTER)
-    if after and COMMAND.solves == int(after) + 1:
+    after = interrupt_after()
+    if after is not None and COMMAND.solves == after + 1:
         os.kill(os.getpid(), signal.SIGINT)
         for _ in range(200):  # the signal is handled by the main thread: wait for it to stop the command
             if COMMAND.stop.is_set():

@@ -218,3 +218,159 @@ def test_a_failing_csv_write_leaves_the_old_tables(tmp_path):
     no_traceback(run)
     assert run.returncode == 2, run.stderr
     assert {p.name: p.read_bytes() for p in tables.iterdir()} == before
+
+
+# ------------------------------------------------------------------ the swap journal (issue 47, items 15 and 16)
+
+def catalog_copy(tmp_path: Path) -> Path:
+    folder = tmp_path / "cat"
+    shutil.copytree(SAMPLE, folder)
+    return folder
+
+
+def tables(folder: Path) -> dict[str, bytes]:
+    return {p.name: p.read_bytes() for p in sorted(folder.iterdir())}
+
+
+NESTED = "[" * 100_000 + "]" * 100_000
+
+
+@pytest.mark.parametrize("journal", [
+    NESTED,                                                    # was a RecursionError traceback
+    '[["gpus.csv", "offers.csv"]]',                            # a user's file renamed over another
+    '[[".offers.csv.abcdefgh.staged", "../offers.csv"]]',      # a target outside the folder
+    '[[".gpus.csv.abcdefgh.staged", "offers.csv"]]',           # staged for another target
+    '{"rename": [], "remove": [["gpus.csv", "gpus.csv"]]}',    # a removal not marked by gpuplan
+    '{"rename": "x"}', '[["a"]]', "not json", "\udcff",
+], ids=["nested", "user-file", "outside", "other-target", "removal", "shape", "short-pair", "text", "bytes"])
+def test_a_journal_naming_anything_but_staged_files_is_refused_and_nothing_moves(tmp_path, journal):
+    folder = catalog_copy(tmp_path)
+    (folder / ".offers.csv.abcdefgh.staged").write_text("staged", encoding="utf-8")
+    (folder / files.JOURNAL).write_text(journal, encoding="utf-8", errors="surrogateescape")
+    before = tables(folder)
+    with pytest.raises(ProblemError) as caught:
+        files.finish_interrupted(folder)
+    assert files.JOURNAL in caught.value.render() and "delete the journal" in caught.value.render()
+    assert tables(folder) == before
+
+
+def test_a_staged_link_is_never_moved_in_nor_shown(tmp_path):
+    """The issue's case: an in-folder link to an outside file, named by a hand-made journal, became
+    offers.csv and the error printed the outside file's first line."""
+    folder = catalog_copy(tmp_path)
+    secret = tmp_path / "secret.txt"
+    secret.write_text("password=hunter2\n", encoding="utf-8")
+    (folder / ".offers.csv.abcdefgh.staged").symlink_to(secret)
+    (folder / files.JOURNAL).write_text('[[".offers.csv.abcdefgh.staged", "offers.csv"]]', encoding="utf-8")
+    before = (folder / "offers.csv").read_bytes()
+    run = gpuplan("catalog", "validate", folder)
+    assert run.returncode == 2 and files.JOURNAL in run.stderr and "link" in run.stderr, run.stderr
+    assert "hunter2" not in run.stderr + run.stdout
+    no_traceback(run)
+    assert not (folder / "offers.csv").is_symlink() and (folder / "offers.csv").read_bytes() == before
+
+
+def test_a_staged_hard_link_is_not_moved_in_either(tmp_path):
+    folder = catalog_copy(tmp_path)
+    outside = tmp_path / "outside.csv"
+    outside.write_text("theirs", encoding="utf-8")
+    os.link(outside, folder / ".offers.csv.abcdefgh.staged")
+    (folder / files.JOURNAL).write_text('[[".offers.csv.abcdefgh.staged", "offers.csv"]]', encoding="utf-8")
+    with pytest.raises(ProblemError, match="link"):
+        files.finish_interrupted(folder)
+    assert (folder / "offers.csv").read_bytes() == (SAMPLE / "offers.csv").read_bytes()
+
+
+def test_a_journal_that_is_a_link_is_not_followed(tmp_path):
+    folder = catalog_copy(tmp_path)
+    elsewhere = tmp_path / "journal.json"
+    (folder / ".offers.csv.abcdefgh.staged").write_text("staged", encoding="utf-8")
+    elsewhere.write_text('[[".offers.csv.abcdefgh.staged", "offers.csv"]]', encoding="utf-8")
+    (folder / files.JOURNAL).symlink_to(elsewhere)
+    with pytest.raises(ProblemError, match="link"):
+        files.finish_interrupted(folder)
+    assert (folder / "offers.csv").read_bytes() == (SAMPLE / "offers.csv").read_bytes()
+
+
+@pytest.mark.parametrize("args", [["catalog", "validate", "{cat}"],
+                                  ["solve", HYBRID, "--csv", "{cat}", "--force"],
+                                  ["frontier", HYBRID, "--points", "2", "--plans", "{cat}", "--force"]],
+                         ids=["catalog-validate", "solve-csv", "frontier-plans"])
+def test_a_deeply_nested_journal_is_exit_2_in_every_command_that_reads_it(tmp_path, args):
+    folder = tmp_path / "cat"
+    shutil.copytree(SAMPLE, folder)
+    (folder / files.JOURNAL).write_text(NESTED, encoding="utf-8")
+    run = gpuplan(*[str(a).format(cat=folder) for a in args])
+    assert run.returncode == 2 and files.JOURNAL in run.stderr, run.stderr
+    no_traceback(run)
+
+
+STAGER = """
+import sys, time
+from pathlib import Path
+from solver import files
+folder = Path(sys.argv[1])
+def hang(tmp):
+    print("staged", flush=True)
+    time.sleep(3600)
+files.replace_together([(folder / "offers.csv", lambda tmp: tmp.write_text("new", encoding="utf-8")),
+                        (folder / "datacenters.csv", hang)], folder)
+"""
+
+
+def test_a_killed_write_s_staged_files_are_cleaned_by_the_next_command(tmp_path):
+    """SIGKILL before the journal: the staged files stayed forever (37 after random kills). The next
+    command that reads the folder deletes them; the old tables are whole."""
+    folder = catalog_copy(tmp_path)
+    child = subprocess.Popen([sys.executable, "-c", STAGER, str(folder)], stdout=subprocess.PIPE, text=True, cwd=ROOT)
+    assert child.stdout.readline().strip() == "staged"
+    assert len(list(folder.glob(".*.staged"))) == 2
+    child.kill()
+    child.wait(timeout=HANG_SECONDS)
+    run = gpuplan("catalog", "validate", folder)
+    assert run.returncode == 0, run.stderr
+    assert not list(folder.glob(".*.staged"))
+    assert tables(folder) == tables(SAMPLE)
+
+
+def test_only_stale_staged_files_of_gpuplan_s_pattern_are_cleaned(tmp_path):
+    """Stale: a process of this host that no longer runs, or older than STALE_SECONDS. Kept: a running
+    write's (this process), another host's or an unknown one's while young, and any other name."""
+    dead = subprocess.Popen([sys.executable, "-c", "pass"])
+    dead.wait(timeout=HANG_SECONDS)
+    host = files._host()
+    names = {"dead": f".offers.csv.{host}-{dead.pid}.abcdefgh.staged",
+             "old": ".offers.csv.abcdefgh.staged",
+             "live": f".offers.csv.{host}-{os.getpid()}.abcdefgh.staged",
+             "young": ".gpus.csv.abcdefgh.staged",
+             "other host": f".gpus.csv.{'0' * 8 if host != '0' * 8 else '1' * 8}-{dead.pid}.abcdefgh.staged",
+             "user's": ".notes.staged", "user's too": "offers.csv.abcdefgh.staged"}
+    for name in names.values():
+        (tmp_path / name).write_text("x", encoding="utf-8")
+    hour_ago = (tmp_path / names["old"]).stat().st_mtime - files.STALE_SECONDS - 60
+    os.utime(tmp_path / names["old"], (hour_ago, hour_ago))
+    assert sorted(files.clean_stale(tmp_path)) == sorted([names["dead"], names["old"]])
+    assert sorted(p.name for p in tmp_path.iterdir()) == sorted(n for k, n in names.items() if k not in ("dead", "old"))
+
+
+def test_removals_go_under_the_journal_and_finish_after_a_kill(tmp_path, monkeypatch):
+    """The frontier --plans case: a kill after the swap and before the old extra points were deleted
+    left a folder mixing two runs with no journal to repair it."""
+    for i in range(1, 5):
+        (tmp_path / f"point-0{i}.json").write_text("old", encoding="utf-8")
+    real = os.unlink
+
+    def killed(path, *args, **kwargs):
+        if Path(path).name.startswith("point-"):
+            raise KeyboardInterrupt   # stands for SIGKILL
+        return real(path, *args, **kwargs)
+
+    monkeypatch.setattr(files.os, "unlink", killed)
+    with pytest.raises(KeyboardInterrupt):
+        files.replace_together([(tmp_path / n, lambda tmp: tmp.write_text("new", encoding="utf-8"))
+                                for n in ("point-01.json", "point-02.json")], tmp_path,
+                               remove=[tmp_path / "point-03.json", tmp_path / "point-04.json"])
+    monkeypatch.setattr(files.os, "unlink", real)
+    assert (tmp_path / files.JOURNAL).exists()
+    assert files.finish_interrupted(tmp_path)
+    assert tables(tmp_path) == {"point-01.json": b"new", "point-02.json": b"new"}

@@ -42,7 +42,7 @@ from solver.api import DEFAULT_BACKEND
 from solver.choices import AXES
 from solver.clock import OutOfTime
 from solver.errors import Infeasible, ProblemError
-from solver.files import replace_together, write_error
+from solver.files import json_text, replace_together, write_error
 from solver.limits import finish_day, plan_vendors
 from solver.rows import ROWS
 from solver.session import Session
@@ -434,8 +434,6 @@ def existing_plan_files(folder: str | Path) -> list[Path]:
 
 def write_plans(result: Frontier, folder: str | Path, *, force: bool = False) -> list[Path]:
     """Each point's plan as JSON (Plan.model_dump(mode="json")); never overwrites unless force."""
-    import json
-
     folder = Path(folder)
     if folder.exists() and not folder.is_dir():
         raise ProblemError("is a file, not a folder", key="--plans", file=str(folder), fix="give a folder")
@@ -448,10 +446,9 @@ def write_plans(result: Frontier, folder: str | Path, *, force: bool = False) ->
     except OSError as exc:
         raise write_error(exc, folder, "--plans") from None
     paths = plan_paths(folder, len(result.points))
-    texts = [json.dumps(point.plan.model_dump(mode="json"), indent=2, ensure_ascii=False) + "\n"
+    texts = [json_text(point.plan.model_dump(mode="json")) + "\n"
              for point in result.points]
     replace_together([(path, lambda tmp, text=text: tmp.write_text(text, encoding="utf-8"))
-                      for path, text in zip(paths, texts)], folder)   # all new plans, or the old ones
-    for path in set(old) - set(paths):
-        path.unlink()
+                      for path, text in zip(paths, texts)], folder,
+                     remove=sorted(set(old) - set(paths)))   # all new plans and none of the old run's, or the old ones
     return paths

@@ -18,7 +18,8 @@ import typer
 from rich.console import Console
 from rich.markup import escape
 
-from solver.clock import COMMAND, budget_command, budget_spent, end_command, interrupted, stop_command, stopped
+from solver.clock import (COMMAND, LONGEST_SECONDS, budget_command, budget_spent, end_command, interrupt_after,
+                          interrupted, stop_command, stopped)
 from solver.errors import Infeasible, PlanRejected, ProblemError
 from solver.files import write_error
 from solver.report import guard
@@ -54,9 +55,10 @@ GPUPLAN_MAX_SECONDS changes the default (the test suite sets it long, so that no
 depends on the machine's speed; a user may set it in a slow CI job)."""
 
 
-def seconds_from_env(name: str, default: float) -> float:
+def seconds_from_env(name: str, default: float, *, least: float = 0.0, off: bool = False) -> float:
     """A number of seconds from the environment, read when a command runs (a bad value is exit 2
-    for that command, not a traceback for every command and --help)."""
+    for that command, not a traceback for every command and --help): from `least` (a value must be
+    above it when it is 0) to LONGEST_SECONDS; with `off`, 0 is allowed too (it turns the thing off)."""
     text = os.environ.get(name)
     if not text:
         return default
@@ -64,16 +66,31 @@ def seconds_from_env(name: str, default: float) -> float:
         value = float(text)
     except ValueError:
         value = math.nan
-    if not math.isfinite(value) or value < 0:
-        raise ProblemError(f"{name}={text!r} is not a number of seconds", key=name,
+    if off and value == 0:
+        return 0.0
+    if not (value >= least if least else value > 0) or not value <= LONGEST_SECONDS:
+        lowest = f"from {least:g}" if least else "above 0"
+        raise ProblemError(f"{text!r} is not allowed: it takes a number of seconds {lowest} to "
+                           f"{LONGEST_SECONDS:,.0f} (30 days){', or 0 for none' if off else ''}", key=name,
                            fix=f"set it to a number such as {default:g}, or unset it")
     return value
 
 
 def command_budget(max_seconds: float | None) -> None:
     """Start the command's clock (solver.clock.budget_command): `--max-seconds`, else
-    GPUPLAN_MAX_SECONDS, else DEFAULT_MAX_SECONDS."""
-    budget_command(seconds_from_env(MAX_SECONDS_ENV, DEFAULT_MAX_SECONDS) if max_seconds is None else max_seconds)
+    GPUPLAN_MAX_SECONDS, else DEFAULT_MAX_SECONDS. The other GPUPLAN_* seconds and counts are checked
+    here too, so a bad one is exit 2 before any work, not a traceback in the middle of it."""
+    seconds = seconds_from_env(MAX_SECONDS_ENV, DEFAULT_MAX_SECONDS) if max_seconds is None else max_seconds
+    check_settings()
+    budget_command(seconds)
+
+
+def check_settings() -> None:
+    """The GPUPLAN_* settings every solving command reads later (the progress lines' interval, the tests'
+    injected stop), checked before any work: a bad one is exit 2 naming it, not a traceback or an error
+    on every row of a sweep."""
+    heartbeat_seconds()
+    interrupt_after()
 
 
 EXIT_INTERRUPTED = 130
@@ -319,6 +336,13 @@ HEARTBEAT_SECONDS = 10.0
 job shows the command is working, never silence. GPUPLAN_HEARTBEAT_SECONDS changes it, 0 turns
 the lines off (the test suite does: how many lines a command prints depends on the machine's speed,
 and CliRunner's output mixes stderr into the JSON a test reads)."""
+HEARTBEAT_FLOOR = 0.5
+"""The shortest GPUPLAN_HEARTBEAT_SECONDS: 1e-6 wrote 9,260 lines in 4.6 s (issue 47)."""
+
+
+def heartbeat_seconds() -> float:
+    """GPUPLAN_HEARTBEAT_SECONDS (0: no lines), from HEARTBEAT_FLOOR to LONGEST_SECONDS, else exit 2."""
+    return seconds_from_env(HEARTBEAT_ENV, HEARTBEAT_SECONDS, least=HEARTBEAT_FLOOR, off=True)
 
 
 @contextmanager
@@ -326,7 +350,7 @@ def _heartbeat(message: str) -> Iterator[None]:
     """Progress lines on stderr while something slow runs and no spinner can be drawn: every
     HEARTBEAT_SECONDS, the seconds so far and the running solve's best plan and bound; none
     with --quiet, none for work shorter than that (a quick command's stderr stays empty)."""
-    every = seconds_from_env(HEARTBEAT_ENV, HEARTBEAT_SECONDS)
+    every = heartbeat_seconds()
     if OUTPUT.quiet or every <= 0:
         yield
         return

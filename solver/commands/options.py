@@ -18,6 +18,7 @@ from typing import Annotated, Iterable, Optional, get_args
 import typer
 
 from solver.choices import BACKENDS
+from solver.clock import LONGEST_SECONDS
 
 
 def choices(name: str, values: Iterable[str]) -> type[Enum]:
@@ -43,9 +44,9 @@ def bounded(*, example: str, gt: float | None = None, ge: float | None = None, l
     and let infinity through; NaN compares false with everything, so it is named here too.
     """
     if ge is not None and le is not None and gt is None and lt is None:
-        rule = f"from {ge:g} to {le:g}"
+        rule = f"from {_number(ge)} to {_number(le)}"
     else:
-        rule = " and ".join(f"{sign} {bound:g}" for sign, bound in ((">", gt), ("≥", ge), ("≤", le), ("<", lt))
+        rule = " and ".join(f"{sign} {_number(bound)}" for sign, bound in ((">", gt), ("≥", ge), ("≤", le), ("<", lt))
                             if bound is not None)
 
     def check(value):
@@ -60,9 +61,16 @@ def bounded(*, example: str, gt: float | None = None, ge: float | None = None, l
     return check
 
 
+def _number(bound: float) -> str:
+    """A bound as people read it: 2,592,000 rather than 2.592e+06."""
+    return f"{bound:,.0f}" if float(bound).is_integer() else f"{bound:g}"
+
+
 def time_limit_option(help: str = "seconds per solve"):
-    """--time-limit of every command that solves: > 0 seconds (0 would silently mean no limit)."""
-    return typer.Option("--time-limit", help=f"{help} (> 0)", callback=bounded(gt=0, example="--time-limit 60"))
+    """--time-limit of every command that solves: > 0 seconds (0 would silently mean no limit), at most
+    LONGEST_SECONDS (30 days: 1e20 was an OverflowError traceback)."""
+    return typer.Option("--time-limit", help=f"{help} (> 0)",
+                        callback=bounded(gt=0, le=LONGEST_SECONDS, example="--time-limit 60"))
 
 
 def gap_option(help: str = "stop each solve at this relative gap"):
@@ -71,12 +79,12 @@ def gap_option(help: str = "stop each solve at this relative gap"):
 
 
 def max_seconds_option(help: str, example: str):
-    """--max-seconds, the whole command's time: > 0 seconds (`help` says what it bounds). Every command
+    """--max-seconds, the whole command's time: > 0 seconds, at most LONGEST_SECONDS (`help` says what it bounds). Every command
     that solves has one, 60 s by default (solver.commands.common.DEFAULT_MAX_SECONDS): it then prints
     what it has, never nothing."""
     return typer.Option("--max-seconds", help=f"{help} (> 0; default 60: then the command stops and prints what "
                                               "it has, showing what it had not determined as such)",
-                        callback=bounded(gt=0, example=example))
+                        callback=bounded(gt=0, le=LONGEST_SECONDS, example=example))
 
 
 def catalog_option(help: str):

@@ -14,7 +14,7 @@ from typing import Annotated, Optional
 import typer
 
 from solver.choices import DEFAULT_BACKEND, EXECUTORS
-from solver.commands.common import live_stderr, plan_console, run_action, working
+from solver.commands.common import check_settings, live_stderr, plan_console, run_action, working
 from solver.commands.options import Backend, Gap, ProblemFile, choices, time_limit_option
 from solver.errors import ProblemError
 
@@ -50,6 +50,7 @@ def sweep(problem: ProblemFile,
         from solver.load import load_problem
         from solver.report.json_out import print_json
 
+        check_settings()
         if address and executor.value != "ray":
             raise ProblemError("--address is the address of a Ray cluster", key="--address",
                                fix="add --executor ray, or leave --address out")

@@ -7,9 +7,12 @@ a command that solves nothing starts in a fraction of a second).
 
 from __future__ import annotations
 
-import json
 import sys
+
+from solver.files import json_text
 
 
 def print_json(data: dict | list) -> None:
-    sys.stdout.write(json.dumps(data, indent=2, ensure_ascii=False, default=str) + "\n")
+    """`data` as one JSON object on stdout, through solver.files.json_text: no NaN or infinity
+    (an interval's open end is null), so any JSON reader accepts it."""
+    sys.stdout.write(json_text(data) + "\n")

@@ -50,7 +50,7 @@ import pandas as pd
 from solver.choices import DETAILS
 from solver.errors import ProblemError
 from solver.files import (check_writable_folder, csv_frame, replace_together, require_openpyxl, save_atomic,
-                          text_cells, write_error)
+                          text_cell, text_cells, write_error)
 from solver.i18n import N_, _, current, money_unit, text_width
 from solver.model.catalog import Catalog
 from solver.model.ledger import BILLING, blocks
@@ -427,7 +427,7 @@ def _dress(ws, name: str, frame: pd.DataFrame, currency: str) -> None:
     last = len(frame) + 1                                   # the last data row (row 1 is the header)
     for i, col in enumerate(frame.columns, start=1):
         cell = ws.cell(row=1, column=i)
-        cell.value = header(str(col))
+        text_cell(cell, header(str(col)))   # a column named by data (`<vendor> <mode>`) stays text
         cell.font = Font(bold=True)
         fmt = (money if col in MONEY else "#,##0" if col in COUNTS else "0.0%" if col in PERCENT
                else "yyyy-mm-dd" if col in ("from", "to", "last_day", "deadline_date") else None)

@@ -30,6 +30,7 @@ from solver.analysis.frontier import (
     mix_label,
     non_dominated,
     spread,
+    write_plans,
 )
 from solver.analysis.min_time import min_time_plan
 from solver.api import solve_problem
@@ -455,3 +456,33 @@ def test_a_point_the_time_did_not_settle_is_an_interval_from_bound_to_plan(monke
     render_frontier(result, console)
     text = console.export_text()
     assert f"{open_points[0].low:,.0f} to {open_points[0].cost:,.0f}" in text and "not proven" in text
+
+
+def test_plans_of_an_earlier_run_are_deleted_under_the_journal(tmp_path, monkeypatch):
+    """Issue 47, item 16: `frontier --plans` killed after the swap and before the old extra points were
+    deleted left point-01 of one run beside 02–06 of another, with no journal to repair it."""
+    import os
+    from types import SimpleNamespace
+
+    from solver import files
+
+    plans = tmp_path / "plans"
+    plans.mkdir()
+    for i in range(1, 7):
+        (plans / f"point-0{i}.json").write_text('{"run": "old"}\n', encoding="utf-8")
+    plan = SimpleNamespace(model_dump=lambda mode: {"run": "new"})
+    result = SimpleNamespace(points=[SimpleNamespace(plan=plan), SimpleNamespace(plan=plan)])
+    real = os.unlink
+
+    def killed(path, *args, **kwargs):
+        if Path(path).name.startswith("point-"):
+            raise KeyboardInterrupt   # stands for SIGKILL between the swap and the deletions
+        return real(path, *args, **kwargs)
+
+    monkeypatch.setattr(files.os, "unlink", killed)
+    with pytest.raises(KeyboardInterrupt):
+        write_plans(result, plans, force=True)
+    monkeypatch.setattr(files.os, "unlink", real)
+    files.finish_interrupted(plans)   # what the next write of the folder does first
+    assert sorted(p.name for p in plans.iterdir()) == ["point-01.json", "point-02.json"]
+    assert all(json.loads(p.read_text(encoding="utf-8")) == {"run": "new"} for p in plans.iterdir())

@@ -20,6 +20,7 @@ from tests.builders import ROOT
 
 SEED = "problems/seed-7b-200b-30d.yaml"
 INFEASIBLE = "problems/infeasible/shunyi-racks-short.yaml"
+DEBUG = "problems/debug-then-train.yaml"   # solves in seconds: long enough for progress lines
 
 
 def gpuplan(*args: str, after: int | None = None) -> subprocess.CompletedProcess:
@@ -86,13 +87,13 @@ def test_infeasible_verdict_comes_first_then_the_relaxations_found_so_far():
 
 def test_progress_lines_on_stderr_when_it_is_not_a_terminal():
     """A log or CI job sees the command working: progress lines on stderr (here every 0.01 s,
-    so even a quick solve prints some), none on stdout, whose JSON stays one object."""
-    env = {**os.environ, "GPUPLAN_HEARTBEAT_SECONDS": "0.01"}
-    run = subprocess.run([sys.executable, "-m", "solver.cli", "solve", SEED, "--json"],
+    the shortest allowed, on a problem that solves in seconds), none on stdout, whose JSON stays one object."""
+    env = {**os.environ, "GPUPLAN_HEARTBEAT_SECONDS": "0.5"}   # the shortest allowed
+    run = subprocess.run([sys.executable, "-m", "solver.cli", "solve", DEBUG, "--json"],
                          cwd=ROOT, env=env, capture_output=True, text=True, timeout=1800)
     assert run.returncode == 0, run.stderr
     assert json.loads(run.stdout)["status"] == "optimal"
-    assert any(line.startswith("solving seed-7b-200b-30d") and " s" in line for line in run.stderr.splitlines()), \
+    assert any(line.startswith("solving debug-then-train") and " s" in line for line in run.stderr.splitlines()), \
         run.stderr[:500]
 
 
@@ -105,3 +106,41 @@ def test_a_bad_seconds_setting_is_exit_2_for_the_command_and_help_still_works(na
     helped = subprocess.run([sys.executable, "-m", "solver.cli", "--help"], cwd=ROOT, env=env,
                             capture_output=True, text=True, timeout=1800)
     assert helped.returncode == 0 and "Usage" in helped.stdout
+
+
+ODD_SETTINGS = [("GPUPLAN_MAX_SECONDS", "1e20"), ("GPUPLAN_MAX_SECONDS", "1e308"), ("GPUPLAN_MAX_SECONDS", "0"),
+                ("GPUPLAN_MAX_SECONDS", "-inf"), ("GPUPLAN_HEARTBEAT_SECONDS", "1e20"),
+                ("GPUPLAN_HEARTBEAT_SECONDS", "1e-6"), ("GPUPLAN_INTERRUPT_AFTER_SOLVES", "abc"),
+                ("GPUPLAN_INTERRUPT_AFTER_SOLVES", "-1")]
+
+
+@pytest.mark.parametrize("command", [["solve", SEED], ["negotiate", SEED, "--jobs", "1"], ["frontier", SEED]],
+                         ids=lambda c: c[0])
+@pytest.mark.parametrize("name, value", ODD_SETTINGS)
+def test_an_odd_setting_is_exit_2_naming_it_before_any_work(command, name, value):
+    """Issue 47, item 14: 1e20 was an OverflowError traceback (a timer, a timedelta), 0 seconds of budget
+    was taken though --max-seconds 0 is refused, a heartbeat of 1e-6 s wrote 9,260 lines in 4.6 s and
+    `abc` solves was a ValueError at the first solve."""
+    env = {**os.environ, name: value, "COLUMNS": "200"}
+    run = subprocess.run([sys.executable, "-m", "solver.cli", *command], cwd=ROOT, env=env,
+                         capture_output=True, text=True, timeout=1800)
+    assert run.returncode == 2 and name in run.stderr and "Traceback" not in run.stderr, run.stderr
+    assert "Exception" not in run.stderr and run.stdout == "", run.stdout
+
+
+@pytest.mark.parametrize("name, value", [s for s in ODD_SETTINGS if s[0] != "GPUPLAN_MAX_SECONDS"])
+def test_sweep_refuses_an_odd_setting_before_any_scenario(name, value):
+    """sweep has no whole-run budget, but reads the other two: `abc` was an error on each of its rows."""
+    env = {**os.environ, name: value, "COLUMNS": "200"}
+    run = subprocess.run([sys.executable, "-m", "solver.cli", "sweep", "problems/hybrid-burst.yaml", "--grid",
+                          "problems/sweeps/hybrid-burst-grid.yaml", "--json"], cwd=ROOT, env=env,
+                         capture_output=True, text=True, timeout=1800)
+    assert run.returncode == 2 and name in run.stderr and "Traceback" not in run.stderr, run.stderr
+
+
+@pytest.mark.parametrize("value", ["0", "0.5", "2592000"])
+def test_the_heartbeat_takes_0_and_its_floor_and_the_longest(value, monkeypatch):
+    from solver.commands.common import heartbeat_seconds
+
+    monkeypatch.setenv("GPUPLAN_HEARTBEAT_SECONDS", value)
+    assert heartbeat_seconds() == float(value)

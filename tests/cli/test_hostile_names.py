@@ -12,6 +12,7 @@ from __future__ import annotations
 import csv
 import json
 import os
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -28,8 +29,8 @@ VENDOR = '=HYPERLINK("http://evil.example","click")'
 HOSTILE = {JOB, OFFER, VENDOR}
 
 
-def gpuplan(*args, cwd=ROOT) -> subprocess.CompletedProcess:
-    env = {**os.environ, "COLUMNS": "300"}
+def gpuplan(*args, cwd=ROOT, lang: str | None = None) -> subprocess.CompletedProcess:
+    env = {**os.environ, "COLUMNS": "300", **({"GPUPLAN_LANG": lang} if lang else {})}
     return subprocess.run([sys.executable, "-m", "solver.cli", "--quiet", *map(str, args)], capture_output=True,
                           text=True, timeout=HANG_SECONDS, cwd=cwd, env=env)
 
@@ -73,12 +74,22 @@ def hostile(tmp_path_factory) -> Path:
     return seed_problem(folder, copy_catalog(folder / "cat", rename), JOB)
 
 
+OURS = re.compile(r"=[A-Z0-9$:(),.*/+<>=-]*")
+"""The shape of every formula gpuplan writes itself: cell references, numbers, operators, SUM and IF.
+A name from data never has it: it carries lower case, quotes or spaces (a header capitalises it,
+so a vendor named =HYPERLINK(…) heads a column as '=hyperlink(…) monthly', which the check by name
+missed)."""
+
+
 def formula_cells(path: Path) -> list[str]:
+    """Every formula cell of every sheet of the workbook that gpuplan did not write as a formula."""
     from openpyxl import load_workbook
 
     book = load_workbook(path)
-    return [cell.value for sheet in book.worksheets for row in sheet.iter_rows() for cell in row
-            if cell.data_type == "f" and any(name in str(cell.value) or str(cell.value) in name for name in HOSTILE)]
+    return [f"{sheet.title}!{cell.coordinate}: {cell.value}" for sheet in book.worksheets
+            for row in sheet.iter_rows() for cell in row
+            if cell.data_type == "f" and not (OURS.fullmatch(str(cell.value))
+                                              and set(re.findall(r"[A-Z]+(?=\()", str(cell.value))) <= {"SUM", "IF"})]
 
 
 def text_values(path: Path) -> set[str]:
@@ -134,6 +145,34 @@ def test_negotiate_export_vendor_keeps_names_as_text(hostile, tmp_path):
     cells = csv_cells(tmp_path / "v.csv")
     assert_no_formula_text(cells)
     assert "'" + OFFER in cells
+
+
+def workbooks(problem: Path, folder: Path, lang: str) -> list[Path]:
+    """Every workbook gpuplan writes, from a problem with hostile names: solve --xlsx, frontier --xlsx,
+    sweep -o *.xlsx, negotiate --export-vendor *.xlsx and the prefilled quote sheet."""
+    grid = folder / "grid.yaml"
+    grid.write_text("grid:\n  \"budget=\": [400000, 500000]\nscenarios:\n  - name: " + json.dumps(VENDOR)
+                    + "\n    set: []\n", encoding="utf-8")
+    runs = {"solve.xlsx": ["solve", problem, "--xlsx"], "frontier.xlsx": ["frontier", problem, "--points", "2", "--xlsx"],
+            "sweep.xlsx": ["sweep", problem, "--grid", grid, "-o"],
+            "vendor.xlsx": ["negotiate", problem, "--jobs", "1", "--export-vendor", VENDOR],
+            "quotes.xlsx": ["catalog", "template", "--catalog", problem.parent / "cat", "--prefill"]}
+    for name, args in runs.items():
+        run = gpuplan(*args, folder / name, lang=lang)
+        assert run.returncode == 0, (name, run.stderr)
+    return [folder / name for name in runs]
+
+
+@pytest.mark.parametrize("lang", ["en", "zh-CN"])
+def test_no_cell_of_any_workbook_is_a_formula_from_data(hostile, tmp_path, lang):
+    """Issue 47, item 13: headers too (cash_by_month's `<vendor> <mode>` column was a formula)."""
+    problem = tmp_path / "p.yaml"   # the hostile problem, its own name hostile too (frontier's summary sheet)
+    problem.write_text(hostile.read_text(encoding="utf-8").replace("name: seed-7b-200b-30d", "name: " + json.dumps(VENDOR)),
+                       encoding="utf-8")
+    (tmp_path / "cat").symlink_to(hostile.parent / "cat")
+    for book in workbooks(problem, tmp_path, lang):
+        assert not formula_cells(book), (book.name, formula_cells(book)[:3])
+        assert any(VENDOR in str(text) or OFFER in str(text) for text in text_values(book)), book.name
 
 
 ESCAPES = ["\x1b[2J", "\x1b]0;owned\x07", "\x1b]8;;http://evil.example\x1b\\"]

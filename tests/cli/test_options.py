@@ -85,6 +85,7 @@ BAD_SOLVER_OPTIONS = [
     (["--time-limit", "-1"], ["--time-limit", "-1", "> 0"]),
     (["--time-limit", "0"], ["--time-limit", "> 0"]),         # 0 used to mean "no limit", silently
     (["--time-limit", "nan"], ["--time-limit", "nan"]),
+    (["--time-limit", "1e20"], ["--time-limit", "1e+20", "≤ 2,592,000"]),   # was an OverflowError traceback
 ]
 
 
@@ -92,6 +93,16 @@ BAD_SOLVER_OPTIONS = [
 @pytest.mark.parametrize("option, needles", BAD_SOLVER_OPTIONS)
 def test_solver_options_are_checked_by_every_command(command, option, needles):
     assert_bad(run(*SOLVING[command], *option), *needles)
+
+
+MAX_SECONDS = [c for c in SOLVING if c != "sweep"]   # sweep has no whole-run budget
+
+
+@pytest.mark.parametrize("command", MAX_SECONDS)
+@pytest.mark.parametrize("value", ["1e20", "1e308", "2592001"])
+def test_a_huge_max_seconds_is_exit_2_not_an_overflow(command, value):
+    """Issue 47, item 14: `--max-seconds 1e20` was an OverflowError traceback (solve, negotiate, frontier)."""
+    assert_bad(run(*SOLVING[command], "--max-seconds", value), "--max-seconds", "≤ 2,592,000")
 
 
 def test_solve_with_gap_zero_and_a_time_limit_still_solves():
