@@ -18,7 +18,7 @@ from collections import defaultdict
 from dataclasses import dataclass, field
 
 from solver.analysis.edits import Change, apply_edits
-from solver.api import DEFAULT_BACKEND, NotInModel, off_stack, pin_schedule, solve_problem
+from solver.api import DEFAULT_BACKEND, NotInModel, off_stack, pin_schedule, solve_problem, stack_switch
 from solver.clock import OutOfTime
 from solver.errors import Infeasible, PlanRejected
 from solver.model.catalog import Catalog
@@ -43,10 +43,16 @@ class Outcome:
     proven: bool = True                 # infeasible: proven, or no plan found in the time limit
     explanation: dict | None = None     # infeasible and asked for: solver.analysis.explain's payload
     kept_baseline: bool = False         # the scenario is the baseline plan, re-read under the edits
+    low: float | None = None            # no plan, not proven: the least its optimum can cost (None: unknown)
 
     @property
     def cost(self) -> float | None:
         return self.plan.total_cost if self.plan else None
+
+    @property
+    def undetermined(self) -> bool:
+        """No plan, and no proof that there is none: the time ran out (never "infeasible")."""
+        return self.plan is None and not self.proven
 
 
 @dataclass
@@ -151,7 +157,7 @@ def what_if(problem: Problem, catalog: Catalog, edits: list[str], *, explain: bo
         scenario.explanation = explain_infeasible(
             new_problem, new_catalog, backend=solve_options.get("backend", DEFAULT_BACKEND),
             time_limit=solve_options.get("time_limit") or 60.0).to_dict()
-    kept = sides.kept_baseline(baseline, scenario)
+    kept = None if scenario.kept_baseline else sides.kept_baseline(baseline, scenario)
     return WhatIf(baseline, kept or scenario, changes, problem.currency)
 
 
@@ -181,6 +187,9 @@ class _Sides:
     def scenario(self) -> Outcome:
         if self.engine is None:
             return _solve(self.new_problem, self.new_catalog, self.options)
+        held = self._in_hand()
+        if held is not None:
+            return held
         answer: Answer | None = Answer("infeasible", math.inf)
         if self.deltas is None:
             try:
@@ -190,8 +199,38 @@ class _Sides:
         if self.deltas is not None or self.edited is not None:
             answer = self._probe()
         if answer is None or answer.plan is None or off_stack(answer.plan, self.new_problem, self.new_catalog):
-            return _solve(self.new_problem, self.new_catalog, self.options)  # its own words (or stack price)
+            outcome = _solve(self.new_problem, self.new_catalog, self.options)  # its own words (or stack price)
+            if outcome.undetermined and self.deltas is not None:  # a tightening's floor: the base's bound
+                outcome.low = self.engine.bound_of(*self.deltas, self._read_as())
+            return outcome
         return Outcome(answer.plan)
+
+    def _read_as(self) -> ReadAs:
+        return ReadAs("edited", problem=self.new_problem, catalog=self.new_catalog)
+
+    def _in_hand(self) -> Outcome | None:
+        """The scenario from a plan already in hand, with no solve (issue 47): when every edit
+        tightens a limit (a budget cut, a quota or stock lowered, an earlier deadline) and a
+        plan of the baseline's solve meets the edited model, the scenario's optimum lies between
+        the baseline's proven bound and that plan's cost, whatever time is left; proven when
+        they meet. Another plan in hand than the baseline's answers so only when it is proven or
+        no time is left. Verified against the edited problem like any plan. A plan off the usual
+        stack keeps its switch noted, unpriced under the edits (pricing it would be a solve)."""
+        assert self.engine is not None
+        if self.deltas is None:
+            return None
+        answer = self.engine.in_hand(*self.deltas, self._read_as(), problem=self.new_problem, catalog=self.new_catalog)
+        if answer is None or answer.plan is None:
+            return None
+        plan, others = answer.plan, off_stack(answer.plan, self.new_problem, self.new_catalog)
+        if others:
+            plan = plan.model_copy(update={"stack_switch": stack_switch(
+                plan, self.new_catalog, others, None, "not priced under the edits (answered from a plan in hand)")})
+        base = self.engine.base.plan if self.engine.base is not None else None
+        kept = base is not None and plan.schedule == base.schedule
+        if plan.status != "optimal" and not kept and not self.engine.clock.spent():
+            return None  # another plan in hand, unproven: a solve with the time left may do better
+        return Outcome(plan, kept_baseline=kept)
 
     def _probe(self, *pins: ProbeChange) -> Answer | None:
         """The scenario (with `pins`) as a probe of the one model, or of the edited problem's own."""
@@ -261,9 +300,10 @@ def _binding(plan: Plan | None) -> dict[tuple[str, str], str]:
 
 
 def _outcome_dict(o: Outcome) -> dict:
-    if o.plan is None:
-        return {"status": "infeasible", "proven": o.proven, "message": o.infeasible, "reasons": o.reasons,
-                "explanation": o.explanation}
+    if o.plan is None:  # "infeasible" only when proven; else not determined, with the bound known
+        return {"status": "infeasible" if o.proven else "not determined", "proven": o.proven,
+                "message": o.infeasible, "reasons": o.reasons, "explanation": o.explanation,
+                **({"lower_bound": o.low} if o.low is not None else {})}
     p = o.plan
     return {"status": p.status, "total_cost": p.total_cost, "currency": p.currency, "gap": p.gap,
             **({"lower_bound": p.lower_bound} if p.status != "optimal" else {}),  # the interval [lower_bound, total_cost]
