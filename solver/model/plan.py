@@ -182,7 +182,13 @@ class StackSwitch(_Out):
     usual: str = Field(description="the catalog's usual stack (most of its GPU rows)")
     same_stack_cost: float | None = Field(description="the best plan on the usual stack alone; null: none "
                                                       "(infeasible, or no time left to solve it)")
-    saving: float | None = Field(description="same_stack_cost − this plan's cost")
+    saving: float | None = Field(description="same_stack_cost − this plan's cost, when same_stack_cost is proven "
+                                             "the usual stack's optimum; null otherwise (see saving_interval)")
+    same_stack_bound: float | None = Field(default=None, description="the usual stack's solve stopped before a "
+                                           "proof: no plan on it costs less than this; null: proven, or none")
+    saving_interval: list[float] | None = Field(default=None, description="[least, most] the switch saves over the "
+                                                "best plan on the usual stack, when that plan is not proven; the "
+                                                "least may be negative (no saving proven)")
     text: str
 
 

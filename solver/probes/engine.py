@@ -125,11 +125,12 @@ class Probes:
             answer = None
         if answer is None or answer.plan is None:
             why = ("no plan on the usual stack alone meets the problem" if answer is not None
-                   and answer.status == "infeasible" else "no time was left to price a plan without it")
+                   and answer.status == "infeasible" else "no time was left to price a plan without it"
+                   if answer is None else api.NOT_FOUND_ON_STACK)
             return plan.model_copy(update={"stack_switch": api.stack_switch(plan, self.catalog, others, None, why)})
         if answer.plan.total_cost <= plan.total_cost + 0.005:
             return answer.plan
-        return plan.model_copy(update={"stack_switch": api.stack_switch(plan, self.catalog, others, answer.plan, "")})
+        return plan.model_copy(update={"stack_switch": api.priced_switch(plan, self.catalog, others, answer.plan)})
 
     # -- probes -------------------------------------------------------------------------------
     def probe(self, *changes: Change, problem: Problem | None = None, catalog: Catalog | None = None,
