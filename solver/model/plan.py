@@ -206,6 +206,21 @@ class RobustPlan(_Out):
     text: str
 
 
+class ThinJob(_Out):
+    job: str
+    mfu_margin: float
+    headroom: float = Field(description="1 − mfu_margin: how far the MFU may fall below plan")
+
+
+class ThinMargin(_Out):
+    """Jobs whose MFU margin leaves less headroom than `threshold` (solve --thin-margin): the
+    headline's warning, which names --robust."""
+
+    threshold: float
+    jobs: list[ThinJob]
+    text: str
+
+
 class Plan(_Out):
     problem: str
     status: Literal["optimal", "feasible"]
@@ -238,4 +253,6 @@ class Plan(_Out):
                                              "software stack, which the problem left open: what that saves")
     robust_plan: RobustPlan | None = Field(default=None, description="asked for (problem's robust, --robust): the "
                                            "cheapest plan meeting every deadline at a pessimistic MFU")
+    thin_margin: ThinMargin | None = Field(default=None, description="solve --json, when a job's MFU margin is "
+                                           "thin (the headline's warning; solver.report.terminal.thin_margins)")
     schedule: Schedule
