@@ -69,6 +69,10 @@ def render_plan(plan: Plan, console: Console, *, thin_margin: float = THIN_MARGI
         bound=_money(plan.lower_bound), gap=f"{plan.gap:.2%}", seconds=f"{plan.solve_seconds:.2f}",
         backend=plan.backend)
     console.print(line)
+    if plan.status != "optimal":  # a time-limited answer: the same command may answer otherwise next time
+        console.print("[dim]" + _("not proven optimal: the solve stopped at its time limit, so another run (or more "
+                                  "time) may find a different plan, none below the lower bound; every output of this "
+                                  "run shows this one") + "[/]", highlight=False)
     thin = thin_margin_text(plan, thin_margin)
     if thin is not None:
         console.print("[bold yellow]" + _("warning:") + f"[/] {escape(thin)}", highlight=False)
@@ -235,8 +239,9 @@ def _cost_table(plan: Plan) -> Table:
 def render_baselines(plan: Plan, baselines: list, console: Console) -> None:
     """The optimum against the spreadsheet ways of doing it, with the saving of each."""
     table = Table(title=_("Against simpler plans ({unit})").format(unit=money_unit(plan.currency)))
-    for col in (N_("plan"), N_("cost"), N_("optimum saves"), N_("how")):
-        table.add_column(_(col), justify="right" if col in ("cost", "optimum saves") else "left")
+    saves = N_("optimum saves") if plan.status == "optimal" else N_("plan saves")  # "optimum" only when proven
+    for col in (N_("plan"), N_("cost"), saves, N_("how")):
+        table.add_column(_(col), justify="right" if col in ("cost", saves) else "left")
     for b in baselines:
         saving = b.saving(plan.total_cost)
         upper = "≤ " if b.status == "feasible" else ""  # the baseline's own optimum may be cheaper
@@ -245,6 +250,8 @@ def render_baselines(plan: Plan, baselines: list, console: Console) -> None:
     console.print(table)
     if any(b.status == "feasible" for b in baselines):
         console.print(_("≤: that baseline was not solved to optimality in the time given, so the optimum saves "
+                        "at most this much against it") if plan.status == "optimal" else
+                      _("≤: that baseline was not solved to optimality in the time given, so the plan saves "
                         "at most this much against it"), highlight=False)
 
 

@@ -110,3 +110,28 @@ def test_cli_solve_takes_the_thin_margin_threshold(tmp_path):
     assert "thin MFU margin" in tight.stdout and "--robust" in tight.stdout
     off = run_cli("solve", str(path), "--thin-margin", "0", "--json")
     assert off.returncode == 0 and "thin_margin" not in json.loads(off.stdout)
+
+
+def test_baselines_say_optimum_saves_only_beside_a_proven_plan():
+    """Issue 47, item 2's rule for every heading: against a plan its solve did not prove, the
+    column is what the plan saves, not the optimum."""
+    from solver.analysis.baselines import Baseline
+    from solver.report.terminal import render_baselines
+
+    _, _, plan = recorded("seed-7b-200b-30d")
+    rows = [Baseline("all hourly", plan.total_cost * 2, "x", "feasible")]
+
+    def text(p) -> str:
+        out = io.StringIO()
+        render_baselines(p, rows, Console(file=out, width=100, no_color=True))
+        return " ".join(out.getvalue().split())
+    assert "optimum saves" in text(plan)
+    unproven = text(plan.model_copy(update={"status": "feasible", "lower_bound": plan.total_cost * 0.9}))
+    assert "optimum" not in unproven and "plan saves" in unproven
+
+
+def test_an_unproven_plan_says_another_run_may_differ_and_a_proven_one_does_not():
+    _, _, plan = recorded("seed-7b-200b-30d")
+    assert not any("another run" in line for line in _lines(plan))
+    stopped = plan.model_copy(update={"status": "feasible", "lower_bound": plan.total_cost * 0.9, "gap": 0.1})
+    assert "another run (or more time) may find a different plan" in " ".join(" ".join(_lines(stopped)).split())
