@@ -410,3 +410,53 @@ def test_cli_an_undetermined_scenario_exits_0(monkeypatch, tmp_path, command):
     run = CliRunner().invoke(app, ["whatif", str(path), "--set", "offers[mode=hourly].price*=0.5", "--json"])
     assert run.exit_code == 0, run.output
     assert json.loads(run.stdout)["scenario"]["status"] == "not determined"
+
+
+def _stop_after(monkeypatch, solves: int) -> None:
+    """The command's budget ends when `solves` solves have started: the next is refused (an
+    injected stop at a step, independent of the machine's speed)."""
+    from solver import clock
+
+    real = clock._count_solve
+
+    def counted() -> None:
+        real()
+        if clock.COMMAND.solves > solves:
+            clock.stop_command("budget")
+    monkeypatch.setattr(clock, "_count_solve", counted)
+
+
+STOPPED_CASES = [("seed-7b-200b-30d", "budget=1e7"), ("seed-7b-200b-30d", "offers[mode=hourly].price*=0.9"),
+                 ("debug-then-train", "budget=1e9"), ("debug-then-train", "offers[vendor=21vianet].price*=1.2")]
+
+
+@pytest.mark.parametrize("name,edit", STOPPED_CASES, ids=lambda v: str(v))
+def test_a_budget_end_at_any_step_never_claims_a_proof_it_lacks(name, edit, monkeypatch, command):
+    """Issue 47: whatever step the budget ends at, a side is "optimal" only at the optimum and
+    "infeasible" only when proven; the terminal never says "infeasible" otherwise."""
+    from rich.console import Console
+
+    from solver.report.whatif import render_whatif
+
+    prob, cat = load_problem(ROOT / "problems" / f"{name}.yaml")
+    full = what_if(prob, cat, [edit])
+    assert full.baseline.plan is not None and full.scenario.plan is not None
+    for solves in range(4):
+        with monkeypatch.context() as patch:
+            from solver.clock import start_command
+            start_command()
+            _stop_after(patch, solves)
+            try:
+                result = what_if(prob, cat, [edit])
+            except Infeasible as exc:            # the baseline had no time: said as not proven
+                assert not exc.proven
+                continue
+        for got, want in ((result.baseline, full.baseline), (result.scenario, full.scenario)):
+            assert got.plan is not None or not got.proven, (solves, got.infeasible)
+            if got.plan is not None and got.plan.status == "optimal":
+                assert got.plan.total_cost == pytest.approx(want.plan.total_cost, abs=0.01), solves
+            if got.plan is not None:
+                assert got.plan.lower_bound <= want.plan.total_cost + 0.01, solves
+        console = Console(record=True, width=200)
+        render_whatif(result, console)
+        assert "infeasible" not in console.export_text().replace("not proven infeasible", ""), solves
