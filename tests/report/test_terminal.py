@@ -135,3 +135,13 @@ def test_an_unproven_plan_says_another_run_may_differ_and_a_proven_one_does_not(
     assert not any("another run" in line for line in _lines(plan))
     stopped = plan.model_copy(update={"status": "feasible", "lower_bound": plan.total_cost * 0.9, "gap": 0.1})
     assert "another run (or more time) may find a different plan" in " ".join(" ".join(_lines(stopped)).split())
+
+
+def test_a_margin_search_cut_short_shows_its_headroom_as_an_interval():
+    """A margin whose search the budget cut lies in (mfu_margin_low, mfu_margin]: its headroom is at
+    least the proven end, and the warning says both ends."""
+    from types import SimpleNamespace
+
+    from solver.report.terminal import _headroom
+    assert _headroom(SimpleNamespace(mfu_margin=0.988, mfu_margin_low=None)) == "1.2%"
+    assert _headroom(SimpleNamespace(mfu_margin=0.988, mfu_margin_low=0.92)) == "1.2%–8.0%"
