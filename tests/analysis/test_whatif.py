@@ -352,9 +352,10 @@ def test_a_tightened_limit_an_unproven_baseline_meets_is_an_interval_with_no_sol
     from solver.report.whatif import render_whatif
 
     prob, cat = power_case()
+    built = count_builds(monkeypatch)
     after = _no_time_after_the_baseline(monkeypatch, unproven_by=500)
     result = what_if(prob, cat, ["budget=1e6", "offers.C.max_nodes=5"])
-    assert after["solves"] == 0
+    assert after["solves"] == 0 and built == {"instance": 1, "model": 1}    # the baseline's build alone
     plan = result.scenario.plan
     assert plan is not None and plan.status == "feasible" and result.scenario.kept_baseline
     assert plan.total_cost == pytest.approx(result.baseline.cost)
