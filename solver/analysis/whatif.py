@@ -19,7 +19,7 @@ from dataclasses import dataclass, field
 
 from solver.analysis.edits import Change, apply_edits
 from solver.api import DEFAULT_BACKEND, NotInModel, off_stack, pin_schedule, solve_problem, stack_switch
-from solver.clock import OutOfTime
+from solver.clock import OutOfTime, interrupted
 from solver.errors import Infeasible, PlanRejected
 from solver.model.catalog import Catalog
 from solver.model.plan import Plan
@@ -190,6 +190,8 @@ class _Sides:
         held = self._in_hand()
         if held is not None:
             return held
+        if self.engine.clock.spent():  # no model is built, nor solved, after the time is over
+            return self._out_of_time()
         answer: Answer | None = Answer("infeasible", math.inf)
         if self.deltas is None:
             try:
@@ -204,6 +206,16 @@ class _Sides:
                 outcome.low = self.engine.bound_of(*self.deltas, self._read_as())
             return outcome
         return Outcome(answer.plan)
+
+    def _out_of_time(self) -> Outcome:
+        """The scenario not determined: the time ended before its solve (no build either: a large
+        problem's second model took longer than the budget it was past). A tightening keeps the
+        baseline's proven bound as its floor."""
+        assert self.engine is not None
+        low = None if self.deltas is None else self.engine.bound_of(*self.deltas, self._read_as())
+        why = "stopped by Ctrl-C" if interrupted() else "raise --max-seconds"
+        return Outcome(None, "no plan found (not proven infeasible): the run's time ran out before the scenario's "
+                             "solve could start", [why], proven=False, low=low)
 
     def _read_as(self) -> ReadAs:
         return ReadAs("edited", problem=self.new_problem, catalog=self.new_catalog)

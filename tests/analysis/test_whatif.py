@@ -378,9 +378,11 @@ def test_a_scenario_out_of_time_is_not_determined_never_infeasible(monkeypatch, 
     from solver.report.whatif import render_whatif
 
     prob, cat = power_case()
-    _no_time_after_the_baseline(monkeypatch)
+    built = count_builds(monkeypatch)
+    after = _no_time_after_the_baseline(monkeypatch)
     result = what_if(prob, cat, ["offers[mode=hourly].price*=0.5"])
     assert result.scenario.undetermined
+    assert after["solves"] == 0 and built == {"instance": 1, "model": 1}   # the edited problem is not built
     assert result.to_dict()["scenario"]["status"] == "not determined"
     console = Console(record=True, width=200)
     render_whatif(result, console)
