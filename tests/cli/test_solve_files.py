@@ -7,6 +7,7 @@ import sys
 from pathlib import Path
 
 import pandas as pd
+import pytest
 from tests.builders import ROOT
 
 import solver.cli  # noqa: F401 - the commands bind solve_problem now, not first under _no_solving's patch
@@ -215,3 +216,20 @@ def test_every_output_of_one_solve_is_the_same_plan_object(monkeypatch, tmp_path
     sheets = pd.read_excel(tmp_path / "q.xlsx", sheet_name=None)
     csv = pd.read_csv(tmp_path / "u" / "cost_breakdown.csv")
     assert len(csv) == len(sheets["cost_breakdown"])
+
+
+def test_asking_for_files_does_not_change_the_plan(tmp_path):
+    """`solve P` and `solve P --html --xlsx --csv` answer with the same plan: the files' checks
+    and writers take nothing from the solve (a proven plan, so the clock cannot move it)."""
+    import json
+
+    seed = ROOT / "problems" / "seed-7b-200b-30d.yaml"
+    alone = gpuplan("solve", seed, "--json")
+    with_files = gpuplan("solve", seed, "--json", "--html", tmp_path / "p.html", "--xlsx", tmp_path / "p.xlsx",
+                         "--csv", tmp_path / "t")
+    assert alone.returncode == 0 and with_files.returncode == 0, alone.stderr + with_files.stderr
+    a, b = json.loads(alone.stdout), json.loads(with_files.stdout)
+    assert a["status"] == b["status"] == "optimal"
+    assert (a["total_cost"], a["allocations"], a["schedule"]) == (b["total_cost"], b["allocations"], b["schedule"])
+    parts = pd.read_excel(tmp_path / "p.xlsx", sheet_name="cost_breakdown").set_index("Part")["Cost"]
+    assert parts.drop("total").sum() == pytest.approx(b["total_cost"], abs=0.01)   # the total row is a formula
