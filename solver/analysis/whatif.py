@@ -226,8 +226,9 @@ class _Sides:
         plan of the baseline's solve meets the edited model, the scenario's optimum lies between
         the baseline's proven bound and that plan's cost, whatever time is left; proven when
         they meet. Another plan in hand than the baseline's answers so only when it is proven or
-        no time is left. Verified against the edited problem like any plan. A plan off the usual
-        stack keeps its switch noted, unpriced under the edits (pricing it would be a solve)."""
+        no time is left, and so does a plan off the usual stack (with time left its switch is
+        priced under the edits, a solve; without, it is noted unpriced). Verified against the
+        edited problem like any plan."""
         assert self.engine is not None
         if self.deltas is None:
             return None
@@ -235,13 +236,13 @@ class _Sides:
         if answer is None or answer.plan is None:
             return None
         plan, others = answer.plan, off_stack(answer.plan, self.new_problem, self.new_catalog)
-        if others:
-            plan = plan.model_copy(update={"stack_switch": stack_switch(
-                plan, self.new_catalog, others, None, "not priced under the edits (answered from a plan in hand)")})
         base = self.engine.base.plan if self.engine.base is not None else None
         kept = base is not None and plan.schedule == base.schedule
-        if plan.status != "optimal" and not kept and not self.engine.clock.spent():
-            return None  # another plan in hand, unproven: a solve with the time left may do better
+        if not self.engine.clock.spent() and (others or (plan.status != "optimal" and not kept)):
+            return None  # time is left: the switch priced under the edits, or a better plan than another unproven one
+        if others:
+            plan = plan.model_copy(update={"stack_switch": stack_switch(
+                plan, self.new_catalog, others, None, "not priced under the edits (no time was left)")})
         return Outcome(plan, kept_baseline=kept)
 
     def _probe(self, *pins: ProbeChange) -> Answer | None:

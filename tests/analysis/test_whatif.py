@@ -463,3 +463,20 @@ def test_a_budget_end_at_any_step_never_claims_a_proof_it_lacks(name, edit, monk
         console = Console(record=True, width=200)
         render_whatif(result, console)
         assert "infeasible" not in console.export_text().replace("not proven infeasible", ""), solves
+
+
+def test_a_plan_in_hand_off_the_usual_stack_notes_its_switch_unpriced(monkeypatch, command):
+    """No time to price the switch under the edits: the plan in hand still answers, its switch
+    named with no saving claimed."""
+    from tests.builders import gpu, monthly
+
+    cards = (gpu("G80", 80), gpu("N80", 80, stack="cann"))
+    cat = catalog(monthly("cuda-node", 20_000), monthly("cann-node", 15_000, gpu="N80"), gpus=cards,
+                  datacenters=(datacenter("D1"),))
+    prob = problem(job("a", days=8, deadline_days=30), horizon_days=30)
+    after = _no_time_after_the_baseline(monkeypatch)
+    result = what_if(prob, cat, ["budget=1e6"])
+    assert after["solves"] == 0
+    switch = result.scenario.plan.stack_switch
+    assert result.scenario.plan.total_cost == 15_000 and switch is not None and switch.saving is None
+    assert "not priced under the edits" in switch.text and " saves " not in switch.text
