@@ -187,11 +187,20 @@ class _Sides:
     def scenario(self) -> Outcome:
         if self.engine is None:
             return _solve(self.new_problem, self.new_catalog, self.options)
-        held = self._in_hand()
-        if held is not None:
+        held, final = self._in_hand()
+        if held is not None and (final or self.engine.clock.spent()):
             return held
         if self.engine.clock.spent():  # no model is built, nor solved, after the time is over
             return self._out_of_time()
+        outcome = self._solved()
+        if held is not None and (outcome.plan is None or outcome.plan.total_cost > held.plan.total_cost + CENT):
+            return held  # the plan in hand answers whenever the solve did not do better
+        return outcome
+
+    def _solved(self) -> Outcome:
+        """The scenario solved: a probe of the one model (or of the edited problem's own), or the
+        edited problem solved alone for its words (infeasible) or its stack switch's price."""
+        assert self.engine is not None
         answer: Answer | None = Answer("infeasible", math.inf)
         if self.deltas is None:
             try:
@@ -220,30 +229,29 @@ class _Sides:
     def _read_as(self) -> ReadAs:
         return ReadAs("edited", problem=self.new_problem, catalog=self.new_catalog)
 
-    def _in_hand(self) -> Outcome | None:
+    def _in_hand(self) -> tuple[Outcome | None, bool]:
         """The scenario from a plan already in hand, with no solve (issue 47): when every edit
         tightens a limit (a budget cut, a quota or stock lowered, an earlier deadline) and a
         plan of the baseline's solve meets the edited model, the scenario's optimum lies between
         the baseline's proven bound and that plan's cost, whatever time is left; proven when
-        they meet. Another plan in hand than the baseline's answers so only when it is proven or
-        no time is left, and so does a plan off the usual stack (with time left its switch is
-        priced under the edits, a solve; without, it is noted unpriced). Verified against the
-        edited problem like any plan."""
+        they meet. With the flag `final`: the answer stands (the baseline plan itself, or a
+        proven one, on the usual stack). Otherwise a solve with time left may do better (another
+        plan than the baseline's, unproven) or must price the stack switch under the edits; the
+        plan in hand answers when no time is left or that solve ends without a plan, its switch
+        noted unpriced. Verified against the edited problem like any plan."""
         assert self.engine is not None
         if self.deltas is None:
-            return None
+            return None, False
         answer = self.engine.in_hand(*self.deltas, self._read_as(), problem=self.new_problem, catalog=self.new_catalog)
         if answer is None or answer.plan is None:
-            return None
+            return None, False
         plan, others = answer.plan, off_stack(answer.plan, self.new_problem, self.new_catalog)
         base = self.engine.base.plan if self.engine.base is not None else None
         kept = base is not None and plan.schedule == base.schedule
-        if not self.engine.clock.spent() and (others or (plan.status != "optimal" and not kept)):
-            return None  # time is left: the switch priced under the edits, or a better plan than another unproven one
         if others:
             plan = plan.model_copy(update={"stack_switch": stack_switch(
                 plan, self.new_catalog, others, None, "not priced under the edits (no time was left)")})
-        return Outcome(plan, kept_baseline=kept)
+        return Outcome(plan, kept_baseline=kept), not others and (kept or plan.status == "optimal")
 
     def _probe(self, *pins: ProbeChange) -> Answer | None:
         """The scenario (with `pins`) as a probe of the one model, or of the edited problem's own."""

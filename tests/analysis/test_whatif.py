@@ -480,3 +480,33 @@ def test_a_plan_in_hand_off_the_usual_stack_notes_its_switch_unpriced(monkeypatc
     switch = result.scenario.plan.stack_switch
     assert result.scenario.plan.total_cost == 15_000 and switch is not None and switch.saving is None
     assert "not priced under the edits" in switch.text and " saves " not in switch.text
+
+
+def test_a_solve_that_ends_without_a_plan_falls_back_on_the_plan_in_hand(monkeypatch, command):
+    """Time is left when the scenario starts, so the switch of the plan in hand is to be priced
+    by a solve; the budget ends as that solve is asked for: the plan in hand still answers."""
+    from solver import clock
+    from solver.probes import Probes
+    from tests.builders import gpu, monthly
+
+    cards = (gpu("G80", 80), gpu("N80", 80, stack="cann"))
+    cat = catalog(monthly("cuda-node", 20_000), monthly("cann-node", 15_000, gpu="N80"), gpus=cards,
+                  datacenters=(datacenter("D1"),))
+    prob = problem(job("a", days=8, deadline_days=30), horizon_days=30)
+    real_plan, real_count, done = Probes.plan, clock._count_solve, []
+
+    def baseline(self, *args, **kwargs):
+        plan = real_plan(self, *args, **kwargs)
+        done.append(True)
+        return plan
+
+    def counted() -> None:
+        real_count()
+        if done:  # the first solve the scenario asks for: the budget ends there
+            clock.stop_command("budget")
+    monkeypatch.setattr(Probes, "plan", baseline)
+    monkeypatch.setattr(clock, "_count_solve", counted)
+    result = what_if(prob, cat, ["budget=1e6"])
+    plan = result.scenario.plan
+    assert plan is not None and plan.total_cost == 15_000 and result.scenario.kept_baseline
+    assert "not priced under the edits" in plan.stack_switch.text
