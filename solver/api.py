@@ -70,10 +70,10 @@ from solver.milp.registry import (
 from solver.milp.reprice import reprice, with_offer_price
 from solver.milp.scale import scale_work
 from solver.milp.solution import OPTIMALITY_GAP, NoSolution, Solution
-from solver.milp.stacks import off_stack, stack_switch, stack_warnings, usual_stack
+from solver.milp.stacks import STACK_NAMES, off_stack, stack_switch, stack_warnings, usual_stack
 from solver.milp.work import add_work_slack, asked_work
 from solver.model.catalog import Catalog
-from solver.model.plan import Plan
+from solver.model.plan import Plan, StackSwitch
 from solver.model.problem import Problem
 from solver.verify import check_plan
 
@@ -91,7 +91,7 @@ __all__ = [
     "BUDGET", "POWER", "AVAILABILITY", "DEADLINE", "VENDORS", "SPOT",
     "add_vendor_count", "vendor_nodes",
     # what a solve adds to its plan (solver.probes does the same on its engine)
-    "off_stack", "usual_stack", "stack_switch", "write_mps",
+    "off_stack", "usual_stack", "stack_switch", "priced_switch", "NOT_FOUND_ON_STACK", "write_mps",
     # for the commands
     "BACKENDS", "DEFAULT_BACKEND", "PROGRESS",
 ]
@@ -154,13 +154,40 @@ def _stack_switch(plan: Plan, problem: Problem, catalog: Catalog, others: list[s
         same = solve_problem(usual, catalog, backend=backend, time_limit=clock.next_limit(), gap=gap)
     except OutOfTime:
         note = stack_switch(plan, catalog, others, None, "no time was left to price a plan without it")
-    except Infeasible:
-        note = stack_switch(plan, catalog, others, None, "no plan on the usual stack alone meets the problem")
+    except Infeasible as exc:
+        note = stack_switch(plan, catalog, others, None, "no plan on the usual stack alone meets the problem"
+                            if exc.proven else NOT_FOUND_ON_STACK)
     else:
         if same.total_cost <= plan.total_cost + 0.005 and constrain is None:
             return same
-        note = stack_switch(plan, catalog, others, same, "")
+        note = priced_switch(plan, catalog, others, same)
     return plan.model_copy(update={"stack_switch": note})
+
+
+NOT_FOUND_ON_STACK = "its solve found no plan on the usual stack alone in the time (none proven impossible)"
+"""Why a switch has no price when the usual stack's solve stopped without a plan or a proof."""
+
+
+def priced_switch(plan: Plan, catalog: Catalog, others: list[str], same: Plan) -> StackSwitch:
+    """The switch priced against `same`, the best plan found on the usual stack alone (issue 47:
+    "saves 65,217 CNY over the best CUDA plan" was said of a CUDA solve the budget cut, while a
+    CUDA plan cheaper than the switch existed). The saving over the best plan on that stack lies
+    in [same's proven bound − cost, same's cost − cost]: one number only when `same` is proven
+    optimal; an interval when even its bound is dearer than the plan; no saving at all when the
+    bound is not (the usual stack may be cheaper)."""
+    if same.status == "optimal":
+        return stack_switch(plan, catalog, others, same, "")
+    usual, cur = STACK_NAMES.get(usual_stack(catalog), usual_stack(catalog)), plan.currency
+    low, high = same.lower_bound - plan.total_cost, same.total_cost - plan.total_cost
+    found = (f"its solve stopped before a proof: the best {usual} plan found costs {same.total_cost:,.0f}, "
+             f"none costs less than {same.lower_bound:,.0f}")
+    if low > 0.005:
+        why = (f"it saves between {low:,.0f} and {high:,.0f} {cur} over the best {usual} plan ({found})")
+    else:
+        why = f"no saving over the best {usual} plan is proven ({found}, not above this plan's {plan.total_cost:,.0f})"
+    note = stack_switch(plan, catalog, others, None, why)
+    return note.model_copy(update={"same_stack_cost": same.total_cost, "same_stack_bound": same.lower_bound,
+                                   "saving_interval": [round(low, 2), round(high, 2)]})
 
 
 def solve_built(inst: Instance, milp: Milp, *, backend: str = DEFAULT_BACKEND, time_limit: float | None = None,

@@ -18,8 +18,8 @@ from collections import defaultdict
 from dataclasses import dataclass, field
 
 from solver.analysis.edits import Change, apply_edits
-from solver.api import DEFAULT_BACKEND, NotInModel, off_stack, pin_schedule, solve_problem
-from solver.clock import OutOfTime
+from solver.api import DEFAULT_BACKEND, NotInModel, off_stack, pin_schedule, solve_problem, stack_switch
+from solver.clock import OutOfTime, interrupted
 from solver.errors import Infeasible, PlanRejected
 from solver.model.catalog import Catalog
 from solver.model.plan import Plan
@@ -43,10 +43,16 @@ class Outcome:
     proven: bool = True                 # infeasible: proven, or no plan found in the time limit
     explanation: dict | None = None     # infeasible and asked for: solver.analysis.explain's payload
     kept_baseline: bool = False         # the scenario is the baseline plan, re-read under the edits
+    low: float | None = None            # no plan, not proven: the least its optimum can cost (None: unknown)
 
     @property
     def cost(self) -> float | None:
         return self.plan.total_cost if self.plan else None
+
+    @property
+    def undetermined(self) -> bool:
+        """No plan, and no proof that there is none: the time ran out (never "infeasible")."""
+        return self.plan is None and not self.proven
 
 
 @dataclass
@@ -151,7 +157,7 @@ def what_if(problem: Problem, catalog: Catalog, edits: list[str], *, explain: bo
         scenario.explanation = explain_infeasible(
             new_problem, new_catalog, backend=solve_options.get("backend", DEFAULT_BACKEND),
             time_limit=solve_options.get("time_limit") or 60.0).to_dict()
-    kept = sides.kept_baseline(baseline, scenario)
+    kept = None if scenario.kept_baseline else sides.kept_baseline(baseline, scenario)
     return WhatIf(baseline, kept or scenario, changes, problem.currency)
 
 
@@ -181,6 +187,20 @@ class _Sides:
     def scenario(self) -> Outcome:
         if self.engine is None:
             return _solve(self.new_problem, self.new_catalog, self.options)
+        held, final = self._in_hand()
+        if held is not None and (final or self.engine.clock.spent()):
+            return held
+        if self.engine.clock.spent():  # no model is built, nor solved, after the time is over
+            return self._out_of_time()
+        outcome = self._solved()
+        if held is not None and (outcome.plan is None or outcome.plan.total_cost > held.plan.total_cost + CENT):
+            return held  # the plan in hand answers whenever the solve did not do better
+        return outcome
+
+    def _solved(self) -> Outcome:
+        """The scenario solved: a probe of the one model (or of the edited problem's own), or the
+        edited problem solved alone for its words (infeasible) or its stack switch's price."""
+        assert self.engine is not None
         answer: Answer | None = Answer("infeasible", math.inf)
         if self.deltas is None:
             try:
@@ -190,8 +210,48 @@ class _Sides:
         if self.deltas is not None or self.edited is not None:
             answer = self._probe()
         if answer is None or answer.plan is None or off_stack(answer.plan, self.new_problem, self.new_catalog):
-            return _solve(self.new_problem, self.new_catalog, self.options)  # its own words (or stack price)
+            outcome = _solve(self.new_problem, self.new_catalog, self.options)  # its own words (or stack price)
+            if outcome.undetermined and self.deltas is not None:  # a tightening's floor: the base's bound
+                outcome.low = self.engine.bound_of(*self.deltas, self._read_as())
+            return outcome
         return Outcome(answer.plan)
+
+    def _out_of_time(self) -> Outcome:
+        """The scenario not determined: the time ended before its solve (no build either: a large
+        problem's second model took longer than the budget it was past). A tightening keeps the
+        baseline's proven bound as its floor."""
+        assert self.engine is not None
+        low = None if self.deltas is None else self.engine.bound_of(*self.deltas, self._read_as())
+        why = "stopped by Ctrl-C" if interrupted() else "raise --max-seconds"
+        return Outcome(None, "no plan found (not proven infeasible): the run's time ran out before the scenario's "
+                             "solve could start", [why], proven=False, low=low)
+
+    def _read_as(self) -> ReadAs:
+        return ReadAs("edited", problem=self.new_problem, catalog=self.new_catalog)
+
+    def _in_hand(self) -> tuple[Outcome | None, bool]:
+        """The scenario from a plan already in hand, with no solve (issue 47): when every edit
+        tightens a limit (a budget cut, a quota or stock lowered, an earlier deadline) and a
+        plan of the baseline's solve meets the edited model, the scenario's optimum lies between
+        the baseline's proven bound and that plan's cost, whatever time is left; proven when
+        they meet. With the flag `final`: the answer stands (the baseline plan itself, or a
+        proven one, on the usual stack). Otherwise a solve with time left may do better (another
+        plan than the baseline's, unproven) or must price the stack switch under the edits; the
+        plan in hand answers when no time is left or that solve ends without a plan, its switch
+        noted unpriced. Verified against the edited problem like any plan."""
+        assert self.engine is not None
+        if self.deltas is None:
+            return None, False
+        answer = self.engine.in_hand(*self.deltas, self._read_as(), problem=self.new_problem, catalog=self.new_catalog)
+        if answer is None or answer.plan is None:
+            return None, False
+        plan, others = answer.plan, off_stack(answer.plan, self.new_problem, self.new_catalog)
+        base = self.engine.base.plan if self.engine.base is not None else None
+        kept = base is not None and plan.schedule == base.schedule
+        if others:
+            plan = plan.model_copy(update={"stack_switch": stack_switch(
+                plan, self.new_catalog, others, None, "not priced under the edits (no time was left)")})
+        return Outcome(plan, kept_baseline=kept), not others and (kept or plan.status == "optimal")
 
     def _probe(self, *pins: ProbeChange) -> Answer | None:
         """The scenario (with `pins`) as a probe of the one model, or of the edited problem's own."""
@@ -261,9 +321,10 @@ def _binding(plan: Plan | None) -> dict[tuple[str, str], str]:
 
 
 def _outcome_dict(o: Outcome) -> dict:
-    if o.plan is None:
-        return {"status": "infeasible", "proven": o.proven, "message": o.infeasible, "reasons": o.reasons,
-                "explanation": o.explanation}
+    if o.plan is None:  # "infeasible" only when proven; else not determined, with the bound known
+        return {"status": "infeasible" if o.proven else "not determined", "proven": o.proven,
+                "message": o.infeasible, "reasons": o.reasons, "explanation": o.explanation,
+                **({"lower_bound": o.low} if o.low is not None else {})}
     p = o.plan
     return {"status": p.status, "total_cost": p.total_cost, "currency": p.currency, "gap": p.gap,
             **({"lower_bound": p.lower_bound} if p.status != "optimal" else {}),  # the interval [lower_bound, total_cost]

@@ -156,9 +156,12 @@ class Why:
     binding: list[Lever]
     seconds: float = 0.0
     notes: list[str] = field(default_factory=list)
+    status: str = "optimal"         # the plan's: "feasible" when its solve did not prove it cheapest
+    lower_bound: float | None = None  # the plan's proven bound (= cost when optimal)
 
     def to_dict(self) -> dict:
-        return {"problem": self.problem, "cost": self.cost, "currency": self.currency, "k": self.k, "jobs": [j.to_dict() for j in self.jobs],
+        return {"problem": self.problem, "cost": self.cost, "status": self.status, "lower_bound": self.lower_bound,
+                "currency": self.currency, "k": self.k, "jobs": [j.to_dict() for j in self.jobs],
                 "binding": [b.to_dict() for b in self.binding], "notes": list(self.notes),
                 "seconds": round(self.seconds, 3)}
 
@@ -197,7 +200,7 @@ def why(problem: Problem, catalog: Catalog, *, k: int = 3, backend: str = DEFAUL
     levers = [ctx.lever(b) for b in one_per_limit(plan.binding)]
     jobs = [ctx.job(j.name, k) for j in problem.jobs]
     return Why(problem.name, plan.total_cost, plan.currency, k, jobs, [lv for lv in levers if lv is not None],
-               time.perf_counter() - start, ctx.notes)
+               time.perf_counter() - start, ctx.notes, status=plan.status, lower_bound=plan.lower_bound)
 
 
 def one_per_limit(binding: list[Binding]) -> list[Binding]:
@@ -778,8 +781,12 @@ def _rank(alt: Alternative) -> tuple:
 
 
 def _dearer(delta: float, currency: str) -> str:
+    """A forced plan against the plan. Below it only when the plan's solve was stopped before a
+    proof (issue 47): then the plan is no optimum, and the text says so rather than "ties"."""
+    if delta < -max(0.5, TOL):
+        return f"cheaper than the plan by {-delta:,.0f} {currency} (the plan was not proven optimal)"
     if delta <= max(0.5, TOL):
-        return f"ties with the plan (0 {currency} more); the optimum was picked first"
+        return f"ties with the plan (0 {currency} more); the plan was picked first"
     return f"dearer by {delta:,.0f} {currency}"
 
 

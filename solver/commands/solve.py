@@ -59,6 +59,9 @@ def solve(problem: ProblemFile,
           robust: bool = typer.Option(False, "--robust",
                                       help="also: the cheapest plan meeting every deadline with every MFU × the "
                                            "problem's robust.mfu_factor (default 0.8), and its premium"),
+          thin_margin: float = typer.Option(0.10, "--thin-margin", min=0.0, max=1.0,
+                                            help="warn under the headline when a job's MFU can fall by less than "
+                                                 "this share before the plan misses its deadline (0 turns it off)"),
           lang: Lang = None,
           explain: bool = typer.Option(True, "--explain/--no-explain",
                                        help="when infeasible, find the smallest relaxation of each limit"),
@@ -106,9 +109,10 @@ def solve(problem: ProblemFile,
         written = files.write(plan, prob, cat, why=explained.to_dict() if explained else None)
         compared = _baselines(prob, cat, run, options, probes) if baselines else None
         if as_json:
-            print_json(solve_json(plan, why=explained.to_dict() if explained else None, baselines=compared))
+            print_json(solve_json(plan, why=explained.to_dict() if explained else None, baselines=compared,
+                                  thin_margin=thin_margin))
         else:
-            _render(plan, compared, explained, written)
+            _render(plan, compared, explained, written, thin_margin)
     run_action(action, stoppable=True)
 
 
@@ -144,12 +148,12 @@ def _baselines(prob, cat, run: RunClock, options: dict, probes=None) -> list:
         return all_baselines(prob, cat, max_seconds=run.left(), probes=probes, **options)
 
 
-def _render(plan, compared: list | None, explained, written: list[Path]) -> None:
+def _render(plan, compared: list | None, explained, written: list[Path], thin_margin: float) -> None:
     from solver.report.terminal import render_baselines, render_plan, render_written
     from solver.report.why import render_why
 
     console = plan_console()
-    render_plan(plan, console)
+    render_plan(plan, console, thin_margin=thin_margin)
     if compared is not None:
         render_baselines(plan, compared, console)
     if explained is not None:

@@ -32,8 +32,9 @@ def whatif(problem: ProblemFile,
                "after it, none runs past it", example="--max-seconds 120")] = None) -> None:
     """Solve PROBLEM as written and with the edits; print cost delta, mix changes and what binds.
 
-    Exit 1 when the edited problem is infeasible (the baseline is still shown, and, unless
+    Exit 1 when the edited problem is proven infeasible (the baseline is still shown, and, unless
     --no-explain, the smallest relaxation of each limit that makes the edited problem feasible).
+    A scenario the time left undetermined exits 0 and shows what is known of it.
     """
     def action() -> None:
         command_budget(max_seconds)
@@ -51,6 +52,6 @@ def whatif(problem: ProblemFile,
             print_json(result.to_dict())
         else:
             render_whatif(result, plan_console())
-        if result.scenario.plan is None:
+        if result.scenario.plan is None and result.scenario.proven:  # not determined: exit 0, its interval shown
             raise typer.Exit(1)
     run_action(action, stoppable=True)

@@ -186,7 +186,13 @@ class StackSwitch(_Out):
     usual: str = Field(description="the catalog's usual stack (most of its GPU rows)")
     same_stack_cost: float | None = Field(description="the best plan on the usual stack alone; null: none "
                                                       "(infeasible, or no time left to solve it)")
-    saving: float | None = Field(description="same_stack_cost − this plan's cost")
+    saving: float | None = Field(description="same_stack_cost − this plan's cost, when same_stack_cost is proven "
+                                             "the usual stack's optimum; null otherwise (see saving_interval)")
+    same_stack_bound: float | None = Field(default=None, description="the usual stack's solve stopped before a "
+                                           "proof: no plan on it costs less than this; null: proven, or none")
+    saving_interval: list[float] | None = Field(default=None, description="[least, most] the switch saves over the "
+                                                "best plan on the usual stack, when that plan is not proven; the "
+                                                "least may be negative (no saving proven)")
     text: str
 
 
@@ -201,6 +207,21 @@ class RobustPlan(_Out):
     premium_pct: float | None = Field(description="premium in % of the optimum's cost")
     allocations: list[Allocation] = []
     jobs: list[JobResult] = []
+    text: str
+
+
+class ThinJob(_Out):
+    job: str
+    mfu_margin: float
+    headroom: float = Field(description="1 − mfu_margin: how far the MFU may fall below plan")
+
+
+class ThinMargin(_Out):
+    """Jobs whose MFU margin leaves less headroom than `threshold` (solve --thin-margin): the
+    headline's warning, which names --robust."""
+
+    threshold: float
+    jobs: list[ThinJob]
     text: str
 
 
@@ -236,4 +257,6 @@ class Plan(_Out):
                                              "software stack, which the problem left open: what that saves")
     robust_plan: RobustPlan | None = Field(default=None, description="asked for (problem's robust, --robust): the "
                                            "cheapest plan meeting every deadline at a pessimistic MFU")
+    thin_margin: ThinMargin | None = Field(default=None, description="solve --json, when a job's MFU margin is "
+                                           "thin (the headline's warning; solver.report.terminal.thin_margins)")
     schedule: Schedule

@@ -125,11 +125,12 @@ class Probes:
             answer = None
         if answer is None or answer.plan is None:
             why = ("no plan on the usual stack alone meets the problem" if answer is not None
-                   and answer.status == "infeasible" else "no time was left to price a plan without it")
+                   and answer.status == "infeasible" else "no time was left to price a plan without it"
+                   if answer is None else api.NOT_FOUND_ON_STACK)
             return plan.model_copy(update={"stack_switch": api.stack_switch(plan, self.catalog, others, None, why)})
         if answer.plan.total_cost <= plan.total_cost + 0.005:
             return answer.plan
-        return plan.model_copy(update={"stack_switch": api.stack_switch(plan, self.catalog, others, answer.plan, "")})
+        return plan.model_copy(update={"stack_switch": api.priced_switch(plan, self.catalog, others, answer.plan)})
 
     # -- probes -------------------------------------------------------------------------------
     def probe(self, *changes: Change, problem: Problem | None = None, catalog: Catalog | None = None,
@@ -171,6 +172,37 @@ class Probes:
         finally:
             for u in reversed(undo):
                 u()
+
+    def in_hand(self, *changes: Change, problem: Problem | None = None,
+                catalog: Catalog | None = None) -> Answer | None:
+        """The changed model answered from a plan in hand, with no solve: even when the command's
+        time is spent (issue 47: a budget cut the baseline plan meets was called "infeasible"
+        because no time was left to start its solve). When every change tightens, each plan of
+        the changed model is one of the base model, so the base's proven bound bounds it, and a
+        known plan that meets it is a plan of it: its optimum lies in [bound, that plan's cost],
+        proven when the two meet. None when a change does not tighten, the base was not solved,
+        or no known plan meets the changed model."""
+        if self.base is None or self.base.solution is None or not all(c.tightens for c in changes):
+            return None
+        undo = [c.apply(self.milp) for c in changes]
+        try:
+            start = self._start()
+            if start is None:
+                return None
+            floor = self._floor(changes)
+            proven = start.objective <= floor + self._tolerance(start.objective)
+            start.bound, start.status = min(floor, start.objective), "optimal" if proven else "feasible"
+            self.answered_without_solve += 1
+            return self._answer(start, start.bound, problem, catalog, True, solved=False)
+        finally:
+            for u in reversed(undo):
+                u()
+
+    def bound_of(self, *changes: Change) -> float | None:
+        """The least the changed model's optimum can cost, from the base's proven bound (None:
+        not known, a change does not tighten or the base was not solved)."""
+        floor = self._floor(changes)
+        return None if math.isinf(floor) else floor
 
     def _answer(self, sol: api.Solution, low: float, problem, catalog, verify: bool, *, solved: bool) -> Answer:
         plan = api.plan_of(self.inst, sol, problem or self.problem, catalog or self.catalog) if verify else None

@@ -54,13 +54,23 @@ def _price_currency(offers) -> tuple[str, bool]:
     return _("per price unit, in the currency column"), True
 
 
+def _heading(result, unit: str) -> str:
+    """"optimum" only for a base plan its solve proved (issue 47); else the best plan found, with
+    the bound proven below it."""
+    if result.base_status == "optimal":
+        return _("{problem}: optimum {cost} {unit} ({status}); {n} solves in {seconds} s").format(
+            problem=escape(result.problem), cost=_money(result.base_cost), unit=unit, status=_(result.base_status),
+            n=result.solves, seconds=f"{result.seconds:.1f}")
+    bound = _money(result.base_low) if result.base_low is not None else _("not known")
+    return _("{problem}: best plan found {cost} {unit} (proven bound {bound}; not proven optimal); {n} solves in "
+             "{seconds} s").format(problem=escape(result.problem), cost=_money(result.base_cost), unit=unit,
+                                   bound=bound, n=result.solves, seconds=f"{result.seconds:.1f}")
+
+
 def render_negotiation(result, console: Console, written: dict | None = None) -> None:
     """The tables, then the vendor's sheet when one was written (`written`: vendor, file, rows)."""
     cur = money_unit(result.currency)
-    console.print(_("{problem}: optimum {cost} {unit} ({status}); {n} solves in {seconds} s").format(
-        problem=escape(result.problem), cost=_saving(result.base_low, result.base_cost)
-        if result.base_low is not None else _money(result.base_cost), unit=cur, status=_(result.base_status),
-        n=result.solves, seconds=f"{result.seconds:.1f}"), highlight=False)
+    console.print(_heading(result, cur), highlight=False)
     console.print("[dim]" + escape(result.price_note) + _("; target = {margin} below the current price (in the plan) "
                   "or below the break-even (not in it)").format(margin=f"{result.margin:.0%}") + "[/]", highlight=False)
     if result.unproven:

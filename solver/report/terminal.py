@@ -13,12 +13,12 @@ from rich.markup import escape
 from rich.table import Table
 
 from solver.model.ledger import BILLING
-from solver.model.plan import Plan
+from solver.model.plan import Plan, ThinJob, ThinMargin
 from solver.model.problem import Problem
 from solver.report.days import day_text, span_note, span_text
 from solver.report.cash import cash_flow_grid
 from solver.report.html import LAYOUT_GLOSS, MARGIN_GLOSS, layout_words, mode_name
-from solver.i18n import N_, _, amount, headline, is_zh, money_unit
+from solver.i18n import N_, _, amount, headline, is_zh, language, money_unit
 from solver.report.json_out import print_json  # noqa: F401 (re-exported: callers that print plans and JSON)
 
 
@@ -33,8 +33,44 @@ TERMINAL_PARTS = {"gpu_rent": N_("gpu rent"), "interconnect": N_("interconnect")
 """A plan's status in words."""
 
 
-def render_plan(plan: Plan, console: Console) -> None:
-    """Allocation by site/vendor/mode/GPU, jobs with layout and finish day, cost breakdown, bound."""
+THIN_MARGIN = 0.10
+"""A job whose MFU may fall by less than this share before its plan misses the deadline has a thin
+margin (README: published MFU bands span ~10 points; a margin of 0.95 is thin): `solve --thin-margin`."""
+
+
+def thin_margins(plan: Plan, threshold: float = THIN_MARGIN) -> list:
+    """The jobs whose MFU margin leaves less headroom than `threshold` (1 − mfu_margin < threshold),
+    thinnest first; a job whose margin was not computed is not judged."""
+    thin = [j for j in plan.jobs if j.mfu_margin is not None and 1.0 - j.mfu_margin < threshold - 1e-9]
+    return sorted(thin, key=lambda j: -j.mfu_margin)
+
+
+def thin_margin_text(plan: Plan, threshold: float = THIN_MARGIN) -> str | None:
+    """The headline's warning when a job's margin is thin, naming --robust (issue 47: every job at
+    0–6 % passed silently); None when no job's is."""
+    thin = thin_margins(plan, threshold)
+    if not thin:
+        return None
+    jobs = _("; ").join(_("{job} {headroom}").format(job=j.name, headroom=_headroom(j)) for j in thin)
+    then = (_("the robust plan below prices a slower run") if plan.robust_plan is not None else
+            _("--robust prices a plan that still meets the deadlines at a lower MFU"))
+    return _("thin MFU margin (below {threshold}): the MFU may fall only this much below plan before a deadline "
+             "is missed: {jobs}; {then}").format(threshold=f"{threshold:.0%}", jobs=jobs, then=then)
+
+
+def _headroom(job) -> str:
+    """How far the job's MFU may fall: `1.2%`; `1.2–8.0%` when the margin's search was cut by the
+    budget (`mfu_margin_low`, where the model has it: the margin lies above it, so the headroom is
+    at least the proven 1.2 % and less than 8.0 %). Judged thin on the proven end."""
+    low = getattr(job, "mfu_margin_low", None)
+    if low is None:
+        return f"{1.0 - job.mfu_margin:.1%}"
+    return f"{1.0 - job.mfu_margin:.1%}–{1.0 - low:.1%}"
+
+
+def render_plan(plan: Plan, console: Console, *, thin_margin: float = THIN_MARGIN) -> None:
+    """Allocation by site/vendor/mode/GPU, jobs with layout and finish day, cost breakdown, bound;
+    under the headline, a thin MFU margin's warning (`thin_margin`: the headroom below which it warns)."""
     total = amount(plan.total_cost, plan.currency)
     if is_zh():  # the headline in 万元, the exact amount beside it
         total = f"{headline(plan.total_cost, plan.currency)}（{total}）"
@@ -43,6 +79,13 @@ def render_plan(plan: Plan, console: Console) -> None:
         bound=_money(plan.lower_bound), gap=f"{plan.gap:.2%}", seconds=f"{plan.solve_seconds:.2f}",
         backend=plan.backend)
     console.print(line)
+    if plan.status != "optimal":  # a time-limited answer: the same command may answer otherwise next time
+        console.print("[dim]" + _("not proven optimal: the solve stopped at its time limit, so another run (or more "
+                                  "time) may find a different plan, none below the lower bound; every output of this "
+                                  "run shows this one") + "[/]", highlight=False)
+    thin = thin_margin_text(plan, thin_margin)
+    if thin is not None:
+        console.print("[bold yellow]" + _("warning:") + f"[/] {escape(thin)}", highlight=False)
     if plan.stack_switch is not None:  # a switch the problem never asked for: in the headline, not the warnings
         console.print(f"[bold yellow]software stack:[/] {escape(plan.stack_switch.text)}", highlight=False)
     console.print(_allocation_table(plan))
@@ -212,8 +255,9 @@ def _cost_table(plan: Plan) -> Table:
 def render_baselines(plan: Plan, baselines: list, console: Console) -> None:
     """The optimum against the spreadsheet ways of doing it, with the saving of each."""
     table = Table(title=_("Against simpler plans ({unit})").format(unit=money_unit(plan.currency)))
-    for col in (N_("plan"), N_("cost"), N_("optimum saves"), N_("how")):
-        table.add_column(_(col), justify="right" if col in ("cost", "optimum saves") else "left")
+    saves = N_("optimum saves") if plan.status == "optimal" else N_("plan saves")  # "optimum" only when proven
+    for col in (N_("plan"), N_("cost"), saves, N_("how")):
+        table.add_column(_(col), justify="right" if col in ("cost", saves) else "left")
     for b in baselines:
         saving = b.saving(plan.total_cost)
         upper = "≤ " if b.status == "feasible" else ""  # the baseline's own optimum may be cheaper
@@ -222,6 +266,8 @@ def render_baselines(plan: Plan, baselines: list, console: Console) -> None:
     console.print(table)
     if any(b.status == "feasible" for b in baselines):
         console.print(_("≤: that baseline was not solved to optimality in the time given, so the optimum saves "
+                        "at most this much against it") if plan.status == "optimal" else
+                      _("≤: that baseline was not solved to optimality in the time given, so the plan saves "
                         "at most this much against it"), highlight=False)
 
 
@@ -239,9 +285,19 @@ def render_report_written(plan: Plan, problem: Problem, path: Path) -> None:
     render_written([path], console)
 
 
-def solve_json(plan: Plan, *, why: dict | None = None, baselines: list | None = None) -> dict:
-    """`gpuplan solve --json`: the plan, with --why's and --baselines' answers when asked for."""
+def solve_json(plan: Plan, *, why: dict | None = None, baselines: list | None = None,
+               thin_margin: float = THIN_MARGIN) -> dict:
+    """`gpuplan solve --json`: the plan, with --why's and --baselines' answers when asked for, and
+    `thin_margin` when a job's MFU margin is thin (the headline's warning; absent otherwise)."""
     data = plan.model_dump(mode="json")
+    thin = thin_margins(plan, thin_margin)
+    data.pop("thin_margin", None)
+    if thin:
+        with language("en"):  # --json stays English
+            text = thin_margin_text(plan, thin_margin)
+        data["thin_margin"] = ThinMargin(threshold=thin_margin, text=text, jobs=[
+            ThinJob(job=j.name, mfu_margin=j.mfu_margin, headroom=round(1.0 - j.mfu_margin, 4)) for j in thin
+        ]).model_dump(mode="json")
     if data.get("robust_plan") is None:  # only when asked for (--robust, the problem's robust)
         data.pop("robust_plan", None)
     if why is not None:

@@ -19,15 +19,20 @@ def render_whatif(result: WhatIf, console: Console) -> None:
     for c in result.changes:
         edits.add_row(escape(c.where), escape(_value(c.old)), escape(_value(c.new)))
     console.print(edits)
-    console.print(_("baseline: {line}").format(line=_line(result.baseline)))
-    console.print(_("scenario: {line}").format(line=_line(result.scenario)))
+    console.print(_("baseline: {line}").format(line=_line(result.baseline, result.currency)))
+    console.print(_("scenario: {line}").format(line=_line(result.scenario, result.currency)))
     for side, outcome in ((N_("baseline's software stack:"), result.baseline),
                           (N_("scenario's software stack:"), result.scenario)):
         if outcome.plan is not None and outcome.plan.stack_switch is not None:
             console.print("[bold yellow]" + _(side) + f"[/] {escape(outcome.plan.stack_switch.text)}")
     for text in _stack_warnings(result):
         console.print("[yellow]" + _("warning:") + f"[/] {escape(text)}")
-    if not result.changed:
+    if not result.changed and result.scenario.plan is not None and result.scenario.plan.status != "optimal":
+        console.print("[bold]" + _("the baseline plan still holds") + "[/]" +
+                      _(": it meets the edits, so the edited problem costs at most {cost} {unit}; a cheaper plan "
+                        "is not ruled out (not proven optimal)").format(
+                          cost=f"{result.scenario.plan.total_cost:,.0f}", unit=money_unit(result.currency)))
+    elif not result.changed:
         console.print("[bold]" + _("no change") + "[/]" +
                       _(": the baseline plan still holds under the edits and nothing is cheaper"))
     elif result.same_cost:
@@ -72,7 +77,12 @@ def _stack_warnings(result: WhatIf) -> list[str]:
     return [w for w in plan.warnings if "software stack" in w] if plan is not None else []
 
 
-def _line(o: Outcome) -> str:
+def _line(o: Outcome, currency: str) -> str:
+    if o.undetermined:  # never "infeasible" without a proof (issue 47)
+        low = "" if o.low is None else _("; the optimum is at least {low} {unit}").format(
+            low=f"{o.low:,.0f}", unit=money_unit(currency))
+        return ("[yellow]" + _("not determined") + f"[/] — {escape(o.infeasible or '')}" + low
+                + "".join(f"\n  - {escape(r)}" for r in o.reasons))
     if o.plan is None:
         lines = explanation_lines(o.explanation)
         relax = ("\n[bold]" + _("smallest relaxations") + "[/] " + _("(each re-solved to check it):")) if lines else ""

@@ -14,9 +14,7 @@ from solver.report.html import reason_name
 
 def render_why(result: Why, console: Console) -> None:
     unit = money_unit(result.currency)
-    console.print(_("{why} {problem}: optimum {cost} {unit}; runners-up are re-solved with the job forced onto "
-                    "them").format(why="[bold]why[/]", problem=escape(result.problem), cost=f"{result.cost:,.0f}",
-                                   unit=unit))
+    console.print(heading(result, unit))
     for jw in result.jobs:
         used = ", ".join(jw.used) or _("nothing")
         shown = len(jw.alternatives)
@@ -55,6 +53,20 @@ def render_why(result: Why, console: Console) -> None:
         console.print(_("binding limits: none (no power, stock, budget or deadline limit is tight)"))
     for note in result.notes:
         console.print(_("note: {text}").format(text=escape(note)))
+
+
+def heading(result: Why, unit: str) -> str:
+    """The first line: "optimum" only when the plan's solve proved it (issue 47); a plan the time
+    limit stopped is the best found, with the bound that was proven below it."""
+    names = {"why": "[bold]why[/]", "problem": escape(result.problem), "cost": f"{result.cost:,.0f}", "unit": unit}
+    if result.status == "optimal":
+        return _("{why} {problem}: optimum {cost} {unit}; runners-up are re-solved with the job forced onto "
+                 "them").format(**names)
+    bound = result.cost if result.lower_bound is None else result.lower_bound
+    gap = (result.cost - bound) / result.cost if result.cost else 0.0
+    return _("{why} {problem}: best plan found {cost} {unit} (proven bound {bound}, gap {gap}; not proven "
+             "optimal); runners-up are re-solved with the job forced onto them").format(
+                 bound=f"{bound:,.0f}", gap=f"{gap:.2%}", **names)
 
 
 def _lever_cells(b, base: float) -> tuple[str, str]:

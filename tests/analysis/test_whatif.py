@@ -294,3 +294,219 @@ def test_the_terminal_shows_an_unproven_side_as_an_interval():
     text = console.export_text()
     assert "the optimum is at least 39,500" in text
     assert "between the two optima: -15,060 to -14,560" in text
+
+
+# ----- issue 47, item 1: a plan in hand answers a tightened limit; "infeasible" only when proven --------
+
+def _no_time_after_the_baseline(monkeypatch, *, unproven_by: float = 0.0) -> dict[str, int]:
+    """The command's budget ends as soon as the baseline is solved (a stop injected at that step,
+    not a clock): and, with `unproven_by`, the baseline is a plan its solve did not prove, its
+    bound that much below it. Returns a counter of the solves started after the baseline."""
+    from solver.clock import stop_command
+    from solver.probes import Probes
+
+    real, after = Probes.plan, {"solves": 0}
+
+    def baseline_then_stop(self, *args, **kwargs):
+        plan = real(self, *args, **kwargs)
+        if unproven_by:
+            self.base.low = plan.total_cost - unproven_by
+            plan = plan.model_copy(update={"status": "feasible", "lower_bound": self.base.low,
+                                           "gap": unproven_by / plan.total_cost})
+        stop_command("budget")
+        real_solve = api.solve_milp
+
+        def counted(*a, **kw):
+            after["solves"] += 1
+            return real_solve(*a, **kw)
+        monkeypatch.setattr(api, "solve_milp", counted)
+        return plan
+    monkeypatch.setattr(Probes, "plan", baseline_then_stop)
+    return after
+
+
+@pytest.fixture
+def command():
+    """A command's clock for the test, put back after (the stop is the command's, in solver.clock)."""
+    from solver.clock import end_command, start_command
+    start_command()
+    yield
+    end_command()
+
+
+def test_a_tightened_limit_the_proven_baseline_meets_is_its_optimum_with_no_solve(monkeypatch, command):
+    prob, cat = power_case()
+    after = _no_time_after_the_baseline(monkeypatch)
+    result = what_if(prob, cat, ["budget=1e6"])             # a budget the baseline plan is far inside
+    assert after["solves"] == 0
+    scenario = result.scenario
+    assert scenario.plan is not None and scenario.kept_baseline and not result.changed
+    assert scenario.plan.status == "optimal" and scenario.cost == pytest.approx(result.baseline.cost)
+
+
+def test_a_tightened_limit_an_unproven_baseline_meets_is_an_interval_with_no_solve(monkeypatch, command):
+    """The issue's case: budget*=0.9 on a plan stopped at a gap, no time left for the scenario:
+    [the baseline's bound, its cost], exit 0, never "infeasible"."""
+    from rich.console import Console
+
+    from solver.report.whatif import render_whatif
+
+    prob, cat = power_case()
+    built = count_builds(monkeypatch)
+    after = _no_time_after_the_baseline(monkeypatch, unproven_by=500)
+    result = what_if(prob, cat, ["budget=1e6", "offers.C.max_nodes=5"])
+    assert after["solves"] == 0 and built == {"instance": 1, "model": 1}    # the baseline's build alone
+    plan = result.scenario.plan
+    assert plan is not None and plan.status == "feasible" and result.scenario.kept_baseline
+    assert plan.total_cost == pytest.approx(result.baseline.cost)
+    assert plan.lower_bound == pytest.approx(result.baseline.cost - 500)
+    data = result.to_dict()
+    assert data["scenario"]["lower_bound"] == pytest.approx(result.baseline.cost - 500)
+    console = Console(record=True, width=200)
+    render_whatif(result, console)
+    text = " ".join(console.export_text().split())
+    assert "infeasible" not in text and "nothing is cheaper" not in text
+    assert f"costs at most {plan.total_cost:,.0f} CNY" in text
+    assert f"the optimum is at least {plan.total_cost - 500:,.0f}" in text
+
+
+def test_a_scenario_out_of_time_is_not_determined_never_infeasible(monkeypatch, command):
+    """A price edit needs a solve; with no time left the scenario has no plan and no proof: "not
+    determined", not "infeasible"."""
+    from rich.console import Console
+
+    from solver.report.whatif import render_whatif
+
+    prob, cat = power_case()
+    built = count_builds(monkeypatch)
+    after = _no_time_after_the_baseline(monkeypatch)
+    result = what_if(prob, cat, ["offers[mode=hourly].price*=0.5"])
+    assert result.scenario.undetermined
+    assert after["solves"] == 0 and built == {"instance": 1, "model": 1}   # the edited problem is not built
+    assert result.to_dict()["scenario"]["status"] == "not determined"
+    console = Console(record=True, width=200)
+    render_whatif(result, console)
+    text = console.export_text()
+    assert "scenario: not determined" in text and "infeasible —" not in text
+
+
+def test_a_tightening_out_of_time_keeps_the_baselines_bound_as_its_floor(monkeypatch, command):
+    """A deadline earlier than the baseline plan finishes: no plan in hand meets it and no time; the
+    scenario's optimum is still at least the baseline's proven bound (a tightening only adds cost)."""
+    prob, cat = power_case()
+    _no_time_after_the_baseline(monkeypatch, unproven_by=500)
+    result = what_if(prob, cat, ["jobs.j.deadline_days=28"])     # the plan runs to day 30
+    assert result.scenario.undetermined
+    assert result.scenario.low == pytest.approx(result.baseline.cost - 500)
+    assert result.to_dict()["scenario"]["lower_bound"] == pytest.approx(result.baseline.cost - 500)
+
+
+def test_cli_an_undetermined_scenario_exits_0(monkeypatch, tmp_path, command):
+    from typer.testing import CliRunner
+
+    from solver.cli import app
+    from tests.builders import write_problem
+
+    prob, cat = power_case()
+    path = write_problem(tmp_path, prob, cat)
+    _no_time_after_the_baseline(monkeypatch)
+    run = CliRunner().invoke(app, ["whatif", str(path), "--set", "offers[mode=hourly].price*=0.5", "--json"])
+    assert run.exit_code == 0, run.output
+    assert json.loads(run.stdout)["scenario"]["status"] == "not determined"
+
+
+def _stop_after(monkeypatch, solves: int) -> None:
+    """The command's budget ends when `solves` solves have started: the next is refused (an
+    injected stop at a step, independent of the machine's speed)."""
+    from solver import clock
+
+    real = clock._count_solve
+
+    def counted() -> None:
+        real()
+        if clock.COMMAND.solves > solves:
+            clock.stop_command("budget")
+    monkeypatch.setattr(clock, "_count_solve", counted)
+
+
+STOPPED_CASES = [("seed-7b-200b-30d", "budget=1e7"), ("seed-7b-200b-30d", "offers[mode=hourly].price*=0.9"),
+                 ("debug-then-train", "budget=1e9"), ("debug-then-train", "offers[vendor=21vianet].price*=1.2")]
+
+
+@pytest.mark.parametrize("name,edit", STOPPED_CASES, ids=lambda v: str(v))
+def test_a_budget_end_at_any_step_never_claims_a_proof_it_lacks(name, edit, monkeypatch, command):
+    """Issue 47: whatever step the budget ends at, a side is "optimal" only at the optimum and
+    "infeasible" only when proven; the terminal never says "infeasible" otherwise."""
+    from rich.console import Console
+
+    from solver.report.whatif import render_whatif
+
+    prob, cat = load_problem(ROOT / "problems" / f"{name}.yaml")
+    full = what_if(prob, cat, [edit])
+    assert full.baseline.plan is not None and full.scenario.plan is not None
+    for solves in range(4):
+        with monkeypatch.context() as patch:
+            from solver.clock import start_command
+            start_command()
+            _stop_after(patch, solves)
+            try:
+                result = what_if(prob, cat, [edit])
+            except Infeasible as exc:            # the baseline had no time: said as not proven
+                assert not exc.proven
+                continue
+        for got, want in ((result.baseline, full.baseline), (result.scenario, full.scenario)):
+            assert got.plan is not None or not got.proven, (solves, got.infeasible)
+            if got.plan is not None and got.plan.status == "optimal":
+                assert got.plan.total_cost == pytest.approx(want.plan.total_cost, abs=0.01), solves
+            if got.plan is not None:
+                assert got.plan.lower_bound <= want.plan.total_cost + 0.01, solves
+        console = Console(record=True, width=200)
+        render_whatif(result, console)
+        assert "infeasible" not in console.export_text().replace("not proven infeasible", ""), solves
+
+
+def test_a_plan_in_hand_off_the_usual_stack_notes_its_switch_unpriced(monkeypatch, command):
+    """No time to price the switch under the edits: the plan in hand still answers, its switch
+    named with no saving claimed."""
+    from tests.builders import gpu, monthly
+
+    cards = (gpu("G80", 80), gpu("N80", 80, stack="cann"))
+    cat = catalog(monthly("cuda-node", 20_000), monthly("cann-node", 15_000, gpu="N80"), gpus=cards,
+                  datacenters=(datacenter("D1"),))
+    prob = problem(job("a", days=8, deadline_days=30), horizon_days=30)
+    after = _no_time_after_the_baseline(monkeypatch)
+    result = what_if(prob, cat, ["budget=1e6"])
+    assert after["solves"] == 0
+    switch = result.scenario.plan.stack_switch
+    assert result.scenario.plan.total_cost == 15_000 and switch is not None and switch.saving is None
+    assert "not priced under the edits" in switch.text and " saves " not in switch.text
+
+
+def test_a_solve_that_ends_without_a_plan_falls_back_on_the_plan_in_hand(monkeypatch, command):
+    """Time is left when the scenario starts, so the switch of the plan in hand is to be priced
+    by a solve; the budget ends as that solve is asked for: the plan in hand still answers."""
+    from solver import clock
+    from solver.probes import Probes
+    from tests.builders import gpu, monthly
+
+    cards = (gpu("G80", 80), gpu("N80", 80, stack="cann"))
+    cat = catalog(monthly("cuda-node", 20_000), monthly("cann-node", 15_000, gpu="N80"), gpus=cards,
+                  datacenters=(datacenter("D1"),))
+    prob = problem(job("a", days=8, deadline_days=30), horizon_days=30)
+    real_plan, real_count, done = Probes.plan, clock._count_solve, []
+
+    def baseline(self, *args, **kwargs):
+        plan = real_plan(self, *args, **kwargs)
+        done.append(True)
+        return plan
+
+    def counted() -> None:
+        real_count()
+        if done:  # the first solve the scenario asks for: the budget ends there
+            clock.stop_command("budget")
+    monkeypatch.setattr(Probes, "plan", baseline)
+    monkeypatch.setattr(clock, "_count_solve", counted)
+    result = what_if(prob, cat, ["budget=1e6"])
+    plan = result.scenario.plan
+    assert plan is not None and plan.total_cost == 15_000 and result.scenario.kept_baseline
+    assert "not priced under the edits" in plan.stack_switch.text

@@ -7,6 +7,7 @@ import sys
 from pathlib import Path
 
 import pandas as pd
+import pytest
 from tests.builders import ROOT
 
 import solver.cli  # noqa: F401 - the commands bind solve_problem now, not first under _no_solving's patch
@@ -174,3 +175,61 @@ def test_negotiate_export_of_an_unknown_vendor_is_refused_before_solving(monkeyp
     result = invoke("negotiate", SEED, "--export-vendor", "21vainet", tmp_path / "sheet.csv")
     assert_refused(result, "--export-vendor", "no vendor '21vainet'", "21vianet")
     assert not (tmp_path / "sheet.csv").exists()
+
+
+def test_every_output_of_one_solve_is_the_same_plan_object(monkeypatch, tmp_path):
+    """Issue 47, item 4: within one command the terminal, --json, --html, --xlsx and --csv show one
+    plan (the object itself, not an equal copy), also a plan its solve did not prove (injected: the
+    base answered as stopped at a gap), whose terminal headline says another run may differ."""
+    from typer.testing import CliRunner
+
+    import solver.report.outputs as outputs
+    import solver.report.terminal as terminal
+    from solver.cli import app
+    from solver.probes import Probes
+
+    real_plan, seen = Probes.plan, []
+
+    def stopped(self, *args, **kwargs):
+        plan = real_plan(self, *args, **kwargs)
+        return plan.model_copy(update={"status": "feasible", "lower_bound": plan.total_cost * 0.9, "gap": 0.1})
+
+    def capture(real):
+        def captured(*args, **kwargs):
+            seen.append(next(a for a in (*args, *kwargs.values()) if type(a).__name__ == "Plan"))
+            return real(*args, **kwargs)
+        return captured
+    monkeypatch.setattr(Probes, "plan", stopped)
+    for module, name in ((outputs, "write_html"), (outputs, "plan_tables"), (terminal, "render_plan"),
+                         (terminal, "solve_json")):
+        monkeypatch.setattr(module, name, capture(getattr(module, name)))
+    files = ["--html", tmp_path / "p.html", "--xlsx", tmp_path / "p.xlsx", "--csv", tmp_path / "t"]
+    shown = CliRunner().invoke(app, ["solve", str(HYBRID), *map(str, files)])
+    assert shown.exit_code == 0, shown.output
+    assert len(seen) == 3 and seen[0] is seen[1] is seen[2] and seen[0].status == "feasible"
+    assert "another run (or more time) may find a different plan" in " ".join(shown.stdout.split())
+    seen.clear()
+    files = ["--html", tmp_path / "q.html", "--xlsx", tmp_path / "q.xlsx", "--csv", tmp_path / "u"]
+    as_json = CliRunner().invoke(app, ["solve", str(HYBRID), "--json", *map(str, files)])
+    assert as_json.exit_code == 0, as_json.output
+    assert len(seen) == 3 and seen[0] is seen[1] is seen[2]
+    sheets = pd.read_excel(tmp_path / "q.xlsx", sheet_name=None)
+    csv = pd.read_csv(tmp_path / "u" / "cost_breakdown.csv")
+    assert len(csv) == len(sheets["cost_breakdown"])
+
+
+def test_asking_for_files_does_not_change_the_plan(tmp_path):
+    """`solve P` and `solve P --html --xlsx --csv` answer with the same plan: the files' checks
+    and writers take nothing from the solve (a proven plan, so the clock cannot move it)."""
+    import json
+
+    seed = ROOT / "problems" / "seed-7b-200b-30d.yaml"
+    alone = gpuplan("solve", seed, "--json")
+    with_files = gpuplan("solve", seed, "--json", "--html", tmp_path / "p.html", "--xlsx", tmp_path / "p.xlsx",
+                         "--csv", tmp_path / "t")
+    assert alone.returncode == 0 and with_files.returncode == 0, alone.stderr + with_files.stderr
+    a, b = json.loads(alone.stdout), json.loads(with_files.stdout)
+    assert a["status"] == b["status"] == "optimal"
+    assert (a["total_cost"], a["allocations"], a["schedule"]) == (b["total_cost"], b["allocations"], b["schedule"])
+    parts = pd.read_excel(tmp_path / "p.xlsx", sheet_name="cost_breakdown").set_index("Part")["Cost"]
+    assert parts.drop("total").sum() == pytest.approx(b["total_cost"], abs=0.01)   # the total row is a formula

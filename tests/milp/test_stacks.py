@@ -80,3 +80,57 @@ def test_an_excluded_stack_is_a_reason():
     prob, cat = _cheaper_cann(stacks=["cuda"])
     reasons = build_instance(prob, cat).excluded["a"]
     assert any(r.code == "stack" and "N80 needs CANN" in r.text for r in reasons)
+
+
+# ----- issue 47, item 3: a saving is said only from a proven comparison, else an interval or not at all ----
+
+def _usual_stack_unproven(monkeypatch, bound: float) -> None:
+    """The usual stack's own solve (solver.api's pricing of the switch, and the probe engine's)
+    stops before a proof: its plan as found, its bound at `bound` (an injected stop, no clock)."""
+    from solver import api
+    from solver.probes import Probes
+
+    def stopped(plan):
+        return plan.model_copy(update={"status": "feasible", "lower_bound": bound,
+                                       "gap": (plan.total_cost - bound) / plan.total_cost})
+    real_solve = api.solve_problem
+
+    def solve_problem(problem, *args, **kwargs):
+        plan = real_solve(problem, *args, **kwargs)
+        return stopped(plan) if problem.stacks == ["cuda"] else plan
+    monkeypatch.setattr(api, "solve_problem", solve_problem)
+    real_probe = Probes.probe
+
+    def probe(self, *changes, **kwargs):
+        answer = real_probe(self, *changes, **kwargs)
+        held = kwargs.get("problem")
+        if held is not None and held.stacks == ["cuda"] and answer.plan is not None:
+            answer.plan, answer.status, answer.low = stopped(answer.plan), "feasible", bound
+        return answer
+    monkeypatch.setattr(Probes, "probe", probe)
+
+
+def _switches(prob, cat):
+    """The switch as solve_problem prices it and as the probe engine (the commands') does."""
+    from solver.api import solve_problem
+    from solver.probes import Probes
+    return solve_problem(prob, cat).stack_switch, Probes(prob, cat).plan().stack_switch
+
+
+def test_an_unproven_usual_stack_plan_gives_the_saving_as_an_interval(monkeypatch):
+    prob, cat = _cheaper_cann()
+    _usual_stack_unproven(monkeypatch, bound=18_000)      # CUDA: a plan at 20,000, none below 18,000
+    for switch in _switches(prob, cat):
+        assert switch is not None and switch.saving is None and switch.saving_interval == [3_000, 5_000]
+        assert switch.same_stack_cost == 20_000 and switch.same_stack_bound == 18_000
+        assert "saves between 3,000 and 5,000 CNY over the best CUDA plan" in switch.text
+        assert "saves 5,000" not in switch.text
+
+
+def test_a_usual_stack_bound_below_the_plan_proves_no_saving(monkeypatch):
+    prob, cat = _cheaper_cann()
+    _usual_stack_unproven(monkeypatch, bound=14_000)      # a CUDA plan below the CANN plan's 15,000 may exist
+    for switch in _switches(prob, cat):
+        assert switch is not None and switch.saving is None and switch.saving_interval == [-1_000, 5_000]
+        assert "no saving over the best CUDA plan is proven" in switch.text
+        assert " saves " not in switch.text
