@@ -60,9 +60,9 @@ def thin_margin_text(plan: Plan, threshold: float = THIN_MARGIN) -> str | None:
 
 def _headroom(job) -> str:
     """How far the job's MFU may fall: `1.2%`; `1.2–8.0%` when the margin's search was cut by the
-    budget (`mfu_margin_low`, where the model has it: the margin lies above it, so the headroom is
-    at least the proven 1.2 % and less than 8.0 %). Judged thin on the proven end."""
-    low = getattr(job, "mfu_margin_low", None)
+    budget (`mfu_margin_low`: the margin lies above it, so the headroom is at least the proven
+    1.2 % and less than 8.0 %). Judged thin on the proven end."""
+    low = job.mfu_margin_low
     if low is None:
         return f"{1.0 - job.mfu_margin:.1%}"
     return f"{1.0 - job.mfu_margin:.1%}–{1.0 - low:.1%}"
