@@ -229,6 +229,7 @@ def main(folder: Path) -> int:
     from ortools.math_opt import model_pb2
     from ortools.math_opt.python import mathopt
 
+    _end_with(os.getppid())
     spec = json.loads((folder / "spec.json").read_text(encoding="utf-8"))
     model = mathopt.Model.from_model_proto(model_pb2.ModelProto.FromString((folder / "model.pb").read_bytes()))
     params = highs_parameters(**spec["params"])
@@ -249,6 +250,16 @@ def main(folder: Path) -> int:
     staged.write_bytes(result.to_proto().SerializeToString())
     staged.replace(folder / "result.pb")
     return 0
+
+
+def _end_with(parent: int) -> None:
+    """End this child when its parent is gone (killed outright, so it could not kill the child):
+    a solve with no time limit would otherwise run on alone. Checked twice a second."""
+    def watch() -> None:
+        while os.getppid() == parent:
+            time.sleep(0.5)
+        os._exit(4)
+    threading.Thread(target=watch, daemon=True).start()
 
 
 if __name__ == "__main__":

@@ -13,6 +13,7 @@ import math
 import os
 import subprocess
 import sys
+import time
 from pathlib import Path
 
 import pytest
@@ -111,3 +112,43 @@ def test_ctrl_c_in_the_middle_of_a_solve_keeps_the_plan_so_far_and_leaves_no_chi
     assert "interrupted" in run.stderr
     assert _children(str(tmp_path)) == []
     assert not list(tmp_path.glob("gpuplan-solve-*"))  # its folder removed too
+
+
+@pytest.mark.skipif(not Path("/proc").is_dir(), reason="counts processes through /proc")
+def test_a_child_whose_parent_was_killed_outright_ends_too(tmp_path):
+    """SIGKILL gives the parent no chance to kill its solve: the child notices and ends, rather than
+    run on alone. Its model is a market-split instance (Cornuéjols & Dawande 1998: four equations
+    over 30 binaries, 10(m − 1) of them, the hard case), which branch and bound does not finish in hours, with no time limit: only
+    the child's watch on its parent can end it."""
+    script = tmp_path / "parent.py"
+    script.write_text(f"""
+import random, sys
+sys.path.insert(0, {str(ROOT)!r})
+from ortools.math_opt.python import mathopt
+from solver.engine import child
+rng = random.Random(7)
+model = mathopt.Model()
+x = [model.add_binary_variable() for _ in range(30)]
+slack = []
+for _ in range(4):
+    a = [rng.randrange(100) for _ in x]
+    up, down = model.add_variable(lb=0), model.add_variable(lb=0)
+    slack += [up, down]
+    model.add_linear_constraint(sum(c * v for c, v in zip(a, x)) + up - down == sum(a) // 2)
+model.minimize(sum(slack))
+def on_lines(lines):
+    print("started", flush=True)
+child.solve_in_child(model, dict(time_limit=None, gap=0.0, log=False, node_limit=None, ipm_lp=False),
+                     None, on_lines, lambda: False)
+""", encoding="utf-8")
+    env = {**os.environ, "TMPDIR": str(tmp_path)}
+    parent = subprocess.Popen([sys.executable, str(script)], stdout=subprocess.PIPE, text=True, env=env)
+    assert parent.stdout.readline().strip() == "started"  # the child is solving: its log came back
+    assert _children(str(tmp_path))
+    parent.kill()
+    parent.wait()
+    for _ in range(3000):  # the child looks twice a second; the wait is only a backstop, no time is asserted
+        if not _children(str(tmp_path)):
+            break
+        time.sleep(0.1)
+    assert _children(str(tmp_path)) == []
