@@ -141,31 +141,27 @@ def _allocation_table(plan: Plan, width: int = 100) -> Table:
 
 
 IDLE_SHOWN = 0.5
-"""GPU-days idle from which a rental line gets a row in the paid-but-idle table (the total counts every line)."""
+"""GPU-days idle from which a plan's rentals count as idle at all (below it on every line: one "none" line)."""
 SHOWN_ROWS = 30
 """Job × rental rows shown in the terminal; the rest are in --json and --xlsx."""
 
 
 def _use_table(plan: Plan, width: int = 100) -> Table:
-    """Rental lines (their # in the rentals table) with idle GPU-days: GPU-days paid, used by jobs, idle,
-    and the idle cost; the totals row counts every line."""
+    """Every rental line (its # in the rentals table), in number order: GPU-days paid, used by jobs, idle,
+    and the idle cost, and a totals row. Every line, fully used ones too: a 3-rental plan showing only
+    line 3 read as if lines 1 and 2 were missing (issue 47, item 7)."""
     last = N_("last day used") if plan.start_date else N_("used until day")
     table = Grid(_("Paid but idle (GPU-days per rental #; idle cost in {unit} = cost × idle ÷ paid)").format(
         unit=money_unit(plan.currency)), [Col(_(col), "left" if col == "mode" else "right") for col in (
             "#", N_("mode"), N_("paid"), N_("used"), N_("idle"), N_("idle %"), N_("idle cost"), last)])
-    for u in plan.rental_use:
-        if u.idle_gpu_days < IDLE_SHOWN:
-            continue
+    for u in sorted(plan.rental_use, key=lambda u: u.rental):
         share = u.idle_gpu_days / u.gpu_days_paid if u.gpu_days_paid else 0.0
         table.rows.append([str(u.rental), mode_name(u.mode), f"{u.gpu_days_paid:,.0f}", f"{u.gpu_days_used:,.0f}",
                       f"{u.idle_gpu_days:,.0f}", f"{share:.0%}", _money(u.idle_cost),
                       _("never") if u.last_used_day is None else
                       day_text(plan.start_date, u.last_used_day - 1) if plan.start_date else str(u.last_used_day)])
     idle = sum(u.idle_cost for u in plan.rental_use)
-    full = sum(u.idle_gpu_days < IDLE_SHOWN for u in plan.rental_use)
-    label = "[bold]" + _("total") + "[/]" + (" " + _("({n} lines)").format(n=len(plan.rental_use)) if full
-                                              else "")  # fully used lines: no row
-    table.rows.append(["", label, f"{sum(u.gpu_days_paid for u in plan.rental_use):,.0f}",
+    table.rows.append(["", "[bold]" + _("total") + "[/]", f"{sum(u.gpu_days_paid for u in plan.rental_use):,.0f}",
                   f"{sum(u.gpu_days_used for u in plan.rental_use):,.0f}",
                   f"{sum(u.idle_gpu_days for u in plan.rental_use):,.0f}", "", f"[bold]{_money(idle)}[/]", ""])
     return fitted(table, width)
