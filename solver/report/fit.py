@@ -13,6 +13,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 
+from rich.cells import cell_len
 from rich.table import Table
 from rich.text import Text
 
@@ -88,8 +89,8 @@ def _overhead(grid: Grid) -> int:
 def _widths(grid: Grid, width: int, broken: bool) -> list[int] | None:
     """Each column its longest word, then widened towards its longest line as room allows (small
     gaps closed first); None when the longest words alone do not fit."""
-    least = [max(map(len, _words(grid, k, broken))) for k in range(len(grid.cols))]
-    most = [max([least[k], *(len(line) for t in [grid.cols[k].header] + [_plain(r[k]) for r in grid.rows]
+    least = [max(map(cell_len, _words(grid, k, broken))) for k in range(len(grid.cols))]
+    most = [max([least[k], *(cell_len(line) for t in [grid.cols[k].header] + [_plain(r[k]) for r in grid.rows]
                               for line in t.split("\n"))]) for k in range(len(grid.cols))]
     room = width - _overhead(grid) - sum(least)
     if room < 0:
@@ -124,7 +125,7 @@ def _wrap_id(text: str, width: int) -> str:
         for word in line.split(" "):
             for n, piece in enumerate(_pieces(word) or [""]):
                 glue = " " if n == 0 and current else ""
-                if current and len(current) + len(glue) + len(piece) > width:
+                if current and cell_len(current) + len(glue) + cell_len(piece) > width:
                     out.append(current)
                     current = piece
                 else:
@@ -140,7 +141,7 @@ def _table(grid: Grid, widths: list[int] | None, broken: bool) -> Table:
         if not (broken and widths and grid.cols[k].ident):
             return text
         plain = _plain(text)
-        return Text(_wrap_id(plain, widths[k])) if len(max(plain.split() or [""], key=len)) > widths[k] else text
+        return Text(_wrap_id(plain, widths[k])) if max(map(cell_len, plain.split() or [""])) > widths[k] else text
 
     table = Table(title=grid.title, caption=grid.caption, **grid.options)
     for k, col in enumerate(grid.cols):

@@ -23,6 +23,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from solver.files import check_new_file, write_text
+from solver.report.contracts import contract_lines, gpus_text, merged_note, nodes_text
 from solver.i18n import N_, _, current, headline, is_zh, money_unit, ngettext, text_width
 from solver.model.catalog import Catalog
 from solver.model.ledger import BILLING, blocks
@@ -603,15 +604,21 @@ def _table(headers: list[str], rows: list[list[str]], numeric: Iterable[int] = (
 
 
 def _allocation_table(plan: Plan) -> str:
-    """Rental lines with their number (#, as in the idle and job tables), days or dates held and cost."""
-    numbered = list(enumerate(plan.allocations, start=1))  # in number order, as the other tables cite them
-    rows = [[str(n), esc(a.datacenter), esc(a.vendor), esc(mode_name(a.mode)), esc(a.offer), esc(a.gpu), esc(a.interconnect),
-             str(a.nodes), str(a.gpus), esc(span_text(plan.start_date, a.start_day, a.end_day)), money(a.cost)]
-            for n, a in numbered]
+    """Rental lines with their number (#, as in the idle and job tables), in number order, days or dates
+    held and cost; lines of one offer that overlap in time as one (`1+2`, nodes `2→3→1`) with a note
+    under the table saying what they join (solver.report.contracts)."""
+    lines = contract_lines(plan.allocations)
+    rows = [[esc(line.label()), esc(a.datacenter), esc(a.vendor), esc(mode_name(a.mode)), esc(a.offer), esc(a.gpu),
+             esc(a.interconnect), esc(nodes_text(line)), esc(gpus_text(line)),
+             esc(span_text(plan.start_date, line.start_day, line.end_day)), money(line.cost)]
+            for line in lines for a in [line.first]]
     when = _("dates (first – last day held)") if plan.start_date else _("days")
-    return _table(["#", _("site"), _("vendor"), _("mode"), _("offer"), "GPU", _("fabric"), _("nodes"), _("GPUs"), when,
-                   _("cost ({unit})").format(unit=unit(plan.currency))], rows, numeric=(0, 7, 8, 10),
-                  cls="allocations")
+    notes = [merged_note(line, lambda lo, hi: span_text(plan.start_date, lo, hi) if plan.start_date else
+                         _("days {span}").format(span=span_text(None, lo, hi))) for line in lines if line.merged]
+    return (_table(["#", _("site"), _("vendor"), _("mode"), _("offer"), "GPU", _("fabric"), _("nodes"), _("GPUs"), when,
+                    _("cost ({unit})").format(unit=unit(plan.currency))], rows, numeric=(0, 7, 8, 10),
+                   cls="allocations")
+            + "".join(f'<p class="merged">{esc(note)}</p>' for note in notes))
 
 
 def _cash_flow_table(plan: Plan) -> str:

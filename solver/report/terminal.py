@@ -15,6 +15,7 @@ from rich.table import Table
 from solver.model.ledger import BILLING
 from solver.model.plan import Plan, ThinJob, ThinMargin
 from solver.model.problem import Problem
+from solver.report.contracts import contract_lines, gpus_text, merged_note, nodes_text
 from solver.report.fit import Col, Grid, fit_or_none, fitted
 from solver.report.days import day_text, span_note, span_text
 from solver.report.cash import cash_flow_grid
@@ -119,6 +120,8 @@ def render_plan(plan: Plan, console: Console, *, thin_margin: float = THIN_MARGI
 
 def _allocation_table(plan: Plan, width: int = 100) -> Table:
     """One line per contract or run of hourly periods; with a start date its first and last day held.
+    Lines of one offer that overlap in time show as one (`1+2`, nodes `2→3→1`; solver.report.contracts),
+    with a note under the table saying what they join.
     Within `width`: GPU and fabric, site and vendor, nodes and GPUs, from and to fold one above the
     other (in that order) when the columns do not fit side by side; no date or amount is ever cut."""
     dated = plan.start_date is not None
@@ -129,14 +132,21 @@ def _allocation_table(plan: Plan, width: int = 100) -> Table:
                       _("cost"))]
     grid = Grid(_("Rentals ({days}; cost in {unit} incl. fee, after discount)").format(
         days=span_note(plan.start_date), unit=money_unit(plan.currency)), cols,
-        folds=[("GPU", _("fabric")), (_("site"), _("vendor")), (_("nodes"), "GPUs"), *([when] if dated else [])])
-    for n, a in enumerate(plan.allocations, start=1):
+        folds=[("GPU", _("fabric")), (_("site"), _("vendor")), (_("nodes"), "GPUs"), *([when] if dated else [])],
+        options={"caption_justify": "left"})
+    lines = contract_lines(plan.allocations)
+    for line in lines:
+        a = line.first
         if dated:
-            days = (day_text(plan.start_date, a.start_day), day_text(plan.start_date, a.end_day - 1))
+            days = (day_text(plan.start_date, line.start_day), day_text(plan.start_date, line.end_day - 1))
         else:
-            days = (span_text(None, a.start_day, a.end_day),)
-        grid.rows.append([str(n), *map(escape, (a.datacenter, a.vendor, mode_name(a.mode), a.gpu, a.interconnect)),
-                          str(a.nodes), str(a.gpus), *days, _money(a.cost)])
+            days = (span_text(None, line.start_day, line.end_day),)
+        grid.rows.append([line.label(), *map(escape, (a.datacenter, a.vendor, mode_name(a.mode), a.gpu,
+                                                       a.interconnect)),
+                          nodes_text(line), gpus_text(line), *days, _money(line.cost)])
+    notes = [merged_note(line, lambda lo, hi: span_text(plan.start_date, lo, hi) if dated else
+                         _("days {span}").format(span=span_text(None, lo, hi))) for line in lines if line.merged]
+    grid.caption = escape("\n".join(notes)) if notes else None
     return fitted(grid, width)
 
 
