@@ -150,3 +150,30 @@ def _table(grid: Grid, widths: list[int] | None, broken: bool) -> Table:
     for row in grid.rows:
         table.add_row(*(cell(c, k) for k, c in enumerate(row)))
     return table
+
+
+def keep_whole(table: Table, width: int) -> Table:
+    """A table built with rich directly (the analyses' tables) given column widths within `width`
+    that keep every word whole, when its longest words fit side by side; otherwise left to rich.
+    Why: rich shrinks the widest columns first and folds their cells anywhere, ids included."""
+    texts = []
+    for column in table.columns:
+        cells = [column.header, *column._cells]
+        if not all(isinstance(c, (str, Text)) for c in cells):
+            return table
+        texts.append([c.plain if isinstance(c, Text) else _plain(c) for c in cells])
+    least = [max(cell_len(w) for t in col for w in (t.split() or [""])) for col in texts]
+    most = [max([least[k], *(cell_len(line) for t in col for line in t.split("\n"))]) for k, col in enumerate(texts)]
+    padding = sum(table._get_padding_width(k) for k in range(len(table.columns)))
+    room = width - table._extra_width - padding - sum(least)
+    if room < 0 or any(c.no_wrap or c.width is not None for c in table.columns):
+        return table
+    widths = list(least)
+    gaps = sorted(range(len(least)), key=lambda k: most[k] - least[k])
+    for n, k in enumerate(gaps):
+        grow = min(most[k] - least[k], room // (len(gaps) - n))
+        widths[k] += grow
+        room -= grow
+    for column, w in zip(table.columns, widths):
+        column.width = w
+    return table

@@ -16,7 +16,7 @@ from solver.model.ledger import BILLING
 from solver.model.plan import Plan, ThinJob, ThinMargin
 from solver.model.problem import Problem
 from solver.report.contracts import contract_lines, gpus_text, merged_note, nodes_text
-from solver.report.fit import Col, Grid, fit_or_none, fitted
+from solver.report.fit import Col, Grid, fit_or_none, fitted, keep_whole
 from solver.report.days import day_text, span_note, span_text
 from solver.report.cash import cash_flow_grid
 from solver.report.html import LAYOUT_GLOSS, MARGIN_GLOSS, layout_words, mode_name
@@ -92,7 +92,7 @@ def render_plan(plan: Plan, console: Console, *, thin_margin: float = THIN_MARGI
         console.print(f"[bold yellow]software stack:[/] {escape(plan.stack_switch.text)}", highlight=False)
     console.print(_allocation_table(plan, console.width))
     console.print(_jobs_table(plan, console.width))
-    console.print(_cost_table(plan))
+    console.print(keep_whole(_cost_table(plan), console.width))
     if plan.robust_plan is not None:  # beside the optimum: what a plan surviving a slower run costs
         console.print("[bold]" + _("robust plan") + "[/] " + _("(every MFU × {factor}):").format(
             factor=f"{plan.robust_plan.mfu_factor:g}") + f" {escape(plan.robust_plan.text)}", highlight=False)
@@ -277,7 +277,7 @@ def render_baselines(plan: Plan, baselines: list, console: Console) -> None:
         upper = "≤ " if b.status == "feasible" else ""  # the baseline's own optimum may be cheaper
         cost = {"infeasible": _("infeasible"), "undetermined": _("not determined")}.get(b.status, _money(b.cost or 0))
         table.add_row(escape(b.name), cost, "—" if saving is None else f"{upper}{saving:.1%}", escape(b.detail))
-    console.print(table)
+    console.print(keep_whole(table, console.width))
     if any(b.status == "feasible" for b in baselines):
         console.print(_("≤: that baseline was not solved to optimality in the time given, so the optimum saves "
                         "at most this much against it") if plan.status == "optimal" else

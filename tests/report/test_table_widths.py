@@ -147,3 +147,29 @@ def test_the_cli_keeps_ids_whole_in_a_terminal_and_piped(columns, terminal):
     shown = {a.vendor for a in plan.allocations} | ids
     cut = [w for w in words(text) if w not in shown for name in ids if name.startswith(w) and w[-1] not in "-_"]
     assert cut == [] and "nebius-eu-north1" in text
+
+
+def _why_like() -> "Table":
+    from rich.table import Table
+    table = Table(title="runners-up")
+    for col in ("alternative", "forced cost", "vs plan", "lost on", "why"):
+        table.add_column(col, justify="right" if col in ("forced cost", "vs plan") else "left")
+    table.add_row("volcano-engine/H800-80G/spot @ Yizhuang", "2,557,159", "+14,682", "price",
+                  "dearer by 14,682 CNY than the plan's offer for this job")
+    return table
+
+
+def test_the_analyses_tables_keep_ids_and_numbers_whole_when_they_fit():
+    """why, whatif, negotiate, sweep, frontier and the baselines print rich tables through keep_whole:
+    rich alone cut `volcano-engine/H800-80G/spot` at 80 columns."""
+    from solver.report.fit import keep_whole
+    shown = {}
+    for name, table in (("rich", _why_like()), ("kept", keep_whole(_why_like(), 80))):
+        out = io.StringIO()
+        Console(file=out, width=80, color_system=None).print(table)
+        shown[name] = out.getvalue()
+    wide = io.StringIO()
+    Console(file=wide, width=1000, color_system=None).print(_why_like())
+    assert cut_words(shown["rich"], wide.getvalue()) != []           # what rich does on its own
+    assert cut_words(shown["kept"], wide.getvalue()) == []
+    assert max(map(len, shown["kept"].splitlines())) <= 80
