@@ -99,5 +99,5 @@ TimeLimit = Annotated[Optional[float], time_limit_option()]
 Gap = Annotated[Optional[float], gap_option()]
 Lang = Annotated[Optional[str], typer.Option(
     "--lang", help="language of the output: en or zh-CN (default: the problem's lang:, else GPUPLAN_LANG, else en); "
-                   "--json and CSV/xlsx data never change")]
+                   "--json and the CSV data never change; the workbook keeps its numbers and writes its words in it")]
 

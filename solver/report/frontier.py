@@ -6,6 +6,8 @@ from rich.console import Console
 from rich.markup import escape
 from rich.table import Table
 
+from solver.report.fit import keep_whole
+
 
 def render_frontier(result, console: Console, written: dict[str, list[str]] | None = None) -> None:
     x_label, y_label, eps_label = result.labels
@@ -22,7 +24,7 @@ def render_frontier(result, console: Console, written: dict[str, list[str]] | No
         cost_shown = f"{p.cost:,.0f}" if p.proven else f"{p.low:,.0f} to {p.cost:,.0f}"  # an interval: not proven
         table.add_row(str(i), eps, cost_shown, str(p.finish_day), *extra, escape(p.mix),
                       "[bold red]◀ knee[/]" if p.knee else "")
-    console.print(table)
+    console.print(keep_whole(table, console.width))
     for outcome, words in (("dominated", "dominated (a point above is as good in both and better in one), dropped"),
                            ("same plan", "the same plan as a point above"),
                            ("infeasible", "no plan"),

@@ -23,6 +23,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from solver.files import check_new_file, write_text
+from solver.report.contracts import contract_lines, gpus_text, merged_note, nodes_text
 from solver.i18n import N_, _, current, headline, is_zh, money_unit, ngettext, text_width
 from solver.model.catalog import Catalog
 from solver.model.ledger import BILLING, blocks
@@ -462,12 +463,25 @@ def cost_shares(breakdown: dict[str, float]) -> dict[str, float]:
     return {k: n / 1000 for k, n in out.items()}
 
 
+LABEL_PX = 6.6
+"""SVG user units one column of a chart label takes at its 12 px font (a CJK character: two columns)."""
+
+
+def label_px(text: str) -> float:
+    """A chart label's width in SVG units, so the drawing leaves it room (a zh-CN cost label was clipped)."""
+    return text_width(text) * LABEL_PX
+
+
 def cost_svg(plan: Plan) -> str:
     """Horizontal bars per cost part from a zero line; a discount goes left of it."""
     parts = [(k, v) for k, v in plan.cost_breakdown.items() if abs(v) >= 0.5]
     if not parts:
         return f'<p id="costs-empty">' + _("No cost.") + '</p>'
-    left, right, top, row_h = 170, 150, 10, 28
+    shares = cost_shares(plan.cost_breakdown)
+    labels = {key: (money(value), _("discount") if value < 0 else _("{share} of the cost before discounts").format(
+        share=f"{shares[key]:.1%}")) for key, value in parts}
+    left, top, row_h = 170, 10, 28
+    right = min(max(150, max(label_px(f"{a} ({b})") for a, b in labels.values()) + 12), WIDTH // 2)
     lo, hi = min(0.0, *(v for _, v in parts)), max(0.0, *(v for _, v in parts))
     span = (hi - lo) or 1.0
     plot_w = WIDTH - left - right
@@ -479,7 +493,6 @@ def cost_svg(plan: Plan) -> str:
     out = [(f'<svg id="costs" class="chart" viewBox="0 0 {WIDTH} {height}" role="img" '
            'aria-label="' + esc(_("Cost breakdown")) + '">')]
     y = top
-    shares = cost_shares(plan.cost_breakdown)
     for key, value in parts:
         name = part_name(key)
         x0, x1 = sorted((x(0), x(value)))
@@ -492,10 +505,9 @@ def cost_svg(plan: Plan) -> str:
         tx, anchor = (x1 + 6, "start") if not negative else (x0 - 6, "end")
         if negative and x0 - 6 < left:
             tx, anchor = x(0) + 6, "start"
-        share = _("discount") if negative else _("{share} of the cost before discounts").format(
-            share=f"{shares[key]:.1%}")
-        out.append(f'<text x="{_num(tx)}" y="{y + 18}" text-anchor="{anchor}">{money(value)} '
-                   f'<tspan class="muted">({share})</tspan></text>')
+        amount, share = labels[key]
+        out.append(f'<text x="{_num(tx)}" y="{y + 18}" text-anchor="{anchor}">{amount} '
+                   f'<tspan class="muted">({esc(share)})</tspan></text>')
         y += row_h
     out.append(f'<line class="axis" x1="{_num(x(0))}" y1="{top}" x2="{_num(x(0))}" y2="{y}"/>')
     out.append(f'<text x="{left - 8}" y="{y + 20}" text-anchor="end" font-weight="600">' + _("total") + '</text>'
@@ -592,17 +604,21 @@ def _table(headers: list[str], rows: list[list[str]], numeric: Iterable[int] = (
 
 
 def _allocation_table(plan: Plan) -> str:
-    """Rental lines with their number (#, as in the idle and job tables), days or dates held and cost."""
-    numbered = sorted(enumerate(plan.allocations, start=1),
-                      key=lambda item: (item[1].datacenter, item[1].vendor, item[1].mode, item[1].start_day,
-                                        item[1].offer))
-    rows = [[str(n), esc(a.datacenter), esc(a.vendor), esc(mode_name(a.mode)), esc(a.offer), esc(a.gpu), esc(a.interconnect),
-             str(a.nodes), str(a.gpus), esc(span_text(plan.start_date, a.start_day, a.end_day)), money(a.cost)]
-            for n, a in numbered]
+    """Rental lines with their number (#, as in the idle and job tables), in number order, days or dates
+    held and cost; lines of one offer that overlap in time as one (`1+2`, nodes `2→3→1`) with a note
+    under the table saying what they join (solver.report.contracts)."""
+    lines = contract_lines(plan.allocations)
+    rows = [[esc(line.label()), esc(a.datacenter), esc(a.vendor), esc(mode_name(a.mode)), esc(a.offer), esc(a.gpu),
+             esc(a.interconnect), esc(nodes_text(line)), esc(gpus_text(line)),
+             esc(span_text(plan.start_date, line.start_day, line.end_day)), money(line.cost)]
+            for line in lines for a in [line.first]]
     when = _("dates (first – last day held)") if plan.start_date else _("days")
-    return _table(["#", _("site"), _("vendor"), _("mode"), _("offer"), "GPU", _("fabric"), _("nodes"), _("GPUs"), when,
-                   _("cost ({unit})").format(unit=unit(plan.currency))], rows, numeric=(0, 7, 8, 10),
-                  cls="allocations")
+    notes = [merged_note(line, lambda lo, hi: span_text(plan.start_date, lo, hi) if plan.start_date else
+                         _("days {span}").format(span=span_text(None, lo, hi))) for line in lines if line.merged]
+    return (_table(["#", _("site"), _("vendor"), _("mode"), _("offer"), "GPU", _("fabric"), _("nodes"), _("GPUs"), when,
+                    _("cost ({unit})").format(unit=unit(plan.currency))], rows, numeric=(0, 7, 8, 10),
+                   cls="allocations")
+            + "".join(f'<p class="merged">{esc(note)}</p>' for note in notes))
 
 
 def _cash_flow_table(plan: Plan) -> str:

@@ -8,6 +8,7 @@ from rich.table import Table
 
 from solver.analysis.negotiate import reason_kinds
 from solver.i18n import N_, _, money_unit
+from solver.report.fit import keep_whole
 
 
 def _money(x: float | None) -> str:
@@ -89,7 +90,7 @@ def render_negotiation(result, console: Console, written: dict | None = None) ->
                      else _limit(t))
             table.add_row(escape(t.offer), *([t.currency] if mixed else []), _price(t.price), limit,
                           _pct(t.limit_change), _price(t.target_price), _target_saving(t))
-        console.print(table)
+        console.print(keep_whole(table, console.width))
         for t in inside:
             if t.replaced_by:
                 console.print(escape("  " + _("above {price} {unit}, {offer} is replaced by {others}").format(
@@ -112,7 +113,7 @@ def render_negotiation(result, console: Console, written: dict | None = None) ->
             table.add_row(escape(t.offer), *([t.currency] if mixed else []), _price(t.price),
                           _limit(t), _pct(t.limit_change), _price(t.target_price), _target_saving(t),
                           f"{t.target_node_days:,.0f}")
-        console.print(table)
+        console.print(keep_whole(table, console.width))
         for t in outside:
             if t.limit_price is None and t.analysed or not t.converged:
                 console.print(escape(f"  {t.offer}: {t.reason}"), highlight=False)
@@ -136,7 +137,7 @@ def render_negotiation(result, console: Console, written: dict | None = None) ->
             per = "—" if lv.per_unit is None else f"{lv.per_unit:,.0f}/{lv.unit.rstrip('s')}"
             table.add_row(what, escape(lv.name), _("infeasible") if lv.saving is None else
                           _saving(lv.saving, lv.saving_high), per)
-        console.print(table)
+        console.print(keep_whole(table, console.width))
         if result.levers_note:
             console.print(escape(_("note: {text}").format(text=result.levers_note)), highlight=False)
     elif result.levers_note:

@@ -41,7 +41,7 @@ class PlanFiles:
         if self.xlsx or self.csv_dir:
             tables = plan_tables(plan, problem, catalog, self.detail)
             if self.xlsx:
-                written.append(write_xlsx(tables, self.xlsx, force=self.force, currency=plan.currency))
+                written.append(write_xlsx(tables, self.xlsx, force=self.force, currency=plan.currency, plan=plan))
             if self.csv_dir:
                 written += write_csv_dir(tables, self.csv_dir, force=self.force)
         return written

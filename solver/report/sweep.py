@@ -17,6 +17,7 @@ from rich.table import Table
 from solver.errors import ProblemError
 from solver.files import check_writable_folder, csv_frame, save_atomic
 from solver.report.tables import sweep_tables, write_xlsx
+from solver.report.fit import keep_whole
 
 SHOWN_ROWS = 30
 NOTE_CHARS = 80
@@ -101,7 +102,7 @@ def render_sweep(df, output: Path | None, console: Console) -> None:
         edits = [escape(r["edits"] if outside else "")] if any(off_grid) else []
         table.add_row(escape(r["scenario"]), *(escape(_grid_value(r[k])) for k in params), *edits, r["status"],
                       cost, *days, escape(note))
-    console.print(table)
+    console.print(keep_whole(table, console.width))
     if len(df) > SHOWN_ROWS:
         where = f" in {output}" if output else " (write them with -o)"
         console.print(escape(f"… {len(df) - SHOWN_ROWS} more rows{where}"))

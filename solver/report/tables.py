@@ -41,6 +41,7 @@ from __future__ import annotations
 
 import math
 import os
+import re
 from collections.abc import Iterable, Mapping
 from pathlib import Path
 from typing import Any
@@ -59,7 +60,7 @@ from solver.model.plan import Plan
 from solver.model.problem import Problem
 from solver.report.cash import cash_flow_grid
 from solver.report.days import on
-from solver.report.html import LAYOUT_GLOSS
+from solver.report.html import LAYOUT_GLOSS, binding_text, layout_words, limit_name, mode_name, part_name
 
 PLAN_SHEETS = ("allocations", "rentals", "jobs", "cost_breakdown", "cash_by_month", "cash_flow", "idle", "job_rentals",
                "binding", "assumptions")
@@ -105,10 +106,10 @@ def allocation_rows(plan: Plan, horizon_days: int, detail: str = "month") -> pd.
     for number, a in enumerate(plan.allocations, start=1):
         base = {"datacenter": a.datacenter, "vendor": a.vendor, "offer": a.offer, "mode": a.mode, "gpu": a.gpu,
                 "interconnect": a.interconnect, "nodes": a.nodes, "gpus": a.gpus, "rental": number}
-        length = max(a.end_day - a.start_day, 1)
-        for key, start, end in _pieces(plan, a.start_day, a.end_day, horizon_days, width, detail):
+        pieces = _pieces(plan, a.start_day, a.end_day, horizon_days, width, detail)
+        for (key, start, end), cost in zip(pieces, _shares(a.cost, [end - start for _k, start, end in pieces])):
             rows.append({detail: key, "start_day": start, "end_day": end, "days": end - start,
-                         "gpu_days": a.gpus * (end - start), "cost_cny": round(a.cost * (end - start) / length, 2),
+                         "gpu_days": a.gpus * (end - start), "cost_cny": cost,
                          "in_horizon": end <= horizon_days, **base, **_dates(plan, start, end)})
     columns = [detail, *(["from", "to"] if plan.start_date else []), *ALLOCATION_COLUMNS]
     frame = pd.DataFrame(rows, columns=columns)
@@ -116,6 +117,15 @@ def allocation_rows(plan: Plan, horizon_days: int, detail: str = "month") -> pd.
         frame[detail] = frame[detail].astype("Int64")
     return frame.sort_values(["in_horizon", "start_day", "rental"], ascending=[False, True, True],
                              kind="stable").reset_index(drop=True)
+
+
+def _shares(cost: float, days: list[int]) -> list[float]:
+    """`cost` split in proportion to `days`, to the cent, the cents adding up to the line's cost
+    rounded (the last piece takes the remainder): the allocations sheet once totalled 392,999.99
+    against 393,000 in the rentals sheet (issue 47, item 7)."""
+    whole = sum(days) or 1
+    out = [round(cost * d / whole, 2) for d in days[:-1]]
+    return out + [round(round(cost, 2) - sum(out), 2)] if days else []
 
 
 def _pieces(plan: Plan, first: int, last: int, horizon: int, width: int, detail: str):
@@ -280,8 +290,7 @@ def _assumptions(plan: Plan, problem: Problem, catalog: Catalog) -> pd.DataFrame
         row = catalog.gpus.get(gpu)
         if row is not None:
             add("mfu", gpu, row.default_mfu, "fraction of dense peak", as_of=row.as_of,
-                source=f"gpus.csv default_mfu; the planner derates it for fabric, scale, spot and "
-                       f"performance guarantees; confidence {row.confidence}")
+                source=CONFIDENCE.format(confidence=row.confidence))
     for job in problem.jobs:
         if job.mfu is not None:
             add("mfu", f"job {job.name}", job.mfu, "fraction of dense peak", source="job's mfu override (all GPUs)")
@@ -350,7 +359,8 @@ def check_csv_target(folder: str | Path, names: Iterable[str] = PLAN_SHEETS, *, 
     return folder
 
 
-def write_xlsx(tables: Mapping[str, pd.DataFrame], path: str | Path, *, currency: str, force: bool = False) -> Path:
+def write_xlsx(tables: Mapping[str, pd.DataFrame], path: str | Path, *, currency: str, force: bool = False,
+               plan: Plan | None = None) -> Path:
     """One sheet per table (names cut to Excel's 31 characters), laid out for people (see `_dress`):
     human headers, money with thousands separators and `currency` (the plan's, the problem's; "" when
     the rows are in several currencies, each naming its own),
@@ -362,6 +372,7 @@ def write_xlsx(tables: Mapping[str, pd.DataFrame], path: str | Path, *, currency
     def save(tmp: Path) -> None:
         with pd.ExcelWriter(tmp, engine="openpyxl") as writer:
             for name, frame in tables.items():
+                frame = localised(name, frame, plan)
                 sheet = sheet_title(name)
                 frame.to_excel(writer, sheet_name=sheet, index=False)
                 text_cells(writer.sheets[sheet])   # names from catalogs stay text; our formulas come next
@@ -401,8 +412,94 @@ SHEET_TITLES = {"allocations": N_("allocations"), "rentals": N_("rentals"), "job
 
 
 def header(column: str) -> str:
-    """A column's header in the active language (`cost_cny` → Cost, 费用)."""
-    return _(HEADERS[column]) if column in HEADERS else column.replace("_", " ").capitalize()
+    """A column's header in the active language (`cost_cny` → Cost, 费用). A column named by data
+    (`<vendor> <mode>` of the cash grid) stays as written: a vendor's name is not capitalised."""
+    if column in HEADERS:
+        return _(HEADERS[column])
+    return column.replace("_", " ").capitalize() if re.fullmatch(r"[a-z_]+", column) else column
+
+
+KINDS = {"pretrain": N_("pretraining"), "full_finetune": N_("full fine-tuning"), "lora": "LoRA", "qlora": "QLoRA",
+         "sweep": N_("hyperparameter sweep"), "preprocess": N_("preprocessing"), "inference": N_("inference")}
+"""A job's kind in words (the workbook in another language; the CSV keeps the key)."""
+WORDS = {
+    "plan": N_("plan"), "problem": N_("problem"), "mfu": "MFU", "offer": N_("offer"), "billing": N_("billing"),
+    "status": N_("status"), "total_cost": N_("total cost"), "lower_bound": N_("lower bound"), "gap": N_("gap"),
+    "backend": N_("solver"), "solve_seconds": N_("solve time"), "layout": N_("layout"),
+    "stack_switch": N_("software stack switch"), "robust_plan_cost": N_("robust plan's cost"),
+    "robust_mfu_factor": N_("robust plan's MFU factor"), "start_date": N_("start date"), "horizon_days": N_("horizon"),
+    "period_days": N_("period"), "redundancy": N_("redundancy"), "budget": N_("budget"), "catalog": N_("catalog"),
+    "fraction": N_("fraction"), "s": N_("s"), "date": N_("date"), "days": N_("days"), "nodes": N_("nodes"),
+    "fraction of extra work": N_("fraction of extra work"), "fraction of dense peak": N_("fraction of dense peak"),
+    "fraction of the assumed MFU": N_("fraction of the assumed MFU"),
+    "best bound the solver proved": N_("best bound the solver proved"),
+    "(total_cost - lower_bound) / total_cost": N_("(total cost − lower bound) ÷ total cost"),
+    "day 0 of the plan": N_("day 0 of the plan"), "none: days count from the plan's start":
+    N_("none: days count from the plan's start"), "plan granularity": N_("plan granularity"),
+    "plan granularity (default: 1 up to 120 days, else 5)": N_("plan granularity (default: 1 up to 120 days, else 5)"),
+    "extra work for failures and restarts: each job must do FLOPs × (1 + redundancy)":
+    N_("extra work for failures and restarts: each job must do FLOPs × (1 + redundancy)"),
+    "no budget cap": N_("no budget cap"), "job's mfu override (all GPUs)": N_("job's mfu override (all GPUs)"),
+    "how the cash_flow sheet times each payment": N_("how the cash_flow sheet times each payment"),
+    "the robust plan meets every deadline with every MFU × this":
+    N_("the robust plan meets every deadline with every MFU × this"),
+    "TP×PP, replicas, DP": N_("TP×PP, replicas, DP"), "optimal": N_("optimal"), "feasible": N_("feasible"),
+    LAYOUT_GLOSS: LAYOUT_GLOSS, **{rule: rule for rule in BILLING}, **{text: text for text in BILLING.values()},
+}
+"""The fixed words of the sheets (the assumptions' sections, names, units and notes, statuses, billing rules),
+translated in a workbook in another language; the CSV keeps them as written, for programs."""
+CONFIDENCE = ("gpus.csv default_mfu; the planner derates it for fabric, scale, spot and performance guarantees; "
+              "confidence {confidence}")
+
+
+def localised(name: str, frame: pd.DataFrame, plan: Plan | None = None) -> pd.DataFrame:
+    """The sheet's values in the active language (issue 47, item 7: a zh-CN workbook kept `gpu_rent`,
+    `total`, `days 0–29` and `monthly`): modes, cost parts, 30-day blocks, billing rules, job kinds
+    and layouts, limits, and the assumptions' words. Ids and names from the catalog stay as written."""
+    if current() == "en":
+        return frame
+    frame = frame.copy()
+
+    def column(col: str, how) -> None:
+        if col in frame.columns:
+            frame[col] = [v if not isinstance(v, str) else how(v) for v in frame[col]]
+
+    column("mode", mode_name)
+    column("month", _block)
+    column("kind", lambda v: _(KINDS[v]) if name == "jobs" and v in KINDS else limit_name(v))
+    column("billing", _)
+    if name == "cost_breakdown":
+        column("part", lambda v: _("total") if v == "total" else part_name(v))
+    if name == "jobs" and plan is not None:
+        frame["layout"] = [layout_words(j) for j in plan.jobs]
+    if name == "binding" and plan is not None:
+        frame["text"] = [binding_text(b) for b in plan.binding]
+        column("unit", lambda v: _(WORDS[v]) if v in WORDS else v)
+    if name == "assumptions":
+        for col in ("section", "value", "unit", "source", "name"):
+            column(col, _assumption_word)
+    if name == "cash_by_month":
+        frame = frame.rename(columns={c: f"{c.rsplit(' ', 1)[0]} {mode_name(c.rsplit(' ', 1)[1])}"
+                                      for c in frame.columns if " " in c})
+    return frame
+
+
+def _block(label: str) -> str:
+    """A 30-day block's label (`days 0–29`) in the active language; a calendar month (`2027-05`) as is."""
+    found = re.fullmatch(r"days (\d+–\d+)", label)
+    return _("days {span}").format(span=found.group(1)) if found else label
+
+
+def _assumption_word(text: str) -> str:
+    """One value of the assumptions sheet in the active language, when it is one of the sheet's own words."""
+    if text in WORDS:
+        return _(WORDS[text])
+    found = re.fullmatch(r"gpus\.csv default_mfu; .* confidence (\w+)", text)
+    if found:
+        return _(CONFIDENCE).format(confidence=_(found.group(1)))
+    if text.startswith("job ") and " " not in text[4:]:
+        return _("job {name}").format(name=text[4:])
+    return text
 
 
 def sheet_title(name: str) -> str:
@@ -452,7 +549,7 @@ def _dress(ws, name: str, frame: pd.DataFrame, currency: str) -> None:
         for row in range(2, last + 1):
             ws[f"{c['idle_cost_cny']}{row}"] = (f"=IF({c['gpu_days_paid']}{row}>0,{c['cost_cny']}{row}"
                                                 f"*{c['idle_gpu_days']}{row}/{c['gpu_days_paid']}{row},0)")
-    if name == "cost_breakdown" and len(frame) > 1 and frame.iloc[-1]["part"] == "total":
+    if name == "cost_breakdown" and len(frame) > 1 and frame.iloc[-1]["part"] in ("total", _("total")):
         ws[f"{letter['cost_cny']}{last}"] = f"=SUM({letter['cost_cny']}2:{letter['cost_cny']}{last - 1})"
         for cell in ws[last]:
             cell.font = Font(bold=True)

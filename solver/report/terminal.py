@@ -15,6 +15,8 @@ from rich.table import Table
 from solver.model.ledger import BILLING
 from solver.model.plan import Plan, ThinJob, ThinMargin
 from solver.model.problem import Problem
+from solver.report.contracts import contract_lines, gpus_text, merged_note, nodes_text
+from solver.report.fit import Col, Grid, fit_or_none, fitted, keep_whole
 from solver.report.days import day_text, span_note, span_text
 from solver.report.cash import cash_flow_grid
 from solver.report.html import LAYOUT_GLOSS, MARGIN_GLOSS, layout_words, mode_name
@@ -88,25 +90,26 @@ def render_plan(plan: Plan, console: Console, *, thin_margin: float = THIN_MARGI
         console.print("[bold yellow]" + _("warning:") + f"[/] {escape(thin)}", highlight=False)
     if plan.stack_switch is not None:  # a switch the problem never asked for: in the headline, not the warnings
         console.print(f"[bold yellow]software stack:[/] {escape(plan.stack_switch.text)}", highlight=False)
-    console.print(_allocation_table(plan))
-    console.print(_jobs_table(plan))
-    console.print(_cost_table(plan))
+    console.print(_allocation_table(plan, console.width))
+    console.print(_jobs_table(plan, console.width))
+    console.print(keep_whole(_cost_table(plan), console.width))
     if plan.robust_plan is not None:  # beside the optimum: what a plan surviving a slower run costs
         console.print("[bold]" + _("robust plan") + "[/] " + _("(every MFU × {factor}):").format(
             factor=f"{plan.robust_plan.mfu_factor:g}") + f" {escape(plan.robust_plan.text)}", highlight=False)
     if plan.rental_use:
         if any(u.idle_gpu_days >= IDLE_SHOWN for u in plan.rental_use):
-            console.print(_use_table(plan))
+            console.print(_use_table(plan, console.width))
         else:
             console.print(_("Paid but idle: none; every rental line is used by jobs for all the GPU-days paid."),
                           highlight=False)
     if plan.job_rentals:
-        console.print(_job_rental_table(plan))
+        console.print(_job_rental_table(plan, console.width))
         if len(plan.job_rentals) > SHOWN_ROWS:
             console.print(_("… {n} more job × rental rows in --json (job_rentals) and --xlsx").format(
                 n=len(plan.job_rentals) - SHOWN_ROWS), highlight=False)
     if plan.cash_flow:
-        console.print(_cash_table(plan))
+        for table in _cash_table(plan, console.width):
+            console.print(table)
         console.print(billing_note(plan), highlight=False, markup=False)
     for text in plan.warnings:
         console.print("[yellow]" + _("warning:") + f"[/] {escape(text)}", highlight=False)
@@ -115,92 +118,104 @@ def render_plan(plan: Plan, console: Console, *, thin_margin: float = THIN_MARGI
             console.print(_("preference: {text}").format(text=escape(pref.text)), highlight=False)
 
 
-def _allocation_table(plan: Plan) -> Table:
-    """One line per contract or run of hourly periods; with a start date its first and last day held
-    (then GPU and fabric share a column, one above the other, so the dates fit in 100 columns)."""
-    table = Table(title=_("Rentals ({days}; cost in {unit} incl. fee, after discount)").format(
-        days=span_note(plan.start_date), unit=money_unit(plan.currency)), pad_edge=plan.start_date is None)
+def _allocation_table(plan: Plan, width: int = 100) -> Table:
+    """One line per contract or run of hourly periods; with a start date its first and last day held.
+    Lines of one offer that overlap in time show as one (`1+2`, nodes `2→3→1`; solver.report.contracts),
+    with a note under the table saying what they join.
+    Within `width`: GPU and fabric, site and vendor, nodes and GPUs, from and to fold one above the
+    other (in that order) when the columns do not fit side by side; no date or amount is ever cut."""
     dated = plan.start_date is not None
-    when = (N_("from"), N_("to")) if dated else (N_("days"),)
-    kit = (N_("GPU / fabric"),) if dated else ("GPU", N_("fabric"))
-    for col in ("#", N_("site"), N_("vendor"), N_("mode"), *kit, N_("nodes"), "GPUs", *when, N_("cost")):
-        table.add_column(_(col), justify="right" if col in ("#", "nodes", "GPUs", "cost") else "left",
-                         overflow="fold", no_wrap=col in (*when, "cost"))  # a date or an amount split over lines is misread
-    for n, a in enumerate(plan.allocations, start=1):
+    when = (_("from"), _("to")) if dated else (_("days"),)
+    right = {"#", _("nodes"), "GPUs", _("cost")}
+    cols = [Col(h, "right" if h in right else "left", ident=h in (_("site"), _("vendor"), "GPU", _("fabric")))
+            for h in ("#", _("site"), _("vendor"), _("mode"), "GPU", _("fabric"), _("nodes"), "GPUs", *when,
+                      _("cost"))]
+    grid = Grid(_("Rentals ({days}; cost in {unit} incl. fee, after discount)").format(
+        days=span_note(plan.start_date), unit=money_unit(plan.currency)), cols,
+        folds=[("GPU", _("fabric")), (_("site"), _("vendor")), (_("nodes"), "GPUs"), *([when] if dated else [])],
+        options={"caption_justify": "left"})
+    lines = contract_lines(plan.allocations)
+    for line in lines:
+        a = line.first
         if dated:
-            days = (day_text(plan.start_date, a.start_day), day_text(plan.start_date, a.end_day - 1))
-            kind = (f"{escape(a.gpu)}\n{escape(a.interconnect)}",)
+            days = (day_text(plan.start_date, line.start_day), day_text(plan.start_date, line.end_day - 1))
         else:
-            days = (span_text(None, a.start_day, a.end_day),)
-            kind = (escape(a.gpu), escape(a.interconnect))
-        table.add_row(str(n), *map(escape, (a.datacenter, a.vendor, mode_name(a.mode))), *kind, str(a.nodes),
-                      str(a.gpus), *days, _money(a.cost))
-    return table
+            days = (span_text(None, line.start_day, line.end_day),)
+        grid.rows.append([line.label(), *map(escape, (a.datacenter, a.vendor, mode_name(a.mode), a.gpu,
+                                                       a.interconnect)),
+                          nodes_text(line), gpus_text(line), *days, _money(line.cost)])
+    notes = [merged_note(line, lambda lo, hi: span_text(plan.start_date, lo, hi) if dated else
+                         _("days {span}").format(span=span_text(None, lo, hi))) for line in lines if line.merged]
+    grid.caption = escape("\n".join(notes)) if notes else None
+    return fitted(grid, width)
 
 
 IDLE_SHOWN = 0.5
-"""GPU-days idle from which a rental line gets a row in the paid-but-idle table (the total counts every line)."""
+"""GPU-days idle from which a plan's rentals count as idle at all (below it on every line: one "none" line)."""
 SHOWN_ROWS = 30
 """Job × rental rows shown in the terminal; the rest are in --json and --xlsx."""
 
 
-def _use_table(plan: Plan) -> Table:
-    """Rental lines (their # in the rentals table) with idle GPU-days: GPU-days paid, used by jobs, idle,
-    and the idle cost; the totals row counts every line."""
-    table = Table(title=_("Paid but idle (GPU-days per rental #; idle cost in {unit} = cost × idle ÷ paid)").format(
-        unit=money_unit(plan.currency)))
+def _use_table(plan: Plan, width: int = 100) -> Table:
+    """Every rental line (its # in the rentals table), in number order: GPU-days paid, used by jobs, idle,
+    and the idle cost, and a totals row. Every line, fully used ones too: a 3-rental plan showing only
+    line 3 read as if lines 1 and 2 were missing (issue 47, item 7)."""
     last = N_("last day used") if plan.start_date else N_("used until day")
-    for col in ("#", N_("mode"), N_("paid"), N_("used"), N_("idle"), N_("idle %"), N_("idle cost"), last):
-        table.add_column(_(col), justify="left" if col == "mode" else "right", overflow="fold")
-    for u in plan.rental_use:
-        if u.idle_gpu_days < IDLE_SHOWN:
-            continue
+    table = Grid(_("Paid but idle (GPU-days per rental #; idle cost in {unit} = cost × idle ÷ paid)").format(
+        unit=money_unit(plan.currency)), [Col(_(col), "left" if col == "mode" else "right") for col in (
+            "#", N_("mode"), N_("paid"), N_("used"), N_("idle"), N_("idle %"), N_("idle cost"), last)])
+    for u in sorted(plan.rental_use, key=lambda u: u.rental):
         share = u.idle_gpu_days / u.gpu_days_paid if u.gpu_days_paid else 0.0
-        table.add_row(str(u.rental), mode_name(u.mode), f"{u.gpu_days_paid:,.0f}", f"{u.gpu_days_used:,.0f}",
+        table.rows.append([str(u.rental), mode_name(u.mode), f"{u.gpu_days_paid:,.0f}", f"{u.gpu_days_used:,.0f}",
                       f"{u.idle_gpu_days:,.0f}", f"{share:.0%}", _money(u.idle_cost),
                       _("never") if u.last_used_day is None else
-                      day_text(plan.start_date, u.last_used_day - 1) if plan.start_date else str(u.last_used_day))
+                      day_text(plan.start_date, u.last_used_day - 1) if plan.start_date else str(u.last_used_day)])
     idle = sum(u.idle_cost for u in plan.rental_use)
-    full = sum(u.idle_gpu_days < IDLE_SHOWN for u in plan.rental_use)
-    label = "[bold]" + _("total") + "[/]" + (" " + _("({n} lines)").format(n=len(plan.rental_use)) if full
-                                              else "")  # fully used lines: no row
-    table.add_row("", label, f"{sum(u.gpu_days_paid for u in plan.rental_use):,.0f}",
+    table.rows.append(["", "[bold]" + _("total") + "[/]", f"{sum(u.gpu_days_paid for u in plan.rental_use):,.0f}",
                   f"{sum(u.gpu_days_used for u in plan.rental_use):,.0f}",
-                  f"{sum(u.idle_gpu_days for u in plan.rental_use):,.0f}", "", f"[bold]{_money(idle)}[/]", "")
-    return table
+                  f"{sum(u.idle_gpu_days for u in plan.rental_use):,.0f}", "", f"[bold]{_money(idle)}[/]", ""])
+    return fitted(table, width)
 
 
-def _job_rental_table(plan: Plan) -> Table:
+def _job_rental_table(plan: Plan, width: int = 100) -> Table:
     """Which job runs on which rental line: GPU-days, and the share of the job's GPU-days."""
-    table = Table(title=_("Which job runs on which rental (GPU-days)"))
-    for col in (N_("job"), "#", N_("offer"), N_("GPU-days"), N_("of the job")):
-        table.add_column(_(col), justify="right" if col in ("#", "GPU-days", "of the job") else "left",
-                         overflow="fold")
+    table = Grid(_("Which job runs on which rental (GPU-days)"), [
+        Col(_(col), "right" if col in ("#", "GPU-days", "of the job") else "left", ident=col in ("job", "offer"))
+        for col in (N_("job"), "#", N_("offer"), N_("GPU-days"), N_("of the job"))])
     per_job: dict[str, float] = {}
     for jr in plan.job_rentals:
         per_job[jr.job] = per_job.get(jr.job, 0.0) + jr.gpu_days
     order = {j.name: i for i, j in enumerate(plan.jobs)}
     for jr in sorted(plan.job_rentals, key=lambda jr: (order.get(jr.job, 0), jr.rental))[:SHOWN_ROWS]:
         share = jr.gpu_days / per_job[jr.job] if per_job[jr.job] else 0.0
-        table.add_row(escape(jr.job), str(jr.rental), escape(jr.offer), f"{jr.gpu_days:,.0f}", f"{share:.0%}")
-    return table
+        table.rows.append([escape(jr.job), str(jr.rental), escape(jr.offer), f"{jr.gpu_days:,.0f}", f"{share:.0%}"])
+    return fitted(table, width)
 
 
-def _cash_table(plan: Plan) -> Table:
-    """What is paid per month (or 30-day block), one column per vendor and mode, with totals."""
+def _cash_table(plan: Plan, width: int = 100) -> list[Table]:
+    """What is paid per month (or 30-day block), one column per vendor and mode, with totals; as
+    several tables of fewer vendor columns each (the total in the last) when one does not fit `width`."""
     grid = cash_flow_grid(plan)
     unit = _("calendar month") if plan.start_date else _("30 days from day 0")
-    table = Table(title=_("Cash flow ({currency} per {unit})").format(currency=money_unit(plan.currency), unit=unit))
-    table.add_column(_("month") if plan.start_date else _("days"), no_wrap=True)
-    for vendor, mode in grid.columns:
-        table.add_column(f"{escape(vendor)} {mode_name(mode)}", justify="right", overflow="fold")
-    table.add_column(_("total"), justify="right")
-    for label, amounts, total in grid.rows:
-        table.add_row(escape(label.removeprefix("days ")), *("" if v is None else _money(v) for v in amounts),
-                      _money(total))
-    table.add_row("[bold]" + _("total") + "[/]", *(_money(v) for v in grid.totals),
-                  f"[bold]{_money(sum(grid.totals))}[/]")
-    return table
+    title = _("Cash flow ({currency} per {unit})").format(currency=money_unit(plan.currency), unit=unit)
+    first = [escape(label.removeprefix("days ")) for label, _a, _t in grid.rows] + ["[bold]" + _("total") + "[/]"]
+    columns = [(Col(f"{escape(vendor)} {mode_name(mode)}", "right", ident=True),
+                ["" if v is None else _money(v) for v in [*(r[1][k] for r in grid.rows), grid.totals[k]]])
+               for k, (vendor, mode) in enumerate(grid.columns)]
+    columns.append((Col(_("total"), "right"), [_money(t) for _l, _a, t in grid.rows]
+                    + [f"[bold]{_money(sum(grid.totals))}[/]"]))
+    tables, start = [], 0
+    while start < len(columns):  # the most columns that fit, then the next table from there
+        for end in range(len(columns), start, -1):
+            part = columns[start:end]
+            table = Grid(title if start == 0 else "", [Col(_("month") if plan.start_date else _("days"))]
+                         + [c for c, _v in part], [[f, *(v[i] for _c, v in part)] for i, f in enumerate(first)])
+            shown = fit_or_none(table, width)
+            if shown is not None or end == start + 1:
+                tables.append(shown or fitted(table, width))
+                start = end
+                break
+    return tables
 
 
 def billing_note(plan: Plan) -> str:
@@ -209,25 +224,24 @@ def billing_note(plan: Plan) -> str:
     return _("billing: ") + _("; ").join(f"{_(b)} = {_(BILLING[b])}" for b in used if b in BILLING)
 
 
-def _jobs_table(plan: Plan) -> Table:
-    table = Table(title=_("Jobs (work in EFLOP = 1e18 FLOPs, redundancy included)"))
+def _jobs_table(plan: Plan, width: int = 100) -> Table:
+    """Each job: GPUs, where, layout, memory, finish, work and MFU margin. Within `width`, the layout
+    folds under where it runs and GB/GPU under GPUs when the columns do not fit side by side."""
     finish = N_("last day") if plan.start_date else N_("finish day")
-    longest = max((len(j.name) for j in plan.jobs), default=3)
-    for col in (N_("job"), "GPUs", N_("on"), N_("layout"), "GB/GPU", finish, N_("work done / needed"),
-                N_("MFU margin")):
-        # a long name wraps whole, never cut with …; a job's name of up to 28 characters stays on one
-        # line, and the layout ("20 replicas of TP2×PP1 (DP20)") or the sites fold instead
-        table.add_column(_(col), overflow="fold", no_wrap=col == "job" and longest <= 28)
+    cols = [Col(_(col), ident=col == "job") for col in (N_("job"), "GPUs", N_("on"), N_("layout"), "GB/GPU", finish,
+                                                        N_("work done / needed"), N_("MFU margin"))]
+    table = Grid(_("Jobs (work in EFLOP = 1e18 FLOPs, redundancy included)"), cols,
+                 folds=[(_("on"), _("layout")), ("GPUs", "GB/GPU")])
     for j in plan.jobs:
-        table.add_row(escape(j.name), str(j.gpus), escape(", ".join(j.gpu_types) + " @ " + ", ".join(j.sites)),
-                      escape(layout_words(j)), f"{j.memory_per_gpu_gb:.1f}",
-                      day_text(plan.start_date, j.finish_day - 1) if plan.start_date and j.finish_day else
-                      str(j.finish_day),
-                      f"{j.done_eflop:,.0f} / {j.required_eflop:,.0f}", margin_text(j.mfu_margin, j.mfu_margin_low))
+        table.rows.append([escape(j.name), str(j.gpus), escape(", ".join(j.gpu_types) + " @ " + ", ".join(j.sites)),
+                           escape(layout_words(j)), f"{j.memory_per_gpu_gb:.1f}",
+                           day_text(plan.start_date, j.finish_day - 1) if plan.start_date and j.finish_day else
+                           str(j.finish_day),
+                           f"{j.done_eflop:,.0f} / {j.required_eflop:,.0f}", margin_text(j.mfu_margin, j.mfu_margin_low)])
     table.caption = _(LAYOUT_GLOSS)
     if any(j.mfu_margin is not None for j in plan.jobs):
         table.caption += " " + _(MARGIN_GLOSS)
-    return table
+    return fitted(table, width)
 
 
 def margin_text(margin: float | None, low: float | None = None) -> str:
@@ -263,7 +277,7 @@ def render_baselines(plan: Plan, baselines: list, console: Console) -> None:
         upper = "≤ " if b.status == "feasible" else ""  # the baseline's own optimum may be cheaper
         cost = {"infeasible": _("infeasible"), "undetermined": _("not determined")}.get(b.status, _money(b.cost or 0))
         table.add_row(escape(b.name), cost, "—" if saving is None else f"{upper}{saving:.1%}", escape(b.detail))
-    console.print(table)
+    console.print(keep_whole(table, console.width))
     if any(b.status == "feasible" for b in baselines):
         console.print(_("≤: that baseline was not solved to optimality in the time given, so the optimum saves "
                         "at most this much against it") if plan.status == "optimal" else

@@ -10,6 +10,7 @@ from solver.analysis.whatif import Outcome, WhatIf
 from solver.i18n import N_, _, money_unit
 from solver.report.explain import explanation_lines
 from solver.report.html import binding_text
+from solver.report.fit import keep_whole
 
 
 def render_whatif(result: WhatIf, console: Console) -> None:
@@ -18,7 +19,7 @@ def render_whatif(result: WhatIf, console: Console) -> None:
         edits.add_column(_(col))
     for c in result.changes:
         edits.add_row(escape(c.where), escape(_value(c.old)), escape(_value(c.new)))
-    console.print(edits)
+    console.print(keep_whole(edits, console.width))
     console.print(_("baseline: {line}").format(line=_line(result.baseline, result.currency)))
     console.print(_("scenario: {line}").format(line=_line(result.scenario, result.currency)))
     for side, outcome in ((N_("baseline's software stack:"), result.baseline),
@@ -56,7 +57,7 @@ def render_whatif(result: WhatIf, console: Console) -> None:
             table.add_column(_(col), justify=justify)
         for line, before, after in moved:
             table.add_row(escape(line), f"{before:,.0f}", f"{after:,.0f}")
-        console.print(table)
+        console.print(keep_whole(table, console.width))
     new, gone = result.binding_changes()
     words = {b.text: binding_text(b) for o in (result.baseline, result.scenario) if o.plan for b in o.plan.binding}
     for text in new:

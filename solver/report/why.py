@@ -10,6 +10,7 @@ from rich.table import Table
 from solver.analysis.why import Why
 from solver.i18n import _, money_unit
 from solver.report.html import reason_name
+from solver.report.fit import keep_whole
 
 
 def render_why(result: Why, console: Console) -> None:
@@ -33,7 +34,7 @@ def render_why(result: Why, console: Console) -> None:
             table.add_row(escape(alt.label), cost, delta, reason_name(alt.code), escape(alt.text))
         if not jw.alternatives:
             table.add_row(_("none"), "", "", "", _("no other GPU type × mode × site × vendor has a plan for this job"))
-        console.print(table)
+        console.print(keep_whole(table, console.width))
         _apart(console, _("No plan when the job is forced onto it ({n})").format(n=len(jw.infeasible)), jw.infeasible)
         _apart(console, _("Left out before solving ({n})").format(n=len(jw.excluded)), jw.excluded)
     if result.binding:
@@ -48,7 +49,7 @@ def render_why(result: Why, console: Console) -> None:
         for b in result.binding:
             cost, delta = _lever_cells(b, result.cost)
             table.add_row(escape(b.text), f"{b.slack:,.4g} {b.unit}", escape(b.relax), cost, delta)
-        console.print(table)
+        console.print(keep_whole(table, console.width))
     else:
         console.print(_("binding limits: none (no power, stock, budget or deadline limit is tight)"))
     for note in result.notes:
@@ -89,4 +90,4 @@ def _apart(console: Console, title: str, alternatives: list) -> None:
     table.add_column(_("why"), overflow="fold")
     for alt in alternatives:
         table.add_row(escape(alt.label), reason_name(alt.code), escape(alt.text))
-    console.print(table)
+    console.print(keep_whole(table, console.width))

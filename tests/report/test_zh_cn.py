@@ -114,6 +114,8 @@ def test_workbook_in_chinese_has_the_english_formulas_and_totals(plans, tmp_path
                 if a.column == 1 and a.value == "total" and b.value != a.value:   # the totals row's label
                     assert b.value == "合计"
                     continue
+                if isinstance(a.value, str) and not a.value.startswith("="):
+                    continue   # words in Chinese (modes, parts, blocks: tests/report/test_zh_workbook.py)
                 assert a.value == b.value, (e.title, a.coordinate)        # data, formulas and totals
                 assert a.number_format.replace('"CNY"', '"元"') == b.number_format
     rentals = zh["租用"]
