@@ -45,7 +45,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from pathlib import Path
 
-from solver.clock import OutOfTime, RunClock, stopped
+from solver.clock import OutOfTime, RunClock, interrupted, not_started, stopped
 from solver.engine.backends import BACKENDS, DEFAULT_BACKEND
 from solver.engine.export import write_mps
 from solver.engine.progress import PROGRESS
@@ -127,9 +127,7 @@ def solve_problem(problem: Problem, catalog: Catalog, *, backend: str = DEFAULT_
     try:
         limit = clock.next_limit()
     except OutOfTime:
-        raise Infeasible("no plan found (not proven infeasible): the run's time (--max-seconds) ran out "
-                         "before the solve could start",
-                         reasons=["raise --max-seconds"], proven=False) from None
+        raise not_started() from None
     plan = solve_built(inst, milp, backend=backend, time_limit=limit, gap=gap, more_time=clock.more_time)
     if problem.preferences:  # soft preferences: re-solve with each imposed (solver.milp.prefer)
         def pinned(pins: list[int]) -> Plan:
@@ -199,7 +197,8 @@ def solve_built(inst: Instance, milp: Milp, *, backend: str = DEFAULT_BACKEND, t
         solution = solve_milp(milp, backend=backend, time_limit=time_limit, gap=gap, tiebreak=True)
     except NoSolution as exc:
         if not exc.proven:
-            hint = ("the command's time ran out: raise --max-seconds" if stopped() else
+            hint = ("the command was stopped (Ctrl-C)" if interrupted() else
+                    "the command's time ran out: raise --max-seconds" if stopped() else
                     f"raise {more_time}, or try another --backend" if time_limit else "try another --backend")
             raise Infeasible(f"{exc}: {hint}", reasons=[], proven=False) from None
         raise Infeasible(str(exc), reasons=explain_quick(inst)) from None

@@ -11,9 +11,12 @@ from __future__ import annotations
 import json
 import os
 import re
+import subprocess
+import sys
 
 import pytest
 
+from tests.builders import HANG_SECONDS, ROOT
 from tests.ctrl_c import ctrl_c, line_with, workers_started
 
 SEED = "problems/seed-7b-200b-30d.yaml"   # solves in seconds; three offers to price, one in the plan
@@ -97,3 +100,31 @@ def test_sweep_on_ray_ctrl_c_stops_ray_too(grid, when):
     run = ctrl_c(["sweep", SEED, "--grid", grid, "--jobs", "2", "--executor", "ray"], trigger, env=ROWS)
     _clean_stop(run)
     assert "12 scenarios:" in run.stdout, run.stdout
+
+
+# --- after Ctrl-C, no note sends the user to a budget that did not end (issue 47 item 18) ---------
+
+INFEASIBLE = "problems/infeasible/shunyi-racks-short.yaml"
+BUDGET_WORDS = ("--max-seconds", "budget ran out", "time ran out", "within the time limit", "raise --time-limit",
+                "within the run's time")
+
+
+@pytest.mark.parametrize("args, after", [
+    (("why", SEED), 1), (("why", SEED, "--json"), 2), (("frontier", SEED, "--points", "4"), 3),
+    (("solve", SEED, "--objective", "min_time"), 2), (("solve", INFEASIBLE), 1), (("solve", INFEASIBLE, "--json"), 5),
+    (("whatif", INFEASIBLE, "--set", "jobs[*].deadline_days=28"), 2)])
+def test_after_ctrl_c_no_note_says_the_time_budget_ran_out(args, after):
+    """Before: why's alternatives and levers read "not analysed: the run's time budget ran out (raise
+    --max-seconds)", the frontier "no frontier point within the run's time (--max-seconds)", the
+    infeasibility search "not determined within the time limit". The stop is injected
+    (GPUPLAN_INTERRUPT_AFTER_SOLVES: SIGINT to the command's process when its (k+1)-th solve would start)."""
+    from solver.clock import INTERRUPT_AFTER
+
+    env = {**os.environ, "COLUMNS": "200", INTERRUPT_AFTER: str(after)}
+    run = subprocess.run([sys.executable, "-m", "solver.cli", *args], capture_output=True, text=True, cwd=ROOT, env=env,
+                         timeout=HANG_SECONDS)
+    assert run.returncode == 130, run.stderr[-2000:]
+    said = run.stdout + run.stderr
+    assert "Ctrl-C" in said and "Traceback" not in said
+    for words in BUDGET_WORDS:
+        assert words not in said, (words, said[-3000:])
