@@ -54,7 +54,7 @@ from solver.engine.solve import solve_milp
 from solver.errors import Infeasible
 from solver.milp.build import build_milp
 from solver.milp.capacity import held_nodes, widen_discount
-from solver.milp.core import Milp
+from solver.milp.core import BIG_MODEL_VARIABLES, Milp
 from solver.milp.elastic import budget_slack, power_sites, power_slack, stock_slack
 from solver.milp.exclusion import Exclusion
 from solver.milp.extract import extract_plan
@@ -127,7 +127,7 @@ def solve_problem(problem: Problem, catalog: Catalog, *, backend: str = DEFAULT_
     try:
         limit = clock.next_limit()
     except OutOfTime:
-        raise not_started() from None
+        raise not_started(advice=size_advice(inst, milp)) from None
     plan = solve_built(inst, milp, backend=backend, time_limit=limit, gap=gap, more_time=clock.more_time)
     if problem.preferences:  # soft preferences: re-solve with each imposed (solver.milp.prefer)
         def pinned(pins: list[int]) -> Plan:
@@ -200,9 +200,24 @@ def solve_built(inst: Instance, milp: Milp, *, backend: str = DEFAULT_BACKEND, t
             hint = ("the command was stopped (Ctrl-C)" if interrupted() else
                     "the command's time ran out: raise --max-seconds" if stopped() else
                     f"raise {more_time}, or try another --backend" if time_limit else "try another --backend")
-            raise Infeasible(f"{exc}: {hint}", reasons=[], proven=False) from None
+            raise Infeasible(f"{exc}: {hint}", reasons=[] if interrupted() else size_advice(inst, milp),
+                             proven=False) from None
         raise Infeasible(str(exc), reasons=explain_quick(inst)) from None
     return plan_of(inst, solution)
+
+
+def size_advice(inst: Instance, milp: Milp) -> list[str]:
+    """Why a run's time ended with no plan when its model is big (BIG_MODEL_VARIABLES or more): its
+    size, and `restrict:` to shrink it; nothing for a smaller model. Why (issue 47): 5,000 unrestricted
+    offers ended in a bare "no plan", exit 1, as if the problem had none."""
+    variables = milp.model.num_variables
+    if variables < BIG_MODEL_VARIABLES:
+        return []
+    offers, jobs = len({c.offer.offer for c in inst.configs.values()}), len(inst.problem.jobs)
+    return [f"the problem is too large to solve in the run's time: {offers:,} offers for {jobs} "
+            f"job{'s' if jobs != 1 else ''} make a model of {variables:,} variables; narrow it with "
+            "`restrict:` in the problem (gpus, vendors, datacenters, modes or offers; `gpuplan catalog show` "
+            "lists them), or raise --max-seconds"]
 
 
 def plan_of(inst: Instance, solution: Solution, problem: Problem | None = None,

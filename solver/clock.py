@@ -177,12 +177,13 @@ def fix_for_time(text: str) -> list[str]:
     return [] if interrupted() else [text]
 
 
-def not_started(what: str = "the solve") -> Infeasible:
+def not_started(what: str = "the solve", advice: list[str] | None = None) -> Infeasible:
     """No plan (not proven infeasible): the command's end came before `what` could start, its budget
-    (raise --max-seconds) or Ctrl-C."""
+    (raise --max-seconds, and `advice`: solver.api.size_advice) or Ctrl-C."""
     why = ctrl_c_or("the run's time (--max-seconds) ran out", "the run was stopped (Ctrl-C)")
+    reasons = [] if interrupted() else advice or ["raise --max-seconds"]
     return Infeasible(f"no plan found (not proven infeasible): {why} before {what} could start",
-                      reasons=fix_for_time("raise --max-seconds"), proven=False)
+                      reasons=reasons, proven=False)
 
 
 INTERRUPT_AFTER = "GPUPLAN_INTERRUPT_AFTER_SOLVES"

@@ -91,7 +91,8 @@ class Probes:
                     "the command's time ran out: raise --max-seconds" if stopped() else
                     f"raise {self.clock.more_time}, or try another --backend" if self.clock.time_limit or self.clock.cut
                     else "try another --backend")
-            raise Infeasible(f"{answer.why}: {hint}", reasons=[], proven=False)
+            advice = [] if interrupted() else api.size_advice(self.inst, self.milp)
+            raise Infeasible(f"{answer.why}: {hint}", reasons=advice, proven=False)
         return answer.plan
 
     def plan(self, export_mps=None) -> Plan:
@@ -108,7 +109,7 @@ class Probes:
         try:
             plan = self.solve_base()
         except OutOfTime:
-            raise not_started() from None
+            raise not_started(advice=api.size_advice(self.inst, self.milp)) from None
         others = api.off_stack(plan, self.problem, self.catalog)
         return self._stack_switch(plan, others) if others else plan
 
