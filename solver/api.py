@@ -115,10 +115,14 @@ def solve_problem(problem: Problem, catalog: Catalog, *, backend: str = DEFAULT_
     unless `price_stack` is False: a probe that only asks whether a plan exists (the margin's)
     has no use for that price."""
     clock = RunClock.starting_now(time_limit, max_seconds, least=0.0)  # building the model is part of the run
+    if clock.spent():  # no build once the run's time is over (issue 47: phases after the solve ran on)
+        raise not_started()
     inst = build_instance(problem, catalog)
     stranded = [job.name for job in problem.jobs if not any(o.job == job.name for o in inst.options)]
     if stranded:
         raise Infeasible(f"no offer can carry job {', '.join(stranded)}", reasons=explain_quick(inst))
+    if clock.spent():  # the model's build takes longer than the Instance's: not started past the budget
+        raise not_started()
     milp = build_milp(inst)
     if constrain is not None:
         constrain(milp)
