@@ -14,6 +14,7 @@ bytes), so the processes left behind after it exits are counted by scanning /pro
 from __future__ import annotations
 
 import os
+import re
 import shutil
 import signal
 import subprocess
@@ -71,9 +72,10 @@ def workers_started(words: str = "spawn_main") -> Trigger:
     return lambda lines, marker: any(words in p for p in marked(marker))
 
 
-def line_with(text: str) -> Trigger:
-    """A trigger: a line of the command's stderr contains `text`."""
-    return lambda lines, marker: any(text in line for line in lines)
+def line_with(pattern: str) -> Trigger:
+    """A trigger: a line of the command's stderr matches the regular expression `pattern` (re.search)."""
+    found = re.compile(pattern)
+    return lambda lines, marker: any(found.search(line) for line in lines)
 
 
 def ctrl_c(args: list[str], when: Trigger, env: dict[str, str] | None = None) -> Stopped:

@@ -59,7 +59,7 @@ def test_negotiate_ctrl_c_while_its_pool_starts_prints_the_base_plan_and_exits_1
 
 
 def test_negotiate_ctrl_c_while_its_pool_prices_offers():
-    run = ctrl_c(["negotiate", SEED, "--jobs", "2"], line_with("break-even price"), env=ROWS)
+    run = ctrl_c(["negotiate", SEED, "--jobs", "2"], line_with(r"row \d+: [^:]+: break-even price \d"), env=ROWS)
     _clean_stop(run)
     assert "walk-away" in run.stdout.lower() and "307,180" in run.stdout, run.stdout
 
@@ -74,7 +74,7 @@ def grid(tmp_path):
 def test_sweep_ctrl_c_prints_the_rows_so_far_and_the_rest_as_stopped(grid):
     """Before: exit 130 with no table and no "interrupted" line, though rows were solved; workers'
     KeyboardInterrupt tracebacks; once the Ctrl-C was lost and the sweep ran on."""
-    run = ctrl_c(["sweep", SEED, "--grid", grid, "--jobs", "2", "--json"], line_with("row 2/12"), env=ROWS)
+    run = ctrl_c(["sweep", SEED, "--grid", grid, "--jobs", "2", "--json"], line_with(r"row 2/12: "), env=ROWS)
     _clean_stop(run)
     rows = {r["scenario"]: r for r in json.loads(run.stdout)}
     assert len(rows) == 12
@@ -96,7 +96,7 @@ def test_sweep_on_ray_ctrl_c_stops_ray_too(grid, when):
     """Before: a segfault (exit -11) with no output in 4 of 13 runs, and `ray::DashboardAgent` or
     `RuntimeEnvAgent` still running after gpuplan exited in 3 of 13."""
     _need_ray()
-    trigger = workers_started("raylet") if when == "raylet" else line_with("row 2/12")
+    trigger = workers_started("raylet") if when == "raylet" else line_with(r"row 2/12: ")
     run = ctrl_c(["sweep", SEED, "--grid", grid, "--jobs", "2", "--executor", "ray"], trigger, env=ROWS)
     _clean_stop(run)
     assert "12 scenarios:" in run.stdout, run.stdout
