@@ -102,6 +102,13 @@ def test_sweep_on_ray_ctrl_c_stops_ray_too(grid, when):
     assert "12 scenarios:" in run.stdout, run.stdout
 
 
+
+def test_negotiate_on_ray_ctrl_c_while_ray_starts_stops_ray_too():
+    _need_ray()
+    run = ctrl_c(["negotiate", SEED, "--jobs", "2", "--ray", "local", "--json"], workers_started("raylet"), env=ROWS)
+    _clean_stop(run)
+    assert json.loads(run.stdout)["base_cost"] == pytest.approx(307180)
+
 # --- after Ctrl-C, no note sends the user to a budget that did not end (issue 47 item 18) ---------
 
 INFEASIBLE = "problems/infeasible/shunyi-racks-short.yaml"
