@@ -24,3 +24,24 @@ def test_a_robust_plan_asked_after_the_budget_builds_no_model(monkeypatch):
     robust = robust_plan(preferring, catalog, optimum, 0.8, max_seconds=0.0)
     assert built == {"instance": 0, "model": 0}
     assert robust.status == "not solved" and "no plan found in the time given" in robust.text
+
+
+def test_margins_asked_after_the_budget_start_no_probe_and_say_they_were_cut(monkeypatch):
+    """Each job's margin search read its problem at a slower MFU (a copy of every job) and only then
+    heard that no probe may start: 200 jobs ran on past the budget. Now a spent clock is a cut
+    search at once: the margin the plan's own rentals prove, and 0 as the lowest known too low."""
+    import solver.analysis.margin as margin
+    from solver.clock import RunClock
+    from solver.probes import Probes
+
+    problem, catalog = load_problem(ROOT / "problems" / "debug-then-train.yaml")
+    probes = Probes(problem, catalog)
+    plan = probes.plan()
+    probes.clock = RunClock(None, stop_at=0.0)   # the run's time is over
+    read = []
+    monkeypatch.setattr(margin, "at_mfu", lambda *a, **k: read.append(a) or (problem, catalog))
+    solves = probes.solves
+    cut = margin.mfu_margins(problem, catalog, plan, probes=probes)
+    assert read == [] and probes.solves == solves
+    for job in cut.jobs:
+        assert job.mfu_margin_low == 0.0 and 0 < job.mfu_margin <= 1, job
