@@ -45,7 +45,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from pathlib import Path
 
-from solver.clock import OutOfTime, RunClock, stopped
+from solver.clock import OutOfTime, RunClock, interrupted, not_started, stopped
 from solver.engine.backends import BACKENDS, DEFAULT_BACKEND
 from solver.engine.export import write_mps
 from solver.engine.progress import PROGRESS
@@ -54,7 +54,7 @@ from solver.engine.solve import solve_milp
 from solver.errors import Infeasible
 from solver.milp.build import build_milp
 from solver.milp.capacity import held_nodes, widen_discount
-from solver.milp.core import Milp
+from solver.milp.core import BIG_MODEL_VARIABLES, Milp
 from solver.milp.elastic import budget_slack, power_sites, power_slack, stock_slack
 from solver.milp.exclusion import Exclusion
 from solver.milp.extract import extract_plan
@@ -115,10 +115,14 @@ def solve_problem(problem: Problem, catalog: Catalog, *, backend: str = DEFAULT_
     unless `price_stack` is False: a probe that only asks whether a plan exists (the margin's)
     has no use for that price."""
     clock = RunClock.starting_now(time_limit, max_seconds, least=0.0)  # building the model is part of the run
+    if clock.spent():  # no build once the run's time is over (issue 47: phases after the solve ran on)
+        raise not_started()
     inst = build_instance(problem, catalog)
     stranded = [job.name for job in problem.jobs if not any(o.job == job.name for o in inst.options)]
     if stranded:
         raise Infeasible(f"no offer can carry job {', '.join(stranded)}", reasons=explain_quick(inst))
+    if clock.spent():  # the model's build takes longer than the Instance's: not started past the budget
+        raise not_started()
     milp = build_milp(inst)
     if constrain is not None:
         constrain(milp)
@@ -127,9 +131,7 @@ def solve_problem(problem: Problem, catalog: Catalog, *, backend: str = DEFAULT_
     try:
         limit = clock.next_limit()
     except OutOfTime:
-        raise Infeasible("no plan found (not proven infeasible): the run's time (--max-seconds) ran out "
-                         "before the solve could start",
-                         reasons=["raise --max-seconds"], proven=False) from None
+        raise not_started(advice=size_advice(inst, milp)) from None
     plan = solve_built(inst, milp, backend=backend, time_limit=limit, gap=gap, more_time=clock.more_time)
     if problem.preferences:  # soft preferences: re-solve with each imposed (solver.milp.prefer)
         def pinned(pins: list[int]) -> Plan:
@@ -199,11 +201,27 @@ def solve_built(inst: Instance, milp: Milp, *, backend: str = DEFAULT_BACKEND, t
         solution = solve_milp(milp, backend=backend, time_limit=time_limit, gap=gap, tiebreak=True)
     except NoSolution as exc:
         if not exc.proven:
-            hint = ("the command's time ran out: raise --max-seconds" if stopped() else
+            hint = ("the command was stopped (Ctrl-C)" if interrupted() else
+                    "the command's time ran out: raise --max-seconds" if stopped() else
                     f"raise {more_time}, or try another --backend" if time_limit else "try another --backend")
-            raise Infeasible(f"{exc}: {hint}", reasons=[], proven=False) from None
+            raise Infeasible(f"{exc}: {hint}", reasons=[] if interrupted() else size_advice(inst, milp),
+                             proven=False) from None
         raise Infeasible(str(exc), reasons=explain_quick(inst)) from None
     return plan_of(inst, solution)
+
+
+def size_advice(inst: Instance, milp: Milp) -> list[str]:
+    """Why a run's time ended with no plan when its model is big (BIG_MODEL_VARIABLES or more): its
+    size, and `restrict:` to shrink it; nothing for a smaller model. Why (issue 47): 5,000 unrestricted
+    offers ended in a bare "no plan", exit 1, as if the problem had none."""
+    variables = milp.model.num_variables
+    if variables < BIG_MODEL_VARIABLES:
+        return []
+    offers, jobs = len({c.offer.offer for c in inst.configs.values()}), len(inst.problem.jobs)
+    return [f"the problem is too large to solve in the run's time: {offers:,} offers for {jobs} "
+            f"job{'s' if jobs != 1 else ''} make a model of {variables:,} variables; narrow it with "
+            "`restrict:` in the problem (gpus, vendors, datacenters, modes or offers; `gpuplan catalog show` "
+            "lists them), or raise --max-seconds"]
 
 
 def plan_of(inst: Instance, solution: Solution, problem: Problem | None = None,

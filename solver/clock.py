@@ -22,7 +22,7 @@ import threading
 import time
 from dataclasses import dataclass, field
 
-from solver.errors import ProblemError
+from solver.errors import Infeasible, ProblemError
 
 LONGEST_SECONDS = 30 * 24 * 3600.0
 """The most seconds a time option or GPUPLAN_* variable may give (30 days): longer than any run
@@ -163,6 +163,27 @@ def stopped() -> bool:
 def interrupted() -> bool:
     """Whether Ctrl-C stopped the running command (exit 130)."""
     return COMMAND.stopped_by == "signal"
+
+
+def ctrl_c_or(budget_words: str, ctrl_c_words: str) -> str:
+    """A note on what the run left undetermined: `budget_words` (its time ran out, and which option to
+    raise), or `ctrl_c_words` when Ctrl-C stopped it. Why (issue 47): after Ctrl-C the notes said "time
+    budget ran out (raise --max-seconds)", sending the user to an option that would not have helped."""
+    return ctrl_c_words if interrupted() else budget_words
+
+
+def fix_for_time(text: str) -> list[str]:
+    """The reasons of an answer its time cut short: `text` (the option to raise), none after Ctrl-C."""
+    return [] if interrupted() else [text]
+
+
+def not_started(what: str = "the solve", advice: list[str] | None = None) -> Infeasible:
+    """No plan (not proven infeasible): the command's end came before `what` could start, its budget
+    (raise --max-seconds, and `advice`: solver.api.size_advice) or Ctrl-C."""
+    why = ctrl_c_or("the run's time (--max-seconds) ran out", "the run was stopped (Ctrl-C)")
+    reasons = [] if interrupted() else advice or ["raise --max-seconds"]
+    return Infeasible(f"no plan found (not proven infeasible): {why} before {what} could start",
+                      reasons=reasons, proven=False)
 
 
 INTERRUPT_AFTER = "GPUPLAN_INTERRUPT_AFTER_SOLVES"

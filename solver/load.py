@@ -372,6 +372,9 @@ def _fix_for(err: dict) -> str | None:
         return "use a value within that range (a unit or a digit wrong?)"
     if "control character" in err.get("msg", ""):
         return "delete it: names and text must be printable (no escape sequences)"
+    if "invisible character" in err.get("msg", ""):
+        return ("delete it (retype the name): an invisible character makes two names that look alike differ "
+                "(zero-width spaces and joiners, byte-order marks)")
     return None
 
 

@@ -48,7 +48,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, replace
 
 from solver.api import DEFAULT_BACKEND, explain_quick
-from solver.clock import OutOfTime, RunClock
+from solver.clock import OutOfTime, RunClock, ctrl_c_or, fix_for_time
 from solver.errors import Infeasible, PlanRejected
 from solver.limits import Limits, finish_day, plan_vendors
 from solver.milp.decompose import choices_by_job
@@ -225,7 +225,7 @@ class Session:
         if answer.status == "infeasible":
             return None
         raise Infeasible(f"cannot tell whether a plan exists {self.describe()}: {answer.why}",
-                         reasons=[f"raise {self.clock.more_time}, or try another --backend"], proven=False)
+                         reasons=fix_for_time(f"raise {self.clock.more_time}, or try another --backend"), proven=False)
 
     def earliest_cap(self, hi: int | None = None, on_step: Step | None = None) -> int:
         """Smallest day D such that some plan finishes by D under the other limits (bisection
@@ -381,9 +381,10 @@ class Session:
                 best = sol
         if best is None:
             proven = open_bound == INF
-            why = "proven infeasible" if proven else "no plan found within the time limit"
+            why = "proven infeasible" if proven else ctrl_c_or("no plan found within the time limit",
+                                                                 "no plan found before Ctrl-C stopped the run")
             raise Infeasible(f"no plan {self.describe()} ({why})",
-                             reasons=explain_quick(self.inst) if proven else [f"raise {self.clock.more_time}"],
+                             reasons=explain_quick(self.inst) if proven else fix_for_time(f"raise {self.clock.more_time}"),
                              proven=proven)
         out = replace(best, bound=min(best.objective, open_bound))
         out.status = "optimal" if out.gap <= self.tolerance + 1e-12 else "feasible"

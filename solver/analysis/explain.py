@@ -73,7 +73,7 @@ from dataclasses import asdict, dataclass, field
 
 from solver.analysis.edits import apply_edits
 from solver.api import DEFAULT_BACKEND, FAMILIES, Family, NotApplicable, build_instance, family
-from solver.clock import OutOfTime, RunClock
+from solver.clock import OutOfTime, RunClock, ctrl_c_or
 from solver.errors import Infeasible
 from solver.model.catalog import Catalog
 from solver.model.problem import Problem
@@ -353,7 +353,8 @@ class _Context:
             refuted = cost is None
         except _Undetermined:
             cost = None
-            self.notes.append(f"could not verify {'; '.join(edits)} within the time limit")
+            self.notes.append(f"could not verify {'; '.join(edits)} "
+                              + ctrl_c_or("within the time limit", "before Ctrl-C stopped the run"))
         unit = parts[0].unit if len({p.unit for p in parts}) == 1 else "mixed"
         amount = sum(p.amount for p in parts) if unit != "mixed" else None
         rel = Relaxation(kind, target, amount, unit, parts, edits, cost is not None, cost, refuted=refuted)
@@ -370,7 +371,9 @@ class _Context:
         return Relaxation(kind, target, None, family(kind).unit_in(self.problem), text=text)
 
     def _undetermined(self, kind: str, target: str, what: str) -> Relaxation:
-        rel = self._cannot(kind, target, f"{what}: not determined within the time limit (raise {self.clock.more_time})")
+        rel = self._cannot(kind, target, f"{what}: " + ctrl_c_or(
+            f"not determined within the time limit (raise {self.clock.more_time})",
+            "not determined: the run was stopped (Ctrl-C)"))
         rel.determined = False
         return rel
 
@@ -580,7 +583,8 @@ class _Context:
         try:
             needs = self._elastic(stretch, weighted=True)
         except _Undetermined:
-            self.notes.append("the cheapest combination: not determined within the time limit")
+            self.notes.append("the cheapest combination: " + ctrl_c_or("not determined within the time limit",
+                                                                       "not determined: the run was stopped (Ctrl-C)"))
             return None
         if needs is None:
             names = {"without": "budget", "each": "power", "together": "stock"}

@@ -40,7 +40,7 @@ from pathlib import Path
 
 from solver.api import DEFAULT_BACKEND
 from solver.choices import AXES
-from solver.clock import OutOfTime
+from solver.clock import OutOfTime, ctrl_c_or, fix_for_time
 from solver.errors import Infeasible, ProblemError
 from solver.files import json_text, replace_together, write_error
 from solver.limits import finish_day, plan_vendors
@@ -171,12 +171,15 @@ def frontier(problem: Problem, catalog: Catalog, axis: str = "deadline", points:
                 found.append(point)
                 unchecked.append(finish_day(plan))
         if unchecked and axis in ("deadline", "budget"):  # their points are (cost, earliest day)
-            out.notes.append("solved before the run's time ran out and not checked for an equally cheap plan "
+            out.notes.append(ctrl_c_or("solved before the run's time ran out", "solved before Ctrl-C stopped the run")
+                             + " and not checked for an equally cheap plan "
                              f"that finishes earlier: the plan(s) finishing on day {', '.join(map(str, sorted(unchecked)))}")
         if not found:
-            raise Infeasible("no frontier point within the run's time (--max-seconds)",
-                             reasons=["raise --max-seconds, or lower --points"], proven=False) from None
-        out.notes.append("stopped by the run's time (--max-seconds): the ε values after the last one "
+            raise Infeasible(ctrl_c_or("no frontier point within the run's time (--max-seconds)",
+                                       "no frontier point before Ctrl-C stopped the run"),
+                             reasons=fix_for_time("raise --max-seconds, or lower --points"), proven=False) from None
+        out.notes.append(ctrl_c_or("stopped by the run's time (--max-seconds)", "stopped by Ctrl-C")
+                         + ": the ε values after the last one "
                          f"tried ({len(out.tried)} of up to {points}) were not tried")
     if problem.preferences:  # said, not dropped in silence (solver.milp.prefer weighs them per solve)
         n = len(problem.preferences)

@@ -80,7 +80,8 @@ def mfu_margins(problem: Problem, catalog: Catalog, plan: Plan, *, backend: str 
         low = 0.0
         probe = feasible / 2
         while feasible - low > STEP:
-            verdict = _carries(probes, pinned, job.name, probe)
+            # no time left (the budget, Ctrl-C): said cut at once, not found out by each job's probe in turn
+            verdict = None if probes.clock.spent() else _carries(probes, pinned, job.name, probe)
             if verdict is None:  # out of time: the margin lies in (low, feasible], said as such
                 cut[job.name] = round(low, 4)
                 break

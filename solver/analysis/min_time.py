@@ -9,7 +9,7 @@ from __future__ import annotations
 import time
 
 from solver.api import DEFAULT_BACKEND
-from solver.clock import OutOfTime
+from solver.clock import OutOfTime, ctrl_c_or, fix_for_time
 from solver.errors import Infeasible
 from solver.limits import finish_day
 from solver.model.catalog import Catalog
@@ -67,13 +67,15 @@ def _unsettled(session: Session) -> Plan:
     Why not nothing: a min-time search stopped half-way still holds a plan that meets every
     deadline and the budget, and the days it has ruled out (issue 34: never silent)."""
     if session.bracket is None:
-        raise Infeasible("no earliest plan settled within the run's time (--max-seconds)",
-                         reasons=["raise --max-seconds or --time-limit"], proven=False) from None
+        raise Infeasible(ctrl_c_or("no earliest plan settled within the run's time (--max-seconds)",
+                                   "no earliest plan settled before Ctrl-C stopped the run"),
+                         reasons=fix_for_time("raise --max-seconds or --time-limit"), proven=False) from None
     low, high, sol = session.bracket  # (a min-cost solve stopped with a plan returns it: no OutOfTime)
     plan = session.unminimised(sol)
     settled = (f"the earliest finish is day {high}, but its cheapest plan was not proven" if low == high else
                f"the earliest finish lies between day {low} and day {high}: the days before {high} were "
                "not all ruled out")
+    when = ctrl_c_or("within the run's time (--max-seconds)", "before Ctrl-C stopped the run")
     return plan.model_copy(update={"warnings": [*plan.warnings, (
-        f"not settled within the run's time (--max-seconds): {settled}; this plan finishes on day "
+        f"not settled {when}: {settled}; this plan finishes on day "
         f"{finish_day(plan)} and costs {plan.total_cost:,.2f}, at least {plan.lower_bound:,.2f}")]})

@@ -82,7 +82,7 @@ from solver.analysis.negotiate_offers import (NEAR, OUT_OF_TIME, PRICE_FLOOR, SK
 from solver.analysis.negotiate_pool import Done, RayRunner, Runner, Shared, row_words
 from solver.analysis.negotiate_probes import Asker, Setup, build_engine, price_volume, with_price
 from solver.analysis.ray_actors import require_ray
-from solver.clock import COMMAND, OutOfTime, RunClock, interrupted
+from solver.clock import COMMAND, OutOfTime, RunClock, interrupted, not_started
 from solver.errors import Infeasible, ProblemError
 from solver.files import csv_cell, save_atomic, text_cells
 from solver.i18n import N_, _
@@ -273,8 +273,7 @@ def _solve_base(asker: Asker):
     try:
         base = asker.probes.solve_base()
     except OutOfTime:
-        raise Infeasible("no plan found (not proven infeasible) before the run's time ran out",
-                         reasons=["raise --max-seconds"], proven=False) from None
+        raise not_started("the base solve") from None
     asker.adopt_base(asker.probes.base)
     return base
 

@@ -11,7 +11,10 @@ as solver.analysis.sweep found).
 One clock: every worker stops starting solves at the command's deadline (handed over as a
 time.monotonic() instant, which all processes on a machine share), and the command's stop
 (its budget, or Ctrl-C) is handed on through an Event that interrupts the worker's running
-solve. Workers ignore SIGINT: the command's process hears Ctrl-C and decides.
+solve. Workers never hear Ctrl-C (solver.analysis.workers: started with SIGINT blocked, then
+ignoring it; a terminal sends it to every process of its group): the command's process hears it,
+tells them to stop, and kills those still busy after a short grace; what they had not priced is
+said not analysed.
 Results come back by task and are put in the output's order, so the output is the same with
 any --jobs.
 With `--ray ADDRESS` the same workers are Ray actors (RayRunner), on this machine or a cluster.
@@ -21,19 +24,19 @@ from __future__ import annotations
 
 import copy
 import os
-import signal
-import threading
 import time
-from concurrent.futures import FIRST_COMPLETED, ProcessPoolExecutor, wait
+from concurrent.futures import FIRST_COMPLETED, Future, wait
+from concurrent.futures.process import BrokenProcessPool
 from contextlib import ExitStack
 from dataclasses import dataclass
 from multiprocessing import get_context
 
-from solver.analysis.negotiate_offers import OfferTerms, not_analysed, price_limit
+from solver.analysis.negotiate_offers import WORKER_FAILED, OfferTerms, not_analysed, price_limit
 from solver.analysis.negotiate_probes import Asker, OutOfBudget, Setup, build_engine
 from solver.analysis.ray_actors import cluster_cpus, ray_session
-from solver.api import PROGRESS, Solution
-from solver.clock import RunClock, stop_command, stopped
+from solver.analysis.workers import STOP_GRACE, Pool, hear_stop, interruptible, stop_here
+from solver.api import Solution
+from solver.clock import RunClock, stopped
 from solver.model.plan import Plan
 from solver.probes import Answer
 from solver.rows import ROWS
@@ -85,7 +88,7 @@ class Runner:
 
     def __init__(self, asker: Asker, shared: Shared, jobs: int, deadline: float | None) -> None:
         self.asker, self.shared, self.jobs, self.deadline = asker, shared, jobs, deadline
-        self.pool: ProcessPoolExecutor | None = None
+        self.pool: Pool | None = None
         self.stop = None
 
     def __enter__(self) -> Runner:
@@ -93,7 +96,7 @@ class Runner:
 
     def __exit__(self, *exc) -> None:
         if self.pool is not None:
-            self.pool.shutdown(wait=True, cancel_futures=True)
+            self.pool.close()
 
     def workers(self) -> int:
         """Processes the offers run in (this one counts as one)."""
@@ -105,13 +108,13 @@ class Runner:
 
     def run(self, work: list[tuple[OfferTerms, float]]) -> list[Done]:
         """Every (terms, estimated drop) analysed; results in the order of `work`."""
-        if self.jobs <= 1 or (self.pool is None and (len(work) <= 1 or self.spent())):
-            # one offer, or no time left to price any: no pool to start (each worker would build the model)
+        if self.jobs <= 1 or self.spent() or (self.pool is None and len(work) <= 1):
+            # one offer, or no time left to price any: no pool to start (each worker would build the model);
+            # each is then said not analysed at once
             return [_announced(analyse(self.asker, terms, drop, self.shared)) for terms, drop in work]
         if self.pool is None:
             self.stop = get_context("spawn").Event()
-            self.pool = ProcessPoolExecutor(self.jobs, mp_context=get_context("spawn"), initializer=_init_worker,
-                                            initargs=(self.asker.setup, self.shared, self.deadline, self.stop))
+            self.pool = Pool(self.jobs, _init_worker, (self.asker.setup, self.shared, self.deadline, self.stop))
         futures = {self.pool.submit(_pool_task, terms, drop): i for i, (terms, drop) in enumerate(work)}
         pending = set(futures)
         while pending:
@@ -119,12 +122,30 @@ class Runner:
             for fut in finished:  # each row as it comes (the table keeps the order of `work`)
                 if fut.exception() is None:
                     _announced(fut.result())
-            if stopped() and not self.stop.is_set():
-                self.stop.set()  # the command was stopped: the workers stop too, and say what they had not done
-        out: list[Done | None] = [None] * len(work)
-        for fut, i in futures.items():
-            out[i] = fut.result()
-        return out
+            if stopped() and pending:  # the command was stopped: the workers stop too; those still busy are killed
+                self.stop.set()
+                self.pool.stop(pending, STOP_GRACE)
+                break
+        return [_done(fut, *work[i]) for fut, i in futures.items()]
+
+
+def _done(fut: Future, terms: OfferTerms, drop: float) -> Done:
+    """A task's result; an offer whose worker was stopped before it ended (or failed) is not analysed."""
+    if not fut.done() or fut.cancelled():
+        return _unfinished(terms, None)
+    if isinstance(fut.exception(), BrokenProcessPool):   # its worker was killed or died
+        return _unfinished(terms, fut.exception())
+    return fut.result()   # its answer, or the analysis' own error, raised as in this process
+
+
+def _unfinished(terms: OfferTerms, error: BaseException | None) -> Done:
+    """An offer whose worker did not answer: not analysed, because the command was stopped (the reason
+    says the budget, or Ctrl-C once the command's process rewords it), else because the worker died."""
+    t = copy.deepcopy(terms)
+    not_analysed(t)
+    if not stopped():   # no stop asked for it: its worker process died (a crash, the OOM killer)
+        t.reason = WORKER_FAILED if error is None else f"{WORKER_FAILED} ({type(error).__name__})"
+    return Done(t, 0, 0)
 
 
 class RayRunner(Runner):
@@ -144,8 +165,7 @@ class RayRunner(Runner):
         self.actors: list = []
 
     def __exit__(self, *exc) -> None:
-        for actor in self.actors:
-            self.ray.kill(actor)
+        """Ray shut down (its processes and the actors' solver children with it: solver.analysis.ray_actors)."""
         self.stack.close()
 
     def workers(self) -> int:
@@ -153,30 +173,40 @@ class RayRunner(Runner):
         return max(1, len(self.actors))
 
     def run(self, work: list[tuple[OfferTerms, float]]) -> list[Done]:
-        if not self.actors and (len(work) <= 1 or self.spent()):  # one offer, or no time: no cluster to start
+        if self.spent() or (not self.actors and len(work) <= 1):  # one offer, or no time: no cluster to start
             return [_announced(analyse(self.asker, terms, drop, self.shared)) for terms, drop in work]
         if not self.actors:
             self._start()
         out: list[Done | None] = [None] * len(work)
-        waiting, pending, told = list(range(len(work)))[::-1], {}, False
+        waiting, pending, give_up = list(range(len(work)))[::-1], {}, None
 
         def give(actor) -> None:
-            if waiting:
+            if waiting and not stopped():
                 i = waiting.pop()
                 pending[actor.analyse.remote(*work[i])] = (i, actor)
         for actor in self.actors:
             give(actor)
-        while pending:
+        while pending and (give_up is None or time.monotonic() < give_up):
             finished, _ = self.ray.wait(list(pending), num_returns=1, timeout=0.1)
             for ref in finished:
                 i, actor = pending.pop(ref)
-                out[i] = _announced(self.ray.get(ref))  # a dead actor raises here, as a broken pool does
+                out[i] = _announced(self._answer(ref, work[i][0]))
                 give(actor)
-            if stopped() and not told:
-                told = True  # the command was stopped: the actors stop too, and say what they had not done
+            if stopped() and give_up is None:
+                # the command was stopped: the actors stop too and say what they had; those still busy
+                # after the grace (building their engine) are left to Ray's shutdown
+                give_up = time.monotonic() + STOP_GRACE
                 for actor in self.actors:
                     actor.stop.remote()
-        return out
+        return [done if done is not None else _unfinished(work[i][0], None) for i, done in enumerate(out)]
+
+    def _answer(self, ref, terms: OfferTerms) -> Done:
+        """An actor's answer; not analysed when the actor died (Ray raises its error here)."""
+        dead = (self.ray.exceptions.RayActorError, self.ray.exceptions.WorkerCrashedError)
+        try:
+            return self.ray.get(ref)
+        except dead as exc:   # its offer is said not analysed, never a traceback
+            return _unfinished(terms, exc)
 
     def _start(self) -> None:
         self.ray = ray = self.stack.enter_context(ray_session(self.address, self.jobs or os.cpu_count() or 1, "--ray"))
@@ -192,14 +222,14 @@ class _RayAsker:
 
     def __init__(self, base: tuple[Setup, Shared], left: float | None) -> None:
         setup, self.shared = base
-        _interruptible()
+        interruptible()
         self.asker = _worker(setup, self.shared, None if left is None else time.monotonic() + left)
 
     def analyse(self, terms: OfferTerms, drop: float) -> Done:
         return analyse(self.asker, terms, drop, self.shared)
 
     def stop(self) -> None:
-        _stop_here()
+        stop_here()
 
 
 _ASKER: Asker | None = None     # each worker's one engine
@@ -207,11 +237,12 @@ _SHARED: Shared | None = None
 
 
 def _init_worker(setup: Setup, shared: Shared, deadline: float | None, stop) -> None:
-    """A pool process: its one engine, and the command's stop heard through `stop`."""
+    """A pool process (deaf to Ctrl-C: solver.analysis.workers): the command's stop heard through
+    `stop` from the start, so one that comes while the engine is built keeps every solve from starting;
+    then its one engine."""
     global _ASKER, _SHARED
-    signal.signal(signal.SIGINT, signal.SIG_IGN)
+    hear_stop(stop)
     _ASKER, _SHARED = _worker(setup, shared, deadline), shared
-    _watch(stop)
 
 
 def _worker(setup: Setup, shared: Shared, deadline: float | None) -> Asker:
@@ -225,28 +256,6 @@ def _worker(setup: Setup, shared: Shared, deadline: float | None) -> Asker:
     asker = Asker(probes, setup, shut)
     asker.adopt_base(Answer(shared.base_status, shared.base_low, shared.base, solution))
     return asker
-
-
-def _watch(stop) -> None:
-    """The command's stop, heard in this worker: no new solve, and the running one interrupted."""
-    _interruptible()
-
-    def watch() -> None:
-        stop.wait()
-        _stop_here()
-    threading.Thread(target=watch, name="gpuplan-negotiate-stop", daemon=True).start()
-
-
-def _interruptible() -> None:
-    """This process's solves listen to an interrupter (solver.engine.progress), so a stop reaches the running one."""
-    from ortools.util.python.solve_interrupter import SolveInterrupter
-
-    PROGRESS.interrupter = SolveInterrupter()
-
-
-def _stop_here() -> None:
-    stop_command("signal")
-    PROGRESS.interrupter.interrupt()
 
 
 def _pool_task(terms: OfferTerms, drop: float) -> Done:

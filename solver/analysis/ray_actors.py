@@ -4,15 +4,21 @@ missing or the cluster cannot be reached.
 
 Why one module: `sweep --executor ray --address A` and `negotiate --ray A` take the same
 addresses and must fail the same way (exit 2 naming the option), and a Ray instance this
-command started is shut down by it, one it joined is left running.
+command started is shut down by it, one it joined is left running. Shut down means gone: the
+processes Ray started here (raylet, GCS, its agents, the workers and their solver children) are
+waited for and killed when still there after a grace (issue 47: `ray::DashboardAgent` and
+`RuntimeEnvAgent` outlived a stopped sweep), and they are started deaf to a terminal's Ctrl-C
+(solver.analysis.workers), which the command's process alone hears.
 """
 
 from __future__ import annotations
 
 import logging
+import os
 from contextlib import contextmanager
 from typing import Iterator
 
+from solver.analysis.workers import descendants, reap, sigint_held
 from solver.errors import ProblemError
 
 LOCAL = "local"   # start a Ray instance on this machine with the command's --jobs CPUs
@@ -36,12 +42,14 @@ def ray_session(address: str | None, cpus: int, key: str) -> Iterator[object]:
     part of), or, for None or "local", to a local instance with `cpus` CPUs started here."""
     ray = require_ray(key)
     started = not ray.is_initialized()
+    before = set(descendants(os.getpid()))
     if started:
         try:
-            if address and address != LOCAL:
-                ray.init(address=address, **_QUIET)
-            else:
-                ray.init(num_cpus=cpus, **_QUIET)
+            with sigint_held():
+                if address and address != LOCAL:
+                    ray.init(address=address, **_QUIET)
+                else:
+                    ray.init(num_cpus=cpus, **_QUIET)
         except (ConnectionError, RuntimeError, ValueError) as exc:
             raise ProblemError(f"cannot reach the Ray cluster at {address!r}: {exc}", key=key,
                                fix=f"give the head node's address (ray status shows it), 'auto' on a cluster node, "
@@ -50,7 +58,15 @@ def ray_session(address: str | None, cpus: int, key: str) -> Iterator[object]:
         yield ray
     finally:
         if started:
-            ray.shutdown()
+            shut_down(ray, before)
+
+
+def shut_down(ray, before: set[int]) -> None:
+    """ray.shutdown(), then the processes Ray started below this one (those not in `before`) waited
+    for, and killed when still there after the grace: none outlives the command."""
+    started = [pid for pid in descendants(os.getpid()) if pid not in before]
+    ray.shutdown()
+    reap(started)
 
 
 def cluster_cpus(ray) -> int:

@@ -21,7 +21,8 @@ scenario never ends the sweep.
 
 Table, one row per scenario in the file's order whatever the executor:
     scenario, edits ("; "-joined), one column per grid key (its value), status
-    (optimal | feasible | infeasible | timeout: no plan within the time limit | error),
+    (optimal | feasible | infeasible | timeout: no plan within the time limit | error |
+    stopped: not determined, the sweep was stopped by Ctrl-C first),
     total_cost, lower_bound (the least the optimum can be: total_cost when optimal, below it
     when the time ran out first, the figure then the interval [lower_bound, total_cost]),
     currency (the scenario's problem's: total_cost is in it), finish_<job> (finish day), gpu_days[<gpu>/<mode>/<datacenter>] (GPU-days
@@ -35,6 +36,12 @@ and "ray" (`jobs` actors on a local Ray instance with `jobs` CPUs, or on the clu
 `address`, whose nodes need gpuplan installed). Each worker gets the base problem and
 catalog once (pydantic models pickle), builds it once, and gets the scenarios one at a time.
 Each row is announced (solver.rows.ROWS) in this process as it arrives.
+
+Stopped (Ctrl-C; solver.clock.stopped): no scenario starts, the workers are told to stop and those
+still busy after a short grace are killed, Ray's processes with them (solver.analysis.workers, which
+also keeps a terminal's Ctrl-C from reaching the workers); the rows determined so far are kept, and
+every other row is status "stopped" (a row ended after the stop keeps its answer only when it has one:
+a plan or a proof, not a solve the stop cut short). The table is printed, exit 130.
 """
 
 from __future__ import annotations
@@ -44,7 +51,7 @@ import math
 import os
 import time
 from collections.abc import Callable, Sequence
-from concurrent.futures import ProcessPoolExecutor, as_completed
+from concurrent.futures import FIRST_COMPLETED, wait
 from dataclasses import dataclass, field
 from multiprocessing import get_context
 from pathlib import Path
@@ -56,7 +63,9 @@ from pydantic import ValidationError
 
 from solver.analysis.edits import apply_edits, parse_edit
 from solver.analysis.ray_actors import ray_session
+from solver.analysis.workers import STOP_GRACE, Pool, hear_stop
 from solver.choices import EXECUTORS
+from solver.clock import stopped
 from solver.errors import Infeasible, ProblemError
 from solver.load import read_yaml
 from solver.model.catalog import Catalog
@@ -327,8 +336,10 @@ class Worker:
 _WORKER: Worker | None = None                           # set once in each pool worker
 
 
-def _init_worker(problem: Problem, catalog: Catalog, options: dict) -> None:
+def _init_worker(problem: Problem, catalog: Catalog, options: dict, stop) -> None:
+    """A pool process (deaf to Ctrl-C: solver.analysis.workers): the command's stop heard through `stop`."""
     global _WORKER
+    hear_stop(stop)
     _WORKER = Worker(problem, catalog, options)
 
 
@@ -388,32 +399,66 @@ def _run_processes(problem, catalog, scenarios, options, jobs, address, on_row) 
     """A spawned pool: forked children would inherit a solver's threads (HiGHS keeps a pool) and may hang.
     Each process holds one Worker (its base model built once); scenarios are sent one at a time,
     so a row arrives as soon as it is solved and a slow scenario holds up no others."""
-    rows: list[dict | None] = [None] * len(scenarios)
     if jobs == 1:
-        worker = Worker(problem, catalog, options)
-        for i, sc in enumerate(scenarios):
-            rows[i] = worker.run(sc)
-            on_row(i, rows[i])
-        return rows
-    pool = ProcessPoolExecutor(jobs, mp_context=get_context("spawn"), initializer=_init_worker,
-                               initargs=(problem, catalog, options))
-    try:
+        return _run_here(Worker(problem, catalog, options), scenarios, on_row)
+    rows: list[dict | None] = [None] * len(scenarios)
+    stop = get_context("spawn").Event()
+    with Pool(jobs, _init_worker, (problem, catalog, options, stop)) as pool:
         futures = {pool.submit(_pool_task, sc): i for i, sc in enumerate(scenarios)}
-        for fut in as_completed(futures):
-            i = futures[fut]
-            try:
-                rows[i] = fut.result()
-            except Exception as exc:                       # noqa: BLE001 — a dead worker: the row says so
-                rows[i] = _failed_row(exc)
-            on_row(i, rows[i])
-    finally:
-        pool.shutdown(wait=True, cancel_futures=True)
-    return rows
+        pending = set(futures)
+        while pending and not stopped():
+            done, pending = wait(pending, timeout=0.1, return_when=FIRST_COMPLETED)
+            for fut in done:
+                row = _task_row(fut)
+                rows[futures[fut]] = _after_stop(row) if stopped() else row
+                on_row(futures[fut], rows[futures[fut]])
+        if pending:   # the command was stopped: so are the workers; those still busy after the grace are killed
+            stop.set()
+            pool.stop(pending, STOP_GRACE)
+            for fut in pending:
+                if fut.done() and not fut.cancelled() and fut.exception() is None:
+                    rows[futures[fut]] = _after_stop(fut.result())
+    return [row or _stopped_row() for row in rows]
+
+
+def _run_here(worker: Worker, scenarios: Sequence[Scenario], on_row) -> list[dict]:
+    """Every scenario in this process, until the command is stopped."""
+    rows: list[dict | None] = [None] * len(scenarios)
+    for i, sc in enumerate(scenarios):
+        if stopped():
+            break
+        row = worker.run(sc)
+        rows[i] = _after_stop(row) if stopped() else row
+        on_row(i, rows[i])
+    return [row or _stopped_row() for row in rows]
+
+
+def _task_row(fut) -> dict:
+    """A pool task's row; a worker that died (a crash, the memory killer) is the row's error."""
+    try:
+        return fut.result()
+    except Exception as exc:                       # noqa: BLE001 — a dead worker: the row says so
+        return _failed_row(exc)
+
+
+STOPPED = "not solved: the sweep was stopped (Ctrl-C)"
+
+
+def _stopped_row() -> dict:
+    """A scenario the stop left undetermined."""
+    return {"status": "stopped", "total_cost": None, "lower_bound": None, "finish": {}, "gpu_days": {},
+            "binding": "", "error": STOPPED, "how": "", "seconds": None}
+
+
+def _after_stop(row: dict) -> dict:
+    """A row that ended after the command's stop: kept when it has an answer (a plan, or a proof that
+    there is none), else stopped (a solve the stop cut short is no timeout: no limit was too short)."""
+    return row if row.get("status") in ("optimal", "feasible", "infeasible") else _stopped_row()
 
 
 def _run_ray(problem, catalog, scenarios, options, jobs, address, on_row) -> list[dict]:
     """`jobs` Ray actors, each a Worker (its base model built once), fed one scenario at a time;
-    the base problem is put in the object store once."""
+    the base problem is put in the object store once. Ray is shut down with its processes on the way out."""
     with ray_session(address, jobs, "--executor ray") as ray:
         base = ray.put((problem, catalog, options))
         actor = ray.remote(num_cpus=1)(_RayWorker)
@@ -421,33 +466,38 @@ def _run_ray(problem, catalog, scenarios, options, jobs, address, on_row) -> lis
 
 
 def _feed_actors(ray, actors: list, scenarios: Sequence[Scenario], on_row) -> list[dict]:
-    """Each idle actor gets the next scenario; an actor whose task fails (it died) gets no more."""
+    """Each idle actor gets the next scenario; an actor whose task fails (it died) gets no more. Once the
+    command is stopped none gets another, and the rows still running after the grace are stopped."""
     rows: list[dict | None] = [None] * len(scenarios)
     waiting = list(range(len(scenarios)))[::-1]
     pending: dict = {}
+    give_up = None
 
     def give(actor) -> None:
-        if waiting:
+        if waiting and not stopped():
             i = waiting.pop()
             pending[actor.run.remote(i, scenarios[i])] = (i, actor)
     for actor in actors:
         give(actor)
-    while pending:
-        done, _ = ray.wait(list(pending), num_returns=1, timeout=0.2)
+    while pending and (give_up is None or time.monotonic() < give_up):
+        done, _ = ray.wait(list(pending), num_returns=1, timeout=0.1)
         for ref in done:
             i, actor = pending.pop(ref)
             try:
-                rows[i] = ray.get(ref)[1]
+                row = ray.get(ref)[1]
                 give(actor)
             except Exception as exc:                   # noqa: BLE001 — a crashed actor: its row says so
-                rows[i] = _failed_row(exc)
+                row = _failed_row(exc)
+            rows[i] = _after_stop(row) if stopped() else row
             on_row(i, rows[i])
-            if not pending:                            # no actor left alive to take the rest
-                for j in reversed(waiting):
-                    rows[j] = _failed_row(RuntimeError("no Ray worker left"))
-                    on_row(j, rows[j])
-                waiting.clear()
-    return rows
+        if stopped() and give_up is None:
+            give_up = time.monotonic() + STOP_GRACE
+        if not pending and waiting and not stopped():  # no actor left alive to take the rest
+            for j in reversed(waiting):
+                rows[j] = _failed_row(RuntimeError("no Ray worker left"))
+                on_row(j, rows[j])
+            waiting.clear()
+    return [row or _stopped_row() for row in rows]
 
 
 def _failed_row(exc: BaseException) -> dict:

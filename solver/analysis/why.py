@@ -51,7 +51,7 @@ from ortools.linear_solver.python import model_builder as mb
 
 from solver.analysis.edits import apply_edits
 from solver.api import AVAILABILITY, BUDGET, DEADLINE, DEFAULT_BACKEND, FAMILIES, Exclusion, Milp, NotApplicable, family
-from solver.clock import OutOfTime, RunClock
+from solver.clock import OutOfTime, RunClock, ctrl_c_or, not_started
 from solver.errors import Infeasible
 from solver.model.catalog import Catalog, Offer
 from solver.model.plan import Binding, Plan
@@ -222,8 +222,7 @@ def _base_plan(probes: Probes) -> Plan:
     try:
         return probes.solve_base()
     except OutOfTime:
-        raise Infeasible("no plan found (not proven infeasible): the run's time (--max-seconds) ran out "
-                         "before the solve could start", reasons=["raise --max-seconds"], proven=False) from None
+        raise not_started() from None
 
 
 def groups(inst) -> dict[tuple[str, str, str, str], list[str]]:
@@ -417,15 +416,18 @@ class _Ctx:
                 alt.text = _dearer(alt.delta, self.problem.currency)
         except _OutOfBudget:
             alt.code, alt.determined = "price", False
-            alt.text = "not analysed: the run's time budget ran out (raise --max-seconds)"
+            alt.text = ctrl_c_or("not analysed: the run's time budget ran out (raise --max-seconds)",
+                                 "not analysed: the run was stopped (Ctrl-C)")
         except _Undetermined as exc:
             alt.code, alt.determined = "price", False
             alt.low, alt.high = exc.low, exc.high
-            alt.text = f"not determined within the time limit (raise {self.clock.more_time})"
+            alt.text = ctrl_c_or(f"not determined within the time limit (raise {self.clock.more_time})",
+                                 "not determined: the run was stopped (Ctrl-C)")
             if exc.high is not None:  # an interval: from what the solve proved to the plan it found
                 base, cur = self.plan.total_cost, self.problem.currency
                 alt.text = (f"dearer by {max(exc.low - base, 0.0):,.0f} to {exc.high - base:,.0f} {cur} "
-                            f"(not proven within the time; raise {self.clock.more_time})")
+                            + ctrl_c_or(f"(not proven within the time; raise {self.clock.more_time})",
+                                        "(not proven: the run was stopped by Ctrl-C)"))
         return alt
 
     def _moved(self, fam, target: str, step) -> Limit | None:
@@ -593,7 +595,8 @@ class _Ctx:
                 lever.cost = self._solve(prob, cat)
         except _OutOfBudget:
             lever.determined = False
-            self.notes.append(f"{relax}: not analysed, the run's time budget ran out (raise --max-seconds)")
+            self.notes.append(f"{relax}: not analysed, " + ctrl_c_or(
+                "the run's time budget ran out (raise --max-seconds)", "the run was stopped (Ctrl-C)"))
         except _Undetermined as exc:
             lever.determined = False
             if exc.low is not None and math.isfinite(exc.low):  # what the solve proved (not -inf: none)
@@ -601,9 +604,11 @@ class _Ctx:
             if lever.high is not None:  # an interval: from what the solve proved to the plan it found
                 base, cur = self.plan.total_cost, self.problem.currency
                 self.notes.append(f"{relax}: saves or costs {exc.low - base:+,.0f} to {exc.high - base:+,.0f} {cur} "
-                                  f"(not proven within the time; raise {self.clock.more_time})")
+                                  + ctrl_c_or(f"(not proven within the time; raise {self.clock.more_time})",
+                                              "(not proven: the run was stopped by Ctrl-C)"))
             else:
-                self.notes.append(f"{relax}: not determined within the time limit ({exc})")
+                self.notes.append(f"{relax}: " + ctrl_c_or(f"not determined within the time limit ({exc})",
+                                                           "not determined: the run was stopped (Ctrl-C)"))
         except Exception as exc:  # noqa: BLE001 - an edit the model rejects is reported, not raised
             self.notes.append(f"{relax}: {exc}")
         if lever.cost is not None:

@@ -69,7 +69,7 @@ def sweep(problem: ProblemFile,
             print_json(json_rows(df))
         else:
             render_sweep(df, output, plan_console())
-    run_action(action)
+    run_action(action, stoppable=True)   # Ctrl-C: the rows so far, then exit 130 (solver.analysis.sweep)
 
 
 class _progress:

@@ -13,7 +13,7 @@ import math
 from ortools.linear_solver.python import model_builder as mb
 
 from solver import api
-from solver.clock import OutOfTime, RunClock, stopped
+from solver.clock import OutOfTime, RunClock, interrupted, not_started, stopped
 from solver.errors import Infeasible
 from solver.model.catalog import Catalog
 from solver.model.plan import Plan
@@ -87,10 +87,12 @@ class Probes:
         if answer.plan is None:
             if answer.status == "infeasible":
                 raise Infeasible(answer.why, reasons=api.explain_quick(self.inst))
-            hint = ("the command's time ran out: raise --max-seconds" if stopped() else
+            hint = ("the command was stopped (Ctrl-C)" if interrupted() else
+                    "the command's time ran out: raise --max-seconds" if stopped() else
                     f"raise {self.clock.more_time}, or try another --backend" if self.clock.time_limit or self.clock.cut
                     else "try another --backend")
-            raise Infeasible(f"{answer.why}: {hint}", reasons=[], proven=False)
+            advice = [] if interrupted() else api.size_advice(self.inst, self.milp)
+            raise Infeasible(f"{answer.why}: {hint}", reasons=advice, proven=False)
         return answer.plan
 
     def plan(self, export_mps=None) -> Plan:
@@ -107,8 +109,7 @@ class Probes:
         try:
             plan = self.solve_base()
         except OutOfTime:
-            raise Infeasible("no plan found (not proven infeasible): the run's time (--max-seconds) ran out "
-                             "before the solve could start", reasons=["raise --max-seconds"], proven=False) from None
+            raise not_started(advice=api.size_advice(self.inst, self.milp)) from None
         others = api.off_stack(plan, self.problem, self.catalog)
         return self._stack_switch(plan, others) if others else plan
 
