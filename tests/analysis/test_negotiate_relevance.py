@@ -166,7 +166,7 @@ def test_no_pool_is_started_when_the_time_is_already_spent(monkeypatch):
 
     def no_pool(*args, **kwargs):
         raise AssertionError("a pool was started with no time left")
-    monkeypatch.setattr(negotiate_pool, "ProcessPoolExecutor", no_pool)
+    monkeypatch.setattr(negotiate_pool, "Pool", no_pool)  # solver.analysis.workers' Ctrl-C-deaf pool
     prob, cat = load_problem(ROOT / "problems" / "seed-7b-200b-30d.yaml")
     result = negotiate(prob, cat, jobs=2, max_seconds=1e-9, levers=False)
     assert result.base_status == "optimal"
