@@ -22,9 +22,10 @@ from solver.cli import app
 from tests.builders import ROOT
 
 COMMANDS = ROOT / "docs" / "COMMANDS.md"
-SLOW: set[str] = set()
-"""Sections whose example takes over ~20 s (marked slow: `python -m pytest -m slow`); none today, the
-longest is `sweep`'s, about 15 s on a 2-core machine."""
+SLOW: set[str] = {"sweep"}
+"""Sections whose example is slow for the default run (marked slow: `python -m pytest -m slow`):
+`sweep`'s, about 15 s on a 2-core machine (the sweep itself is run by tests/analysis and
+tests/cli/test_json_finite.py in the default run); the rest take 1–3 s."""
 
 
 def sections() -> dict[str, str]:
