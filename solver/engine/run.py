@@ -8,8 +8,10 @@ solver.engine.big.run_big from here.
 
 from __future__ import annotations
 
+import math
 import time
 
+from solver.clock import stopped
 from solver.engine import warmstart
 from solver.engine.backends import Incumbent, Run, mathopt_once, read, run_model_builder
 from solver.engine.big import run_big, run_started
@@ -75,8 +77,13 @@ def _run_highs_mathopt(milp: Milp, time_limit: float | None, gap: float | None, 
     The experimental methods are imported here, inside the function, only when asked for: the
     default path must not load them (solver.engine.switches says why).
     """
-    start = time.perf_counter()
+    start, was_stopped = time.perf_counter(), stopped()
     model = to_mathopt(milp.model)
+    if stopped() and not was_stopped:  # the conversion took the rest of the budget (154k variables: ~5 s)
+        if plan is not None:
+            return Run(plan.values, plan.cost, -math.inf)
+        raise NoSolution("the command's time ended while the model was handed to the solver; no solve was started "
+                         "(not proven infeasible)", proven=False)
     listener = PROGRESS.listener
     if listener is not None:
         PROGRESS.listener = BestHeard(listener)

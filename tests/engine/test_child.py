@@ -152,3 +152,33 @@ child.solve_in_child(model, dict(time_limit=None, gap=0.0, log=False, node_limit
             break
         time.sleep(0.1)
     assert _children(str(tmp_path)) == []
+
+
+def test_a_budget_that_ends_while_the_model_is_handed_over_starts_no_solve(monkeypatch):
+    """Issue 47 item 12: converting a 154k-variable model for the solver takes about 5 s; when the
+    budget ends meanwhile, no solve starts after it (the plan given as a start stands, if any). A
+    solve asked for after the stop (the deliberate repair of an unpacked plan) still runs."""
+    from solver import clock
+    from solver.engine import run as run_module
+    from solver.milp.solution import NoSolution
+
+    problem, catalog = load_problem(ROOT / "problems" / "seed-7b-200b-30d.yaml")
+    inst = build_instance(problem, catalog)
+    known = solve_milp(build_milp(inst))
+    real = run_module.to_mathopt
+
+    def slow_handover(model):
+        clock.stop_command("budget")
+        return real(model)
+    monkeypatch.setattr(run_module, "to_mathopt", slow_handover)
+    try:
+        with pytest.raises(NoSolution) as caught:
+            solve_milp(build_milp(inst), time_limit=30)
+        assert not caught.value.proven
+        clock.end_command()
+        kept = solve_milp(build_milp(inst), time_limit=30, start=known)  # the start stands, no solve
+        assert kept.objective == pytest.approx(known.objective) and kept.status == "feasible"
+        monkeypatch.setattr(run_module, "to_mathopt", real)  # stopped before it began: it runs
+        assert solve_milp(build_milp(inst), time_limit=30).status == "optimal"
+    finally:
+        clock.end_command()
