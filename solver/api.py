@@ -37,7 +37,8 @@ breaks the written limits, so the verifier would reject it):
     scale_work                                      a job's work read at another MFU, undoable (solver.milp.scale)
 
 For the commands: BACKENDS (the --backend choices), DEFAULT_BACKEND, and PROGRESS (set
-PROGRESS.listener to hear a running solve's best plan and bound).
+PROGRESS.listener to hear a running solve's best plan and bound; PROGRESS.node_limit =
+DETERMINISTIC_NODES for `solve --deterministic`).
 """
 
 from __future__ import annotations
@@ -48,7 +49,7 @@ from pathlib import Path
 from solver.clock import OutOfTime, RunClock, interrupted, not_started, stopped
 from solver.engine.backends import BACKENDS, DEFAULT_BACKEND
 from solver.engine.export import write_mps
-from solver.engine.progress import PROGRESS
+from solver.engine.progress import DETERMINISTIC_NODES, PROGRESS
 from solver.engine.promise import price_drops, reduced_costs
 from solver.engine.solve import solve_milp
 from solver.errors import Infeasible
@@ -93,7 +94,7 @@ __all__ = [
     # what a solve adds to its plan (solver.probes does the same on its engine)
     "off_stack", "usual_stack", "stack_switch", "priced_switch", "NOT_FOUND_ON_STACK", "write_mps",
     # for the commands
-    "BACKENDS", "DEFAULT_BACKEND", "PROGRESS",
+    "BACKENDS", "DEFAULT_BACKEND", "PROGRESS", "DETERMINISTIC_NODES",
 ]
 
 

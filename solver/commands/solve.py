@@ -4,6 +4,7 @@ relaxations."""
 
 from __future__ import annotations
 
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Annotated, Literal, Optional
 
@@ -62,6 +63,10 @@ def solve(problem: ProblemFile,
           thin_margin: float = typer.Option(0.10, "--thin-margin", min=0.0, max=1.0,
                                             help="warn under the headline when a job's MFU can fall by less than "
                                                  "this share before the plan misses its deadline (0 turns it off)"),
+          deterministic: bool = typer.Option(
+              False, "--deterministic", help="reproducible: each HiGHS solve stops at a node limit (10,000 nodes), "
+                                             "not at a time limit, so every run on any machine gives the same plan "
+                                             "unless the budget (--max-seconds) ends first"),
           lang: Lang = None,
           explain: bool = typer.Option(True, "--explain/--no-explain",
                                        help="when infeasible, find the smallest relaxation of each limit"),
@@ -81,6 +86,9 @@ def solve(problem: ProblemFile,
         from solver.report.outputs import PlanFiles
         from solver.report.terminal import infeasible_json, print_json, solve_json
 
+        if deterministic and backend.value != "highs":
+            raise ProblemError("--deterministic needs HiGHS: its node limit is what makes a run reproducible",
+                               key="--deterministic", fix="leave out --backend, or drop --deterministic")
         prob, cat = load_problem(problem)
         speak(lang, prob)
         files = PlanFiles(html, xlsx, csv, force, sheet_detail.value)
@@ -112,8 +120,22 @@ def solve(problem: ProblemFile,
             print_json(solve_json(plan, why=explained.to_dict() if explained else None, baselines=compared,
                                   thin_margin=thin_margin))
         else:
-            _render(plan, compared, explained, written, thin_margin)
-    run_action(action, stoppable=True)
+            _render(plan, compared, explained, written, thin_margin, deterministic)
+    with _node_limit(deterministic):
+        run_action(action, stoppable=True)
+
+
+@contextmanager
+def _node_limit(deterministic: bool):
+    """`--deterministic`: every HiGHS solve of this command stops at a node limit instead of a time
+    limit (solver.engine.progress.DETERMINISTIC_NODES), put back after the command."""
+    from solver.api import DETERMINISTIC_NODES, PROGRESS
+
+    saved, PROGRESS.node_limit = PROGRESS.node_limit, DETERMINISTIC_NODES if deterministic else None
+    try:
+        yield
+    finally:
+        PROGRESS.node_limit = saved
 
 
 def _plan(prob, cat, objective: str, export_mps: Path | None, run: RunClock, options: dict):
@@ -148,12 +170,13 @@ def _baselines(prob, cat, run: RunClock, options: dict, probes=None) -> list:
         return all_baselines(prob, cat, max_seconds=run.left(), probes=probes, **options)
 
 
-def _render(plan, compared: list | None, explained, written: list[Path], thin_margin: float) -> None:
+def _render(plan, compared: list | None, explained, written: list[Path], thin_margin: float,
+            deterministic: bool = False) -> None:
     from solver.report.terminal import render_baselines, render_plan, render_written
     from solver.report.why import render_why
 
     console = plan_console()
-    render_plan(plan, console, thin_margin=thin_margin)
+    render_plan(plan, console, thin_margin=thin_margin, deterministic=deterministic)
     if compared is not None:
         render_baselines(plan, compared, console)
     if explained is not None:

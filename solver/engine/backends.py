@@ -86,6 +86,8 @@ def mathopt_once(model, time_limit: float | None, gap: float | None, log: bool, 
     solver.engine.big.run_big."""
     from ortools.math_opt.python import mathopt
 
+    if PROGRESS.node_limit is not None:  # solve --deterministic: nodes, not seconds (the budget still ends it)
+        node_limit, time_limit = min(node_limit or PROGRESS.node_limit, PROGRESS.node_limit), None
     time_limit = hard_stop(time_limit)  # the command's budget end, as HiGHS' own clock (solver.clock)
     settings = dict(time_limit=time_limit, gap=gap if gap is not None else OPTIMALITY_GAP, log=log,
                     node_limit=node_limit, ipm_lp=ipm_lp)

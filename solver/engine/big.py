@@ -122,7 +122,8 @@ def run_started(model, milp: Milp, time_limit: float | None, gap: float | None, 
     at once. The first plan stands when the solve is stopped before it begins (Ctrl-C, the
     budget) or finds nothing of its own; its restriction's bound is never reported."""
     began = time.perf_counter()
-    share = time_limit * warmstart.FIRST_SHARE if time_limit else warmstart.FIRST_PLAN_SECONDS
+    share = time_limit * warmstart.FIRST_SHARE if time_limit else (
+        math.inf if PROGRESS.node_limit is not None else warmstart.FIRST_PLAN_SECONDS)  # --deterministic: no clock
     hint = first_plan(model, milp, share, gap, log)
     if hint is not None and stopped():
         return Run(hint.values, hint.cost, -math.inf)

@@ -24,6 +24,15 @@ class Progress:
     listener: Listener | None = None
     interrupter: object | None = None  # an OR-Tools SolveInterrupter: HiGHS solves stop when it is triggered (Ctrl-C)
     in_process: bool = False  # a HiGHS solve runs in this process now (it ends at its own limit, not at Ctrl-C)
+    node_limit: int | None = None  # solve --deterministic: each HiGHS solve's node limit, in place of its time limit
+
+
+DETERMINISTIC_NODES = 10_000
+"""Branch-and-bound nodes each HiGHS solve may search under `solve --deterministic`. Why nodes: a
+node limit stops the same search at the same place on every machine and load, where a time limit
+stops it wherever the clock says (issue 47: `solve P` and `solve P --html --xlsx` named different
+vendors on a busy machine). The command's budget still ends every solve (solver.clock.hard_stop):
+an answer cut by it is not reproducible, and the headline says so."""
 
 
 PROGRESS = Progress()

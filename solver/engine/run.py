@@ -77,6 +77,8 @@ def _run_highs_mathopt(milp: Milp, time_limit: float | None, gap: float | None, 
     The experimental methods are imported here, inside the function, only when asked for: the
     default path must not load them (solver.engine.switches says why).
     """
+    if PROGRESS.node_limit is not None:  # solve --deterministic: no step may depend on the clock
+        time_limit = None
     start, was_stopped = time.perf_counter(), stopped()
     model = to_mathopt(milp.model)
     if stopped() and not was_stopped:  # the conversion took the rest of the budget (154k variables: ~5 s)

@@ -70,7 +70,7 @@ def _headroom(job) -> str:
     return f"{1.0 - job.mfu_margin:.1%}–{1.0 - low:.1%}"
 
 
-def render_plan(plan: Plan, console: Console, *, thin_margin: float = THIN_MARGIN) -> None:
+def render_plan(plan: Plan, console: Console, *, thin_margin: float = THIN_MARGIN, deterministic: bool = False) -> None:
     """Allocation by site/vendor/mode/GPU, jobs with layout and finish day, cost breakdown, bound;
     under the headline, a thin MFU margin's warning (`thin_margin`: the headroom below which it warns)."""
     total = amount(plan.total_cost, plan.currency)
@@ -81,7 +81,11 @@ def render_plan(plan: Plan, console: Console, *, thin_margin: float = THIN_MARGI
         bound=_money(plan.lower_bound), gap=f"{plan.gap:.2%}", seconds=f"{plan.solve_seconds:.2f}",
         backend=plan.backend)
     console.print(line)
-    if plan.status != "optimal":  # a time-limited answer: the same command may answer otherwise next time
+    if plan.status != "optimal" and deterministic:  # a node-limited answer: the same on every run
+        console.print("[dim]" + _("not proven optimal: the solve stopped at its node limit (--deterministic), so "
+                                  "every run gives this plan unless the command's budget ended first; more nodes "
+                                  "may find a cheaper one, none below the lower bound") + "[/]", highlight=False)
+    elif plan.status != "optimal":  # a time-limited answer: the same command may answer otherwise next time
         console.print("[dim]" + _("not proven optimal: the solve stopped at its time limit, so another run (or more "
                                   "time) may find a different plan, none below the lower bound; every output of this "
                                   "run shows this one") + "[/]", highlight=False)
