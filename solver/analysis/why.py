@@ -721,8 +721,12 @@ class _LeverModel:
                    problem, catalog, edited)
 
     def engine(self, base: Probes) -> Probes:
-        """The model, built at its first probe on the base's clock."""
+        """The model, built at its first probe on the base's clock; none once that clock is spent
+        (issue 47 item 12: a lever asked after the budget built a whole model only to say "not
+        analysed")."""
         if self.probes is None:
+            if base.clock is not None and base.clock.spent():
+                raise _OutOfBudget()
             self.probes = Probes(self.problem, self.catalog, backend=base.backend, gap=base.gap, clock=base.clock)
         return self.probes
 

@@ -45,3 +45,27 @@ def test_margins_asked_after_the_budget_start_no_probe_and_say_they_were_cut(mon
     assert read == [] and probes.solves == solves
     for job in cut.jobs:
         assert job.mfu_margin_low == 0.0 and 0 < job.mfu_margin <= 1, job
+
+
+def test_why_s_lever_model_is_not_built_after_the_budget(monkeypatch):
+    """why's stock and deadline levers are probes of a second model, built at their first probe:
+    with the run's time over it was still built (for 40 jobs, 15 s past the budget) only to say
+    "not analysed"."""
+    import pytest
+
+    from solver.analysis import why
+    from solver.clock import RunClock
+    from solver.probes import Probes
+
+    problem, catalog = load_problem(SEED)
+    base = Probes(problem, catalog)
+    base.plan()
+    base.clock = RunClock(None, stop_at=0.0)  # the run's time is over
+    later = problem.model_copy(update={"jobs": [j.model_copy(update={"deadline_days": j.deadline_days + 1})
+                                                for j in problem.jobs],
+                                       "horizon_days": problem.horizon_days + 1})
+    levers = why._LeverModel.plan(problem, catalog, {(why.DEADLINE.name, problem.jobs[0].name): (later, catalog)})
+    built = count_builds(monkeypatch)
+    with pytest.raises(why._OutOfBudget):
+        levers.engine(base)
+    assert built == {"instance": 0, "model": 0}
