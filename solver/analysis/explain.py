@@ -240,6 +240,8 @@ class _Context:
         problem as written until a probe switches a slack on. None when even then a job has
         no offer (preprocessing strands it)."""
         if factor not in self.raised:
+            if self.clock.spent():  # no model built only to say "no time left" (issue 47 item 12)
+                raise _Undetermined("no time left for the explanation")
             try:
                 probes = Probes(self.problem, _raised(self.catalog, factor), backend=self.backend, clock=self.clock)
             except Infeasible:
@@ -267,6 +269,8 @@ class _Context:
             daily = all(p.periods == "uniform" and p.effective_period_days == 1 for p in (self.problem, later))
             if not daily:
                 return None
+            if self.clock.spent():  # no model built only to say "no time left" (issue 47 item 12)
+                raise _Undetermined("no time left for the explanation")
             try:
                 self.days = _Days(Probes(later, cat, backend=self.backend, clock=self.clock), cap)
             except Infeasible:  # a job no offer carries even then: none with fewer days either
@@ -496,8 +500,8 @@ class _Context:
             return [self._cannot(fam.name, "budget", "more budget alone does not make it feasible (no offer can "
                                                      f"carry {', '.join(jobs)} as written, at any price)")]
         unbounded = self.problem.model_copy(update={"budget": None})
-        model = self._raised_model(2)
         try:
+            model = self._raised_model(2)
             if model is None:
                 raise _Undetermined("the problem could not be built")  # not stranded as written: cannot happen
             answer = self._probe(model.probes, *budget_changes(model.probes, None),

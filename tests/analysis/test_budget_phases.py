@@ -69,3 +69,15 @@ def test_why_s_lever_model_is_not_built_after_the_budget(monkeypatch):
     with pytest.raises(why._OutOfBudget):
         levers.engine(base)
     assert built == {"instance": 0, "model": 0}
+
+
+def test_the_explanation_builds_no_model_after_the_budget(monkeypatch):
+    """The infeasibility explanation's two models (raised stock; every deadline later) were built
+    with the run's time already over (two Instances and two models) only to say "not determined"."""
+    from solver.analysis.explain import explain_infeasible
+
+    prob, cat = load_problem(ROOT / "problems" / "infeasible" / "shunyi-racks-short.yaml")
+    built = count_builds(monkeypatch)
+    out = explain_infeasible(prob, cat, max_seconds=0.0)
+    assert built == {"instance": 0, "model": 0}
+    assert out.alone and all(not r.determined for r in out.alone)
