@@ -22,7 +22,6 @@ import json
 import math
 import os
 import queue
-import re
 import signal
 import subprocess
 import sys
@@ -33,6 +32,7 @@ from datetime import timedelta
 from pathlib import Path
 
 from solver.engine.highs_options import HIGHS_PRESOLVE_RULES_OFF, HIGHS_PSCOST_MIN_RELIABLE
+from solver.engine.progress import _BNB_LINE, PROGRESS, _number
 
 CHILD_VARIABLES = 3_000
 """A stoppable command's MILP solves of at least this many variables run in a child. Smaller ones
@@ -48,7 +48,6 @@ first shows a plan in its log: a Ctrl-C in the middle of a solve at a point that
 on the machine's speed (tests/engine/test_child.py; solver.clock's GPUPLAN_INTERRUPT_AFTER_SOLVES
 stops between solves)."""
 _SOLVES = [0]  # child solves this process started, for INTERRUPT_AT_PLAN
-_BOUND = re.compile(r"^\s*[A-Za-z]?\s+\d+\s+\d+\s+\d+\s+[\d.]+%\s+(\S+)\s+(\S+)\s+")
 
 
 def highs_parameters(time_limit: float | None, gap: float, log: bool, node_limit: int | None, ipm_lp: bool):
@@ -68,8 +67,6 @@ def highs_parameters(time_limit: float | None, gap: float, log: bool, node_limit
 def wanted(model) -> bool:
     """Should this solve run in a child: a stoppable command is running (its interrupter is set),
     and the model is a MILP of CHILD_VARIABLES or more."""
-    from solver.engine.progress import PROGRESS
-
     if PROGRESS.interrupter is None or os.environ.get("GPUPLAN_IN_PROCESS"):
         return False
     variables = list(model.variables())
@@ -125,8 +122,8 @@ def _interrupting(on_lines, solve: int):
 
     def relay(batch: list[str]) -> None:
         on_lines(batch)
-        plans = (m.group(2) for m in map(_BOUND.match, batch) if m)
-        if not sent and any(math.isfinite(_number(p)) for p in plans):
+        plans = (m.group(2) for m in map(_BNB_LINE.match, batch) if m)
+        if not sent and any(_number(p) is not None for p in plans):
             sent.append(True)
             os.kill(os.getpid(), signal.SIGINT)
     return relay
@@ -150,15 +147,8 @@ def _relay(lines: queue.Queue, on_lines, wait: float) -> float:
         pass
     if batch:
         on_lines(batch)
-    return max((_number(m.group(1)) for m in map(_BOUND.match, batch) if m), default=-math.inf)
-
-
-def _number(text: str) -> float:
-    try:
-        value = float(text)
-    except ValueError:
-        return -math.inf
-    return value if math.isfinite(value) else -math.inf
+    bounds = (_number(m.group(1)) for m in map(_BNB_LINE.match, batch) if m)  # HiGHS' log, read as the spinner reads it
+    return max((b for b in bounds if b is not None), default=-math.inf)
 
 
 def _answer(model, folder: Path, code: int | None, killed: bool, bound: float):
