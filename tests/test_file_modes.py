@@ -17,7 +17,7 @@ import pandas as pd
 import pytest
 
 from solver.load import load_catalog
-from solver.quotes import import_quotes, write_template
+from solver.ingest.quotes import import_quotes, write_template
 from solver.report.tables import write_xlsx
 from tests.builders import ROOT
 

@@ -16,7 +16,7 @@ from solver.cli import app
 from solver.errors import ProblemError
 from solver.load import load_catalog
 from solver.model.catalog import Offer
-from solver.quotes import COLUMNS, EXAMPLE_ID, QuoteSheetError, import_quotes, write_template
+from solver.ingest.quotes import COLUMNS, EXAMPLE_ID, QuoteSheetError, import_quotes, write_template
 from tests.builders import ROOT
 
 SAMPLE = ROOT / "catalogs" / "beijing-sample"

@@ -15,7 +15,7 @@ import pytest
 
 from solver.errors import ProblemError
 from solver.load import load_catalog
-from solver.skypilot import ACCELERATORS, SkyPilotError, import_skypilot
+from solver.ingest.skypilot import ACCELERATORS, SkyPilotError, import_skypilot
 from tests.builders import ROOT, catalog_folder
 
 SAMPLE = ROOT / "catalogs" / "public-clouds-sample"
@@ -208,7 +208,7 @@ def test_filters_and_the_spot_rate_override(target):
 
 
 def test_the_default_folder_is_skypilots_own(monkeypatch, tmp_path, target):
-    import solver.skypilot as skypilot
+    import solver.ingest.skypilot as skypilot
 
     monkeypatch.setattr(skypilot, "DEFAULT_DIR", tmp_path / "nowhere")
     with pytest.raises(ProblemError, match="no SkyPilot catalogs found"):

@@ -20,9 +20,9 @@ from pathlib import Path
 from solver.errors import ProblemError
 from solver.model.catalog import MAX_GPUS_PER_NODE
 from solver.model.magnitudes import MAX
-from solver.skypilot_gpus import ATTACHABLE, NOT_GPUS, gcp_family, names_gpu
-from solver.skypilot_offers import span
-from solver.skypilot_regions import zone_owner
+from solver.ingest.skypilot_gpus import ATTACHABLE, NOT_GPUS, gcp_family, names_gpu
+from solver.ingest.skypilot_offers import span
+from solver.ingest.skypilot_regions import zone_owner
 
 HOST_VM = "n1-standard-8"
 """The host GCP attaches V100, T4, P100 and P4 accelerators to when the overlay names none

@@ -12,7 +12,7 @@ import typer
 import yaml
 from typer.testing import CliRunner
 
-from solver import calibrate as cal
+from solver.tools import calibrate as cal
 from solver.commands import calibrate as command
 from solver.errors import ProblemError
 from solver.load import load_catalog, load_problem

@@ -6,13 +6,13 @@ type and region (lambda, nebius, cudo, azure, ...) or one per availability zone 
 and writes one datacenter per (cloud, region) and, per GPU box and region, an hourly offer (Price, USD
 per instance-hour) and a spot offer (SpotPrice) into into/datacenters.csv and into/offers.csv.
 
-Rows become instances (solver.skypilot_offers): zones are folded into their region (the highest zone
+Rows become instances (solver.ingest.skypilot_offers): zones are folded into their region (the highest zone
 price is kept: a plan never counts on the luckiest zone; the range is noted), a zone listed under two
-regions is kept under one (solver.skypilot_regions), and GCP's machine types that carry GPUs
+regions is kept under one (solver.ingest.skypilot_regions), and GCP's machine types that carry GPUs
 (a2-highgpu-8g, ...) are priced as their host row plus the accelerator rows priced apart in the same
 zone; attachable GPUs (V100, T4, ...) get a host VM (clouds.gcp.host_vm, default n1-standard-8). A row
 is CPU-only only when nothing in it names a GPU. The card is read from everything the row says
-(solver.skypilot_gpus); an unknown or ambiguous card, or one gpus.csv lacks, is reported with its file
+(solver.ingest.skypilot_gpus); an unknown or ambiguous card, or one gpus.csv lacks, is reported with its file
 and rows and nothing is written (or, with skip_unknown, those rows are left out and listed).
 
 What the files do not carry comes from an overlay YAML (OVERLAY_HELP, README): per cloud its
@@ -43,10 +43,10 @@ from solver.errors import ProblemError
 from solver.load import TABLES, _from_validation, _read_table, read_yaml
 from solver.model.catalog import LEGACY_COLUMNS, Catalog, Datacenter, Offer, inconsistencies
 from solver.model.modes import MODES
-from solver.quotes import COLUMNS as OFFER_COLUMNS, _text as cell_text, offer_cells, write_tables_together
-from solver.skypilot_gpus import ACCELERATORS, identify
-from solver.skypilot_offers import Instance, dc_id, make_offers
-from solver.skypilot_rows import HOST_VM, BadRow, Row, one_region_per_zone, parse, priced_apart
+from solver.ingest.quotes import COLUMNS as OFFER_COLUMNS, _text as cell_text, offer_cells, write_tables_together
+from solver.ingest.skypilot_gpus import ACCELERATORS, identify
+from solver.ingest.skypilot_offers import Instance, dc_id, make_offers
+from solver.ingest.skypilot_rows import HOST_VM, BadRow, Row, one_region_per_zone, parse, priced_apart
 
 __all__ = ["ACCELERATORS", "DEFAULT_DIR", "SkyPilotError", "SkyPilotImport", "import_skypilot"]
 

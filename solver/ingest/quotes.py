@@ -661,7 +661,7 @@ def _write_csv_atomic(target: Path, rows: list[dict[str, Any]], *, replace: bool
                       columns: list[str] | None = None, for_people: bool = False) -> Path | None:
     """Write atomically (solver.files); an existing target (only with replace) is first linked (or
     copied) to the first free .bak name, so at every moment the target is the old table or the new.
-    `columns`: the header, offers.csv's COLUMNS unless given (solver.skypilot writes datacenters.csv too).
+    `columns`: the header, offers.csv's COLUMNS unless given (solver.ingest.skypilot writes datacenters.csv too).
     `for_people`: a sheet to open in a spreadsheet (the template), its text cells kept from formulas."""
     backup = None
     if os.path.lexists(target):
