@@ -44,7 +44,7 @@ from pydantic_core import PydanticUndefined
 from solver import files
 from solver.errors import ProblemError
 from solver.files import require_openpyxl
-from solver.load import TABLES, _read_table
+from solver.ingest.readers import TABLES, read_table
 from solver.model.catalog import LEGACY_COLUMNS, Catalog, Datacenter, Gpu, Offer, inconsistencies
 from solver.model.modes import MODES, UNIT_DAYS
 
@@ -156,7 +156,7 @@ def column_specs(gpus: list[str] | None = None, datacenters: list[str] | None = 
             allowed = tuple(gpus)
         if col == "datacenter" and datacenters:
             allowed = tuple(datacenters)
-        default = "" if info.default is PydanticUndefined or info.default in (None, ()) else _text(info.default)
+        default = "" if info.default is PydanticUndefined or info.default in (None, ()) else csv_text(info.default)
         default = BLANK.get(col, default)
         specs[col] = ColumnSpec(col, info.is_required(), kind, allowed, bounds, default, UNITS.get(col, ""),
                                 is_date=inner is date)
@@ -167,13 +167,13 @@ def _bounds(metadata: list, listed: bool, inner: Any) -> str:
     low = high = ""
     for m in metadata:
         if isinstance(m, Gt):
-            low = f"> {_text(m.gt)}"
+            low = f"> {csv_text(m.gt)}"
         elif isinstance(m, Ge):
-            low = f">= {_text(m.ge)}"
+            low = f">= {csv_text(m.ge)}"
         elif isinstance(m, Lt):
-            high = f"< {_text(m.lt)}"
+            high = f"< {csv_text(m.lt)}"
         elif isinstance(m, Le):
-            high = f"<= {_text(m.le)}"
+            high = f"<= {csv_text(m.le)}"
         elif isinstance(m, MinLen) and m.min_length:
             return "(at least one)" if listed else "(not empty)"
     return ", ".join(p for p in (low, high) if p)
@@ -239,7 +239,7 @@ def _write_xlsx_template(path: Path, rows: list[dict[str, Any]], catalog: Catalo
         head.font = Font(bold=True, color=None if spec.required else "555555")
         head.comment = Comment(f"{'required' if spec.required else 'optional'}: {spec.guide()}"
                                + (f"\nblank = {spec.default}" if spec.default else ""), "gpuplan", width=300)
-        width = max([len(col)] + [len(_text(r.get(col))) for r in rows]) + 2
+        width = max([len(col)] + [len(csv_text(r.get(col))) for r in rows]) + 2
         ws.column_dimensions[letter].width = min(width, 60)
         fmt = "yyyy-mm-dd" if spec.is_date else "@" if spec.kind.startswith("'|'") or spec.kind == "text" else None
         if fmt:                          # the column's format: new cells typed in it keep dates and '|' text
@@ -491,8 +491,8 @@ def _percent_cell(cell: _Cell, col: str) -> tuple[str, str] | None:
     """A spreadsheet '5%' holds 0.05, but percent columns take 5."""
     if col.endswith("_pct") and "%" in (cell.number_format or "") and isinstance(cell.value, (int, float)) \
             and not isinstance(cell.value, bool):
-        shown = _text(round(cell.value * 100, 9))
-        return (f"the cell is formatted as a percentage, so it holds {_text(cell.value)}, not {shown}",
+        shown = csv_text(round(cell.value * 100, 9))
+        return (f"the cell is formatted as a percentage, so it holds {csv_text(cell.value)}, not {shown}",
                 f"type {shown} in a cell formatted as General or Number (percent columns take 5 for 5%)")
     return None
 
@@ -508,7 +508,7 @@ def _cell_text(value: Any, spec: ColumnSpec) -> str:
     if isinstance(value, date):
         return value.isoformat()
     if isinstance(value, (int, float)):
-        return _text(value)
+        return csv_text(value)
     text = str(value).strip()
     # the quote that keeps a name from being a formula in a CSV for people (solver.files.csv_cell)
     return text[1:] if text.startswith("'") and text[1:].startswith(files.FORMULA_START) else text
@@ -631,8 +631,8 @@ def import_quotes(path: str | Path, into: str | Path, *, skip_bad: bool = False,
         raise ProblemError("offers.csv exists; not overwritten", file=str(target), key="--into",
                            fix="pass --force to replace it (the old file is kept as offers.csv.bak), "
                                "or import into another folder")
-    gpus = _read_table(into / "gpus.csv", *TABLES["gpus.csv"])
-    datacenters = _read_table(into / "datacenters.csv", *TABLES["datacenters.csv"])
+    gpus = read_table(into / "gpus.csv", *TABLES["gpus.csv"])
+    datacenters = read_table(into / "datacenters.csv", *TABLES["datacenters.csv"])
     quotes = read_quotes(path, gpus, datacenters, sheet=sheet)
     good = len(quotes.offers)
     if quotes.header_bad:
@@ -654,7 +654,7 @@ def import_quotes(path: str | Path, into: str | Path, *, skip_bad: bool = False,
 def offer_cells(offer: Offer) -> dict[str, str]:
     """An offer as offers.csv cells (every column written, defaults included)."""
     data = offer.model_dump(by_alias=True)
-    return {c: _text(data[c]) for c in COLUMNS}
+    return {c: csv_text(data[c]) for c in COLUMNS}
 
 
 def _write_csv_atomic(target: Path, rows: list[dict[str, Any]], *, replace: bool,
@@ -679,7 +679,7 @@ def _save_csv(tmp: Path, rows: list[dict[str, Any]], columns: list[str], for_peo
         writer = csv.DictWriter(fh, fieldnames=columns, lineterminator="\n")
         writer.writeheader()
         for row in rows:
-            writer.writerow({c: cell(_text(row.get(c))) for c in columns})
+            writer.writerow({c: cell(csv_text(row.get(c))) for c in columns})
 
 
 def _keep_backup(target: Path) -> Path:
@@ -727,12 +727,12 @@ def _count_rows(path: Path) -> int:
         return max(0, sum(1 for row in csv.reader(fh) if row) - 1)
 
 
-def _text(value: Any) -> str:
+def csv_text(value: Any) -> str:
     """CSV text: '|'-joined lists, true/false, ISO dates, numbers without a needless '.0'."""
     if value is None:
         return ""
     if isinstance(value, (list, tuple)):
-        return "|".join(_text(v) for v in value)
+        return "|".join(csv_text(v) for v in value)
     if isinstance(value, bool):
         return "true" if value else "false"
     if isinstance(value, datetime):

@@ -463,7 +463,7 @@ def write_problem_mfu(path: str | Path, job: str, mfu: float, *, in_place: bool 
     import yaml
     from pydantic import ValidationError
 
-    from solver.load import read_text
+    from solver.ingest.readers import read_text
     from solver.model.problem import Problem
 
     path = Path(path)
