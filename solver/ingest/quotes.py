@@ -188,12 +188,7 @@ def write_template(path: str | Path, catalog: Catalog | None = None, *, prefill:
     suffix = path.suffix.lower()
     if suffix not in (".xlsx", ".csv"):
         raise ProblemError("unknown sheet format", file=str(path), fix="name the file *.xlsx (or *.csv)")
-    if os.path.lexists(path) and not force:
-        raise ProblemError("file exists; not overwritten", file=str(path),
-                           fix="pass --force to replace it, or choose another name")
-    if not path.parent.is_dir():
-        raise ProblemError("folder not found", file=str(path), fix="create the folder first")
-    files.check_writable_folder(path.parent)
+    files.check_new_file(path, "FILE", force=force, example=f"quotes{suffix}")
     if prefill and catalog is None:
         raise ProblemError("prefill needs a catalog", fix="pass --catalog DIR")
     rows = [offer_cells(o) for o in catalog.offers.values()] if prefill else [example_row(catalog)]

@@ -102,11 +102,29 @@ def test_template_sheets(template):
 def test_template_refuses_to_overwrite(template, tmp_path):
     path = tmp_path / "t.xlsx"
     path.write_text("mine")
-    with pytest.raises(ProblemError, match="not overwritten"):
+    with pytest.raises(ProblemError, match="already exists"):
         write_template(path)
     assert path.read_text() == "mine"
     with pytest.raises(ProblemError, match="xlsx"):
         write_template(tmp_path / "t.ods")
+
+
+def test_template_is_checked_as_every_output_file(tmp_path):
+    """The sheet goes through files.check_new_file: a folder, a missing folder and a link (even a
+    dangling one) are refused in its words, and --force replaces the link, not its target."""
+    (tmp_path / "sheet.xlsx").mkdir()
+    with pytest.raises(ProblemError, match="is a folder"):
+        write_template(tmp_path / "sheet.xlsx")
+    with pytest.raises(ProblemError, match="folder does not exist"):
+        write_template(tmp_path / "nowhere" / "q.csv")
+    link = tmp_path / "q.csv"
+    link.symlink_to(tmp_path / "elsewhere.csv")
+    with pytest.raises(ProblemError, match="symbolic link") as err:
+        write_template(link)
+    assert err.value.key == "FILE" and not (tmp_path / "elsewhere.csv").exists()
+    write_template(link, force=True)
+    assert not link.is_symlink() and link.read_text(encoding="utf-8").startswith("offer,")
+    assert not (tmp_path / "elsewhere.csv").exists()
 
 
 # ---------------------------------------------------------------- round trips
