@@ -44,7 +44,7 @@ from pydantic_core import PydanticUndefined
 from solver import files
 from solver.errors import ProblemError
 from solver.files import require_openpyxl
-from solver.ingest.readers import TABLES, read_table
+from solver.ingest.readers import TABLES, csv_rows, read_table
 from solver.model.catalog import LEGACY_COLUMNS, Catalog, Datacenter, Gpu, Offer, inconsistencies
 from solver.model.modes import MODES, UNIT_DAYS
 
@@ -407,13 +407,7 @@ def _xlsx_grid(path: Path, sheet: str) -> tuple[str, list[tuple[int, list[_Cell]
 
 
 def _csv_grid(path: Path) -> list[tuple[int, list[_Cell]]]:
-    try:
-        with open(path, newline="", encoding="utf-8-sig") as fh:
-            records = list(csv.reader(fh))
-    except (UnicodeDecodeError, csv.Error) as exc:
-        raise ProblemError(f"not a readable CSV table ({exc})", file=str(path),
-                           fix="save it as comma-separated UTF-8 text with a header row") from None
-    return [(i, [_Cell(v) for v in record]) for i, record in enumerate(records, start=1)]
+    return [(i, [_Cell(v) for v in record]) for i, record in enumerate(csv_rows(path), start=1)]
 
 
 def _header(cells: list[_Cell], sheet: str, specs: dict[str, ColumnSpec], out: QuoteRows) -> dict[int, str]:

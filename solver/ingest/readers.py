@@ -31,6 +31,17 @@ TABLES: dict[str, tuple[type[BaseModel], str]] = {
 
 
 
+def csv_rows(path: Path, *, what: str = "table",
+             fix: str = "save it as comma-separated UTF-8 text with a header row") -> list[list[str]]:
+    """Every record of a CSV file, as text (UTF-8, a byte-order mark dropped); a ProblemError naming the
+    file when it is not UTF-8 or not CSV (the quote sheet's and SkyPilot's readers)."""
+    try:
+        with open(path, newline="", encoding="utf-8-sig") as fh:
+            return list(csv.reader(fh))
+    except (UnicodeDecodeError, csv.Error) as exc:
+        raise ProblemError(f"not a readable CSV {what} ({exc})", file=str(path), fix=fix) from None
+
+
 def read_table(path: Path, model: type[BaseModel], key: str) -> dict[str, Any]:
     if not path.is_file():
         raise ProblemError("file not found", file=str(path), fix=f"every catalog needs {path.name}")

@@ -161,6 +161,16 @@ def test_round_trip_csv(target, tmp_path):
         assert catalog.offers[row["offer"]] == expected(row)
 
 
+def test_a_csv_sheet_that_is_not_utf8_is_named(target, tmp_path):
+    """A quote sheet saved in GBK is a ProblemError naming the file (solver.ingest.readers.csv_rows); nothing written."""
+    path = tmp_path / "quotes.csv"
+    path.write_bytes((",".join(COLUMNS) + "\n报价,北京\n").encode("gbk"))
+    before = (target / "offers.csv").exists()
+    with pytest.raises(ProblemError, match="not a readable CSV table") as err:
+        import_quotes(path, target)
+    assert err.value.file == str(path) and "UTF-8" in err.value.fix
+    assert (target / "offers.csv").exists() == before
+
 def test_round_trip_prefilled_sample(target, tmp_path):
     """The whole sample catalog out to a sheet and back: the same 50-odd offers."""
     sample = load_catalog(SAMPLE)
