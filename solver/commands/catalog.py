@@ -108,7 +108,7 @@ def catalog_template(file: Path = typer.Argument(..., help="the quote sheet to w
     """Write a quote sheet: the offers.csv columns, their units and allowed values, and one example row."""
     def action() -> None:
         from solver.load import load_catalog
-        from solver.ingest.quotes import write_template
+        from solver.ingest.quote_template import write_template
         from solver.report.catalog_messages import render_template_written
 
         cat = load_catalog(catalog)

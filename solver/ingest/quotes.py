@@ -1,6 +1,7 @@
-"""Quote sheets: a template to fill in (xlsx or csv) and its import into a catalog's offers.csv.
+"""Quote sheets: a filled sheet read and imported into a catalog's offers.csv. The template to fill in
+is solver.ingest.quote_template's, the layout both share solver.ingest.quote_sheet's.
 
-write_template(path, catalog)   sheet `offers` (the offers.csv columns, in order, and one example
+write_template(path, catalog)   (quote_template) sheet `offers` (the offers.csv columns, in order, and one example
                                 row, or the catalog's own offers with prefill=True), sheet `columns`
                                 (each column's type, unit, allowed values, range, default, whether
                                 required) and a hidden sheet `lists` behind the dropdowns of the enum
@@ -26,276 +27,23 @@ An import replaces the whole offers.csv: to add rows to a catalog, start from
 
 from __future__ import annotations
 
-import csv
 import difflib
-import os
 import re
-import shutil
-import types
 from dataclasses import dataclass, field
 from datetime import date, datetime
 from pathlib import Path
-from typing import Any, Literal, Union, get_args, get_origin
+from typing import Any
 
-from annotated_types import Ge, Gt, Le, Lt, MinLen
 from pydantic import ValidationError
-from pydantic_core import PydanticUndefined
 
 from solver import files
 from solver.errors import ProblemError
 from solver.files import require_openpyxl
+from solver.ingest.quote_sheet import EXAMPLE_ID, EXAMPLE_SOURCE, SHEET, ColumnSpec, column_specs
 from solver.ingest.readers import TABLES, csv_rows, read_table
+from solver.ingest.tables import COLUMNS, count_rows, csv_text, offer_cells, write_csv_atomic
 from solver.model.catalog import LEGACY_COLUMNS, Catalog, Datacenter, Gpu, Offer, inconsistencies
-from solver.model.modes import MODES, UNIT_DAYS
 
-SHEET = "offers"
-COLUMNS = [f.alias or name for name, f in Offer.model_fields.items()]     # the order of offers.csv
-EXAMPLE_ID = "example-yz-a100-80-8x-monthly"
-EXAMPLE_SOURCE = "EXAMPLE ROW - replace with your quote (vendor, contact, document, date) or delete the row"
-TEMPLATE_ROWS = 1000                     # rows of the template that carry dropdowns and formats
-
-
-
-def _mode_note() -> str:
-    """The mode column's note, from the mode table: "hourly/spot: paid per hour used;
-    monthly/yearly/hosted: paid per whole term" (modes grouped by how they are paid)."""
-    groups: dict[str, list[str]] = {}
-    for mode in MODES.values():
-        groups.setdefault(mode.paid, []).append(mode.name)
-    return "; ".join(f"{'/'.join(names)}: {paid}" for paid, names in groups.items())
-
-
-def _price_unit_note() -> str:
-    """The price_unit column's note, from the mode table: "hourly and spot: *_hour; monthly and
-    hosted: *_month (30 days); yearly: *_year (365 days)" (modes grouped by price unit)."""
-    groups: dict[str, list[str]] = {}
-    for mode in MODES.values():
-        groups.setdefault(mode.unit, []).append(mode.name)
-    return "; ".join(f"{' and '.join(names)}: *_{unit}" + ("" if unit == "hour" else f" ({UNIT_DAYS[unit]:g} days)")
-                     for unit, names in groups.items())
-
-
-# What each column's numbers mean (documentation only; the rules live in solver.model.catalog.Offer).
-UNITS = {
-    "offer": "unique id, e.g. vendor-site-gpu-8x-mode",
-    "vendor": "vendor id (same spelling on all its offers)",
-    "datacenter": "a datacenter of the catalog (datacenters.csv)",
-    "gpu": "a GPU of the catalog (gpus.csv)",
-    "mode": _mode_note(),
-    "price": "currency per price_unit; rent only (no interconnect, storage, egress or fee)",
-    "price_unit": _price_unit_note(),
-    "currency": "ISO 4217 code of every price of the row (CNY, USD, ...); blank = CNY",
-    "gpus_per_node": "GPUs in one rentable node",
-    "max_nodes": "nodes the vendor can give at once at this site",
-    "min_term_days": "days; 0 for hourly/spot, e.g. 30 monthly, 365 yearly",
-    "lead_time_days": "days from order to use",
-    "interconnect": "inter-node fabric options, e.g. ib_hdr|roce",
-    "interconnect_price": "currency per node in price_unit's time unit, one per interconnect option, e.g. 6000|3000",
-    "counts_power": "true for hosted racks: node_kw counts against the site's power quota",
-    "node_kw": "kW of IT power per node; required when counts_power is true",
-    "platform_fee_pct": "percent surcharge on all charges (5 = 5%)",
-    "preemptions_per_day": "expected reclaims per day; > 0 for spot, else 0",
-    "perf_guarantee_pct": "percent of rated performance guaranteed (95 = 95%); blank = none",
-    "discount_from_gpus": "GPUs from which the volume discount applies; blank = no discount",
-    "discount_pct": "percent off once the tier applies (8 = 8%); with discount_from_gpus",
-    "storage_per_tb_month": "currency per TB-month; the same on every offer of one vendor at one site",
-    "egress_per_tb": "currency per TB exported; the same on every offer of one vendor at one site",
-    "illustrative": "false for a real quote, true for made-up numbers",
-    "as_of": "date of the quote",
-    "source": "where the numbers come from: vendor, contact, document",
-    "billing": "how a committed term is paid: monthly (blank = monthly) or upfront; blank for hourly/spot",
-}
-
-BLANK = {"interconnect_price": "0 for each option"}     # defaults the model fills in itself
-
-
-# ---------------------------------------------------------------- column descriptions
-
-@dataclass(frozen=True)
-class ColumnSpec:
-    name: str
-    required: bool
-    kind: str                      # text | number | whole number | true/false | date | list of ...
-    allowed: tuple[str, ...]       # enum values, if any
-    bounds: str                    # e.g. "> 0", "0 to 100"
-    default: str                   # text of the default, "" = blank
-    unit: str
-    is_date: bool = False
-
-    def guide(self) -> str:
-        """One line: what the column takes."""
-        parts = [self.kind + (f" {self.bounds}" if self.bounds else "")]
-        if self.allowed and not self.kind.startswith("'|'"):
-            parts = [f"one of {', '.join(self.allowed)}"]
-        elif self.allowed:
-            parts.append(f"from {', '.join(self.allowed)}")
-        if self.unit:
-            parts.append(self.unit)
-        return "; ".join(parts)
-
-
-def column_specs(gpus: list[str] | None = None, datacenters: list[str] | None = None) -> dict[str, ColumnSpec]:
-    """Every offers.csv column, described from the Offer model (and the catalog's ids for gpu, datacenter)."""
-    specs = {}
-    for name, info in Offer.model_fields.items():
-        col = info.alias or name
-        ann = info.annotation
-        if get_origin(ann) in (Union, types.UnionType):
-            ann = next(a for a in get_args(ann) if a is not type(None))
-        listed = get_origin(ann) is tuple
-        inner = get_args(ann)[0] if listed else ann
-        allowed = tuple(str(v) for v in get_args(inner)) if get_origin(inner) is Literal else ()
-        kind = {str: "text", float: "a number", int: "a whole number", bool: "true or false",
-                date: "a date YYYY-MM-DD"}.get(inner, "text")
-        if allowed:
-            kind = "one value"
-        if listed:
-            kind = "'|'-separated list of " + ("values" if allowed else "numbers" if inner is float else "texts")
-        bounds = _bounds(info.metadata, listed, inner)
-        if col == "gpu" and gpus:
-            allowed = tuple(gpus)
-        if col == "datacenter" and datacenters:
-            allowed = tuple(datacenters)
-        default = "" if info.default is PydanticUndefined or info.default in (None, ()) else csv_text(info.default)
-        default = BLANK.get(col, default)
-        specs[col] = ColumnSpec(col, info.is_required(), kind, allowed, bounds, default, UNITS.get(col, ""),
-                                is_date=inner is date)
-    return specs
-
-
-def _bounds(metadata: list, listed: bool, inner: Any) -> str:
-    low = high = ""
-    for m in metadata:
-        if isinstance(m, Gt):
-            low = f"> {csv_text(m.gt)}"
-        elif isinstance(m, Ge):
-            low = f">= {csv_text(m.ge)}"
-        elif isinstance(m, Lt):
-            high = f"< {csv_text(m.lt)}"
-        elif isinstance(m, Le):
-            high = f"<= {csv_text(m.le)}"
-        elif isinstance(m, MinLen) and m.min_length:
-            return "(at least one)" if listed else "(not empty)"
-    return ", ".join(p for p in (low, high) if p)
-
-
-# ---------------------------------------------------------------- template
-
-def write_template(path: str | Path, catalog: Catalog | None = None, *, prefill: bool = False,
-                   force: bool = False) -> Path:
-    """The quote sheet: .xlsx (offers + columns + dropdowns) or .csv (header and rows only)."""
-    path = Path(path)
-    suffix = path.suffix.lower()
-    if suffix not in (".xlsx", ".csv"):
-        raise ProblemError("unknown sheet format", file=str(path), fix="name the file *.xlsx (or *.csv)")
-    files.check_new_file(path, "FILE", force=force, example=f"quotes{suffix}")
-    if prefill and catalog is None:
-        raise ProblemError("prefill needs a catalog", fix="pass --catalog DIR")
-    rows = [offer_cells(o) for o in catalog.offers.values()] if prefill else [example_row(catalog)]
-    if suffix == ".csv":
-        _write_csv_atomic(path, rows, replace=force, for_people=True)
-        return path
-    _write_xlsx_template(path, rows, catalog)
-    return path
-
-
-def example_row(catalog: Catalog | None = None) -> dict[str, Any]:
-    """One valid offer for the catalog, as typed cell values (numbers as numbers, a real date)."""
-    gpus = list(catalog.gpus) if catalog else []
-    sites = list(catalog.datacenters) if catalog else []
-    gpu = "A100-80G" if not gpus or "A100-80G" in gpus else gpus[0]
-    site = "Yizhuang" if not sites or "Yizhuang" in sites else sites[0]
-    return {"offer": EXAMPLE_ID, "vendor": "example-vendor", "datacenter": site, "gpu": gpu, "mode": "monthly",
-            "price": 62000, "price_unit": "per_node_month", "currency": "CNY", "gpus_per_node": 8, "max_nodes": 4,
-            "min_term_days": 30, "lead_time_days": 3, "interconnect": "ib_hdr|roce",
-            "interconnect_price": "6000|3000", "counts_power": False, "node_kw": 6.5, "platform_fee_pct": 0,
-            "preemptions_per_day": 0, "perf_guarantee_pct": 95, "discount_from_gpus": 32, "discount_pct": 8,
-            "storage_per_tb_month": 1200, "egress_per_tb": 600, "illustrative": False,
-            "as_of": date.today(), "source": EXAMPLE_SOURCE}
-
-
-def _write_xlsx_template(path: Path, rows: list[dict[str, Any]], catalog: Catalog | None) -> None:
-    openpyxl = require_openpyxl(key=None)
-    from openpyxl.comments import Comment
-    from openpyxl.styles import Font
-    from openpyxl.utils import get_column_letter
-    from openpyxl.worksheet.datavalidation import DataValidation
-
-    specs = column_specs(list(catalog.gpus) if catalog else None, list(catalog.datacenters) if catalog else None)
-    wb = openpyxl.Workbook()
-    ws = wb.active
-    ws.title = SHEET
-    ws.append(COLUMNS)
-    for row in rows:
-        ws.append([_typed(row.get(c), specs[c]) for c in COLUMNS])
-    for i, col in enumerate(COLUMNS, start=1):
-        spec, letter = specs[col], get_column_letter(i)
-        head = ws.cell(row=1, column=i)
-        head.font = Font(bold=True, color=None if spec.required else "555555")
-        head.comment = Comment(f"{'required' if spec.required else 'optional'}: {spec.guide()}"
-                               + (f"\nblank = {spec.default}" if spec.default else ""), "gpuplan", width=300)
-        width = max([len(col)] + [len(csv_text(r.get(col))) for r in rows]) + 2
-        ws.column_dimensions[letter].width = min(width, 60)
-        fmt = "yyyy-mm-dd" if spec.is_date else "@" if spec.kind.startswith("'|'") or spec.kind == "text" else None
-        if fmt:                          # the column's format: new cells typed in it keep dates and '|' text
-            ws.column_dimensions[letter].number_format = fmt
-            for r in range(2, len(rows) + 2):
-                ws.cell(row=r, column=i).number_format = fmt
-    ws.freeze_panes = "B2"
-
-    lists = wb.create_sheet("lists")
-    dropdowns = {c: specs[c].allowed for c in COLUMNS if specs[c].allowed and not specs[c].kind.startswith("'|'")}
-    dropdowns.update({c: ("true", "false") for c in COLUMNS if specs[c].kind == "true or false"})
-    for j, (col, values) in enumerate(dropdowns.items(), start=1):
-        letter = get_column_letter(j)
-        lists.cell(row=1, column=j, value=col)
-        for k, value in enumerate(values, start=2):
-            lists.cell(row=k, column=j, value=value)
-        dv = DataValidation(type="list", formula1=f"lists!${letter}$2:${letter}${len(values) + 1}",
-                            allow_blank=True, showErrorMessage=True, errorTitle=f"{col}: not allowed",
-                            error=f"{col} takes one of: {', '.join(values)}"[:255])
-        target = get_column_letter(COLUMNS.index(col) + 1)
-        dv.add(f"{target}2:{target}{TEMPLATE_ROWS}")
-        ws.add_data_validation(dv)
-    lists.sheet_state = "hidden"
-
-    doc = wb.create_sheet("columns", 1)
-    doc.append(["column", "required", "type", "allowed values", "range", "blank means", "unit / meaning"])
-    for col in COLUMNS:
-        s = specs[col]
-        doc.append([col, "yes" if s.required else "no", s.kind, ", ".join(s.allowed), s.bounds,
-                    (s.default or "none") if not s.required else "", s.unit])
-    doc.append([])
-    for line in ("One row per quote in sheet 'offers'; row 1 is the header (keep the names).",
-                 "Lists are '|'-separated (ib_hdr|roce and 6000|3000); percentages are plain numbers (5 = 5%).",
-                 "Delete the example row, or overwrite it, before importing:",
-                 "gpuplan catalog import THIS.xlsx --into CATALOG_DIR"):
-        doc.append([line])
-    for cell in doc[1]:
-        cell.font = Font(bold=True)
-    for letter, width in zip("ABCDEFG", (26, 9, 34, 50, 14, 12, 80)):
-        doc.column_dimensions[letter].width = width
-    doc.freeze_panes = "A2"
-    for sheet in (ws, lists, doc):
-        files.text_cells(sheet)     # a prefilled name like =HYPERLINK(…) stays text
-    _save_atomic(path, wb.save)
-
-
-def _typed(value: Any, spec: ColumnSpec) -> Any:
-    """Cells as a person would type them: numbers as numbers, dates as dates, lists as text."""
-    if value in (None, ""):
-        return None
-    if spec.is_date and isinstance(value, str):
-        return date.fromisoformat(value)
-    if spec.kind in ("a number", "a whole number") and isinstance(value, str):
-        number = float(value)
-        return int(number) if number.is_integer() else number
-    if spec.kind == "true or false" and isinstance(value, bool):
-        return "true" if value else "false"
-    return value
-
-
-# ---------------------------------------------------------------- reading and checking
 
 @dataclass
 class BadCell:
@@ -635,102 +383,9 @@ def import_quotes(path: str | Path, into: str | Path, *, skip_bad: bool = False,
                               f"{quotes.rows}; nothing written", quotes.bad, file=str(path),
                               fix=f"correct them and import again{more}")
     offers = list(quotes.offers.values())
-    old_rows = _count_rows(target) if target.exists() else None
-    backup = _write_csv_atomic(target, [offer_cells(o) for o in offers], replace=force)
+    old_rows = count_rows(target) if target.exists() else None
+    backup = write_csv_atomic(target, [offer_cells(o) for o in offers], replace=force)
     return ImportResult(target=target, offers=offers, quotes=quotes, backup=backup, replaced_rows=old_rows)
-
-
-def offer_cells(offer: Offer) -> dict[str, str]:
-    """An offer as offers.csv cells (every column written, defaults included)."""
-    data = offer.model_dump(by_alias=True)
-    return {c: csv_text(data[c]) for c in COLUMNS}
-
-
-def _write_csv_atomic(target: Path, rows: list[dict[str, Any]], *, replace: bool,
-                      columns: list[str] | None = None, for_people: bool = False) -> Path | None:
-    """Write atomically (solver.files); an existing target (only with replace) is first linked (or
-    copied) to the first free .bak name, so at every moment the target is the old table or the new.
-    `columns`: the header, offers.csv's COLUMNS unless given (solver.ingest.skypilot writes datacenters.csv too).
-    `for_people`: a sheet to open in a spreadsheet (the template), its text cells kept from formulas."""
-    backup = None
-    if os.path.lexists(target):
-        if not replace:
-            raise ProblemError("file exists; not overwritten", file=str(target), fix="pass --force")
-        if not target.is_symlink():
-            backup = _keep_backup(target)
-    files.save_atomic(target, lambda tmp: _save_csv(tmp, rows, columns or COLUMNS, for_people))
-    return backup
-
-
-def _save_csv(tmp: Path, rows: list[dict[str, Any]], columns: list[str], for_people: bool = False) -> None:
-    cell = files.csv_cell if for_people else (lambda text: text)
-    with open(tmp, "w", newline="", encoding="utf-8") as fh:
-        writer = csv.DictWriter(fh, fieldnames=columns, lineterminator="\n")
-        writer.writeheader()
-        for row in rows:
-            writer.writerow({c: cell(csv_text(row.get(c))) for c in columns})
-
-
-def _keep_backup(target: Path) -> Path:
-    """The old table under the first free .bak name, as a hard link where the disk allows (the
-    target itself is never moved away, so no kill leaves it missing)."""
-    backup = _free_backup(target)
-    try:
-        try:
-            os.link(target, backup)
-        except OSError:
-            shutil.copy2(target, backup)
-    except OSError as exc:
-        raise files.write_error(exc, backup) from None
-    return backup
-
-
-write_csv_atomic = _write_csv_atomic
-"""A catalog table written whole, the old file kept as .bak (the writer `catalog import` uses)."""
-
-
-def write_tables_together(into: Path, tables: list[tuple[str, list[dict[str, Any]], list[str]]]) -> list[Path]:
-    """Several tables of one catalog folder as one change (solver.files.replace_together: a kill
-    leaves all old tables or all new ones), each old table kept as .bak first; the backups made."""
-    backups = [_keep_backup(into / name) for name, _, _ in tables
-               if (into / name).exists() and not (into / name).is_symlink()]
-    files.replace_together([(into / name, lambda tmp, rows=rows, columns=columns: _save_csv(tmp, rows, columns))
-                            for name, rows, columns in tables], into)
-    return backups
-
-
-def _save_atomic(path: Path, save) -> None:
-    files.save_atomic(path, lambda tmp: save(str(tmp)))
-
-
-def _free_backup(target: Path) -> Path:
-    candidate, n = target.with_name(target.name + ".bak"), 1
-    while candidate.exists():
-        n += 1
-        candidate = target.with_name(f"{target.name}.bak{n}")
-    return candidate
-
-
-def _count_rows(path: Path) -> int:
-    with open(path, newline="", encoding="utf-8-sig") as fh:
-        return max(0, sum(1 for row in csv.reader(fh) if row) - 1)
-
-
-def csv_text(value: Any) -> str:
-    """CSV text: '|'-joined lists, true/false, ISO dates, numbers without a needless '.0'."""
-    if value is None:
-        return ""
-    if isinstance(value, (list, tuple)):
-        return "|".join(csv_text(v) for v in value)
-    if isinstance(value, bool):
-        return "true" if value else "false"
-    if isinstance(value, datetime):
-        return value.date().isoformat()
-    if isinstance(value, date):
-        return value.isoformat()
-    if isinstance(value, float):
-        return str(int(value)) if value.is_integer() and abs(value) < 1e15 else repr(value)
-    return str(value)
 
 
 def _n(count: int, noun: str) -> str:

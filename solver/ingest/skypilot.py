@@ -43,7 +43,7 @@ from solver.errors import ProblemError
 from solver.ingest.readers import TABLES, from_validation, read_table, read_yaml
 from solver.model.catalog import LEGACY_COLUMNS, Catalog, Datacenter, Offer, inconsistencies
 from solver.model.modes import MODES
-from solver.ingest.quotes import COLUMNS as OFFER_COLUMNS, csv_text, offer_cells, write_tables_together
+from solver.ingest.tables import COLUMNS as OFFER_COLUMNS, csv_text, offer_cells, write_tables_together
 from solver.ingest.skypilot_gpus import ACCELERATORS, identify
 from solver.ingest.skypilot_offers import Instance, dc_id, make_offers
 from solver.ingest.skypilot_rows import HOST_VM, BadRow, Row, one_region_per_zone, parse, priced_apart

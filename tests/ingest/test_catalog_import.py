@@ -16,7 +16,10 @@ from solver.cli import app
 from solver.errors import ProblemError
 from solver.load import load_catalog
 from solver.model.catalog import Offer
-from solver.ingest.quotes import COLUMNS, EXAMPLE_ID, QuoteSheetError, import_quotes, write_template
+from solver.ingest.quote_sheet import EXAMPLE_ID
+from solver.ingest.quote_template import write_template
+from solver.ingest.quotes import QuoteSheetError, import_quotes
+from solver.ingest.tables import COLUMNS
 from tests.builders import ROOT
 
 SAMPLE = ROOT / "catalogs" / "beijing-sample"
