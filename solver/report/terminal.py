@@ -19,7 +19,7 @@ from solver.report.contracts import contract_lines, gpus_text, merged_note, node
 from solver.report.fit import Col, Grid, fit_or_none, fitted, keep_whole
 from solver.report.days import day_text, span_note, span_text
 from solver.report.cash import cash_flow_grid
-from solver.report.html import LAYOUT_GLOSS, MARGIN_GLOSS, layout_words, mode_name
+from solver.report.words import LAYOUT_GLOSS, MARGIN_GLOSS, layout_words, mode_name
 from solver.i18n import N_, _, amount, headline, is_zh, language, money_unit
 from solver.report.json_out import print_json  # noqa: F401 (re-exported: callers that print plans and JSON)
 

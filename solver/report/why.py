@@ -9,7 +9,7 @@ from rich.table import Table
 
 from solver.analysis.why import Why
 from solver.i18n import _, money_unit
-from solver.report.html import reason_name
+from solver.report.words import reason_name
 from solver.report.fit import keep_whole
 
 

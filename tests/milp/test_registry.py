@@ -100,7 +100,7 @@ def test_a_binding_of_a_kind_no_family_reads_is_refused():
 def test_reports_word_every_kind_from_its_family():
     """The report's words for a kind are the family's labels, translated; a kind no family has stays as is."""
     from solver.i18n import language
-    from solver.report.html import binding_text, limit_name
+    from solver.report.words import binding_text, limit_name
 
     plan_binding = Binding(kind="power", name="A", start_day=0, end_day=2, used=9.5, limit=10, unit="kW",
                            text="power at A, days 0–2: 9.5 of 10.0 kW")

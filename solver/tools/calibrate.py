@@ -463,7 +463,7 @@ def write_problem_mfu(path: str | Path, job: str, mfu: float, *, in_place: bool 
     import yaml
     from pydantic import ValidationError
 
-    from solver.load import read_text
+    from solver.ingest.readers import read_text
     from solver.model.problem import Problem
 
     path = Path(path)
@@ -482,12 +482,9 @@ def write_problem_mfu(path: str | Path, job: str, mfu: float, *, in_place: bool 
                            key="--job", fix=f"write `mfu: {mfu:.3f}` under the job by hand") from None
     assert any(j.name == job and j.mfu is not None and abs(j.mfu - round(mfu, 3)) < 1e-9 for j in problem.jobs)
     target = path if in_place else calibrated_path(path)
-    if target.exists() and not in_place and not force:
-        raise ProblemError("file exists, not overwritten", file=str(target), key="--write-problem",
-                           fix="remove it, pass --force, or --in-place to edit the problem itself")
-    if target.is_symlink() and not force:
-        raise ProblemError("is a symbolic link; it is not written through", file=str(target), key="--write-problem",
-                           fix="give the real file's path, or pass --force to replace the link itself")
+    # --in-place replaces the problem itself, which exists, but is not written through a link without --force
+    files.check_new_file(target, "--write-problem", force=force or (in_place and not target.is_symlink()),
+                         example=calibrated_path(path).name)
     files.write_text(target, new, newline="")  # atomic; the file's own line ends (read_text keeps CRLF)
     return target
 
@@ -533,9 +530,8 @@ def write_catalog_mfu(catalog: str | Path, out: str | Path, gpu: str, mfu: float
     except ValueError as exc:
         raise ProblemError(str(exc), file=str(src), key="--gpu",
                            fix="name a GPU of that gpus.csv (gpuplan catalog show)") from None
-    if (out / "gpus.csv").exists() and not force:
-        raise ProblemError("catalog exists, not overwritten", file=str(out / "gpus.csv"), key="--catalog-out",
-                           fix="choose a new folder or pass --force")
+    if out.is_dir():   # a new folder is made below, with nothing in it to overwrite
+        files.check_new_file(out / "gpus.csv", "--catalog-out", force=force, example="calibrated/gpus.csv")
     try:
         out.mkdir(parents=True, exist_ok=True)
     except OSError as exc:
