@@ -60,7 +60,7 @@ class Relax:
     edits: (amount, target, horizon_days or None) → what-if edits making that change.
     words: (amount, target, horizon_days or None, unit) → the same change in words, naming
            every edit; `unit` is the family's unit in the problem (Family.unit_in).
-    over:  the elastic plan's use past each written limit (solver.milp.elastic.*_over).
+    over:  the elastic plan's use past each written limit (solver.milp.elastic's signature).
     """
 
     how: str
@@ -162,7 +162,7 @@ class Family:
     relax: Relax | NotApplicable
     lever: Callable[..., Step] | NotApplicable               # (problem, catalog, target, amount) → Step
     lost: Lost | NotApplicable
-    verify: Callable                          # the solver.verify check of the same rule
+    verify: Callable | NotApplicable          # (verifier) → None: solver.verify's check of the written rule
 
     def unit_in(self, problem: Problem) -> str:
         """The unit amounts of this limit are written in for `problem` (money: its currency)."""

@@ -39,6 +39,7 @@ from solver.model.problem import Problem
 __all__ = [
     "FAMILIES", "BINDING_KINDS", "STRUCTURAL", "BUDGET", "POWER", "AVAILABILITY", "DEADLINE", "VENDORS", "SPOT",
     "family", "family_of_row", "as_bounded", "binding_limits", "check_kinds", "discover", "missing_parts",
+    "foreign_parts",
     "unregistered_rows", "unkeyed_rows",
     # the parts (solver.milp.family), for callers that name them
     "BUILT", "NODES", "WORK", "COSTS", "ON_DEMAND", "MONEY",
@@ -150,6 +151,25 @@ def missing_parts(fam: Family) -> list[str]:
                 out.append(f"{where} (not callable)")
 
     walk(fam, f"{fam.name or '?'}.")
+    return out
+
+
+def foreign_parts(fam: Family) -> list[str]:
+    """The parts not defined in the family's own module (the module its rows are added by):
+    each `part (module)`. A family's slack, reader, lever, words and check pointing at another
+    family's (or at a shared module's) function would make two limits one, or a limit no one owns."""
+    home = getattr(fam.rows.add, "__module__", None)
+    out = []
+
+    def walk(obj, path: str) -> None:
+        for f in fields(obj):
+            value, where = getattr(obj, f.name), f"{path}{f.name}"
+            if is_dataclass(value) and not isinstance(value, NotApplicable):
+                walk(value, where + ".")
+            elif callable(value) and getattr(value, "__module__", None) != home:
+                out.append(f"{where} ({getattr(value, '__module__', '?')})")
+
+    walk(fam, f"{fam.name}.")
     return out
 
 

@@ -10,14 +10,15 @@ from collections import defaultdict
 from ortools.linear_solver.python import model_builder as mb
 
 from solver.i18n import N_, ngettext
-from solver.milp import binding, elastic
-from solver.milp.capacity import held_nodes
+from solver.milp.binding import days_of, runs
+from solver.milp.capacity import held_nodes, widen_discount
 from solver.milp.core import Milp, RowKey
 from solver.milp.family import NotApplicable, NODES, Bound, Family, Labels, Lost, Relax, Rows, Step, plural, whole
+from solver.milp.solution import Solution
 from solver.model.catalog import Catalog
 from solver.model.paths import row_path
+from solver.model.plan import Binding, JobResult
 from solver.model.problem import Problem
-from solver.verify import _Verifier
 
 TOL = 1e-6
 
@@ -63,7 +64,7 @@ def set_stock_bound(milp: Milp, offer: str, nodes: float | None) -> None:
     discount's rows and the site rows' big-Ms were built from the written stock, so a model
     with more would not be the model of a catalog with more. Lowering it is exact (those
     bounds stay valid, only looser). For more stock solve an elastic model
-    (solver.milp.elastic.stock_slacks) or rebuild from the edited catalog."""
+    (stock_slacks) or rebuild from the edited catalog."""
     written = milp.inst.catalog.offers[offer].max_nodes
     cap = written if nodes is None else nodes
     if cap > written:
@@ -74,6 +75,97 @@ def set_stock_bound(milp: Milp, offer: str, nodes: float | None) -> None:
     for key, row in milp.family_rows("availability", offer).items():
         if not key.part:
             row.upper_bound = cap
+
+
+# --- slack, binding, check: the parts an analysis and the verifier ask -------------------------
+
+def stock_slack(milp: Milp, caps: dict[str, int], factor: int) -> dict[str, mb.Variable]:
+    """Rows Σ_{options of o} held[o,t] − s_o ≤ cap_o (`Stock-<o>-<t>`), integer s_o ≤ (factor − 1)·cap_o.
+
+    The caller has already raised the variables' own bounds (or built the model from a
+    catalog with raised caps), so these rows alone put the written stock back.
+    held: capacity.held_nodes, the nodes a contract holds to its term's last day.
+    """
+    by_offer: dict[str, dict[int, list]] = {}
+    for (key, t), variables in held_nodes(milp).items():
+        by_offer.setdefault(milp.inst.configs[key].offer.offer, {}).setdefault(t, []).extend(variables)
+    out = {}
+    for offer, periods in sorted(by_offer.items()):
+        cap = caps[offer]
+        s = milp.model.new_int_var(0, cap * (factor - 1), f"slack[stock,{offer}]")
+        for t, variables in sorted(periods.items()):
+            milp.add_row(f"Stock-{offer}-{t}", mb.LinearExpr.sum(variables) - s <= cap,
+                         RowKey("availability", offer, t, part="stock"))
+        out[offer] = s
+    return out
+
+
+def stock_slacks(milp: Milp, targets=None, caps: dict[str, int] | None = None,
+                 factor: int = 1) -> dict[str, mb.Variable]:
+    """Slack on every offer's stock. `caps` given: the model was built from a catalog whose
+    caps are `caps` × factor (solver.analysis.explain). `caps` None: the model was built at
+    its written caps, which are raised ×factor here first (node and contract bounds, the
+    volume discount's rows, the `Availability` rows lifted), then put back by the stock rows."""
+    if caps is None:
+        caps = _raise_stock(milp, factor)
+    return stock_slack(milp, caps, factor)
+
+
+def _raise_stock(milp: Milp, factor: int) -> dict[str, int]:
+    inst = milp.inst
+    caps = {o: inst.catalog.offers[o].max_nodes for o in {inst.configs[key].offer.offer for key, _ in milp.nodes}}
+    raised = {o: cap * factor for o, cap in caps.items()}
+    for (key, _), var in [*milp.nodes.items(), *milp.contracts.items()]:
+        var.upper_bound = raised[inst.configs[key].offer.offer]
+    for key, t in milp.full_price:
+        widen_discount(milp, key, t, raised[inst.configs[key].offer.offer])
+    for key, row in milp.family_rows("availability").items():
+        if not key.part:
+            row.upper_bound = math.inf
+    return caps
+
+
+def stock_over(sol, written: Catalog, targets=None) -> list[tuple[str, float]]:
+    """Nodes over each offer's written max_nodes at the plan's peak."""
+    milp = sol.milp
+    held: dict[tuple[str, int], int] = {}
+    for (key, t), variables in held_nodes(milp).items():
+        offer = milp.inst.configs[key].offer.offer
+        held[offer, t] = held.get((offer, t), 0) + sum(sol.count(var) for var in variables)
+    out = []
+    for offer in sorted({o for o, _ in held}):
+        if targets is None or offer in targets:
+            over = max(n for (o, _), n in held.items() if o == offer) - written.offers[offer].max_nodes
+            if over > 0:
+                out.append((offer, over))
+    return out
+
+
+def availability_binding(sol: Solution, jobs: list[JobResult]) -> list[Binding]:
+    inst = sol.milp.inst
+    held: dict[str, dict[int, int]] = defaultdict(lambda: defaultdict(int))
+    for (key, t), variables in held_nodes(sol.milp).items():
+        held[inst.configs[key].offer.offer][t] += sum(sol.count(var) for var in variables)
+    out = []
+    for offer, by_t in held.items():
+        cap = inst.catalog.offers[offer].max_nodes
+        for first, last in runs([t for t, n in by_t.items() if n >= cap]):
+            start, end = days_of(sol, first, last)
+            out.append(Binding(kind="availability", name=offer, start_day=start, end_day=end, used=cap, limit=cap,
+                               unit="nodes", text=f"availability of {offer}, days {start}–{end}: all {cap} nodes"))
+    return out
+
+
+def check_stock(v) -> None:
+    """The verifier's rule, day by day over each contract's whole term (not only the periods it
+    may be used in): a vendor's nodes stay rented to its last day (v: solver.verify.rules.Verifier)."""
+    per_offer: dict[tuple[str, int], int] = defaultdict(int)
+    for name, day, nodes in v.held_days():
+        per_offer[name, day] += nodes
+    for (name, day), nodes in sorted(per_offer.items()):
+        if nodes > v.cat.offers[name].max_nodes:
+            v.fail(f"availability: {nodes} nodes of {name} on day {day}, "
+                   f"max_nodes is {v.cat.offers[name].max_nodes}")
 
 
 def _availability_lever(problem: Problem, catalog: Catalog, target: str, amount: float | None = None) -> Step:
@@ -99,17 +191,17 @@ FAMILY = Family(
     bounds=Bound(stock_bound, set_stock_bound,
                  NotApplicable("only lowered on a built model: a plan then meets the written stock")),
     labels=Labels(N_("availability"), N_("availability of {name}, days {span}: all {limit} nodes"), more_nodes),
-    slack=elastic.stock_slacks,
-    binding=binding.availability_binding,
+    slack=stock_slacks,
+    binding=availability_binding,
     relax=Relax("together", limit=lambda problem, catalog, offer: catalog.offers[offer].max_nodes,
                 edits=lambda a, offer, horizon: [f"{row_path('offers', 'offer', offer)}.max_nodes+={whole(a)}"],
                 words=lambda a, offer, horizon, unit: f"{whole(a)} more {plural(a, 'node')} of {offer}",
-                over=elastic.stock_over),
+                over=stock_over),
     lever=_availability_lever,
     lost=Lost("availability", scale=_stock_scale,
               words=lambda milp, offer, amount, limit: (f"{offer} has {limit:,.0f} nodes; the plan forced onto it "
                                                         f"needs {limit + _ceil(amount):,.0f} at once")),
-    verify=_Verifier._availability,
+    verify=check_stock,
 )
 
 
