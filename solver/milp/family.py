@@ -13,6 +13,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 
 from solver.milp.core import Milp, RowKey
+from solver.milp.instance import Instance
 from solver.model.catalog import Catalog
 from solver.model.plan import Binding
 from solver.model.problem import Problem
@@ -54,13 +55,23 @@ class Relax:
 
     how:   the strategy that finds its smallest lone relaxation — "days" (a search over
            whole days, each probe a full solve), "without" (the cheapest plan with the limit
-           dropped), "each" (an elastic solve per target), "together" (one elastic solve
-           with slack on every target, on a model built with raised caps).
-    limit: the written limit of a target (problem, catalog, target) → amount, for "+x %".
+           dropped: a limit on the plan's cost), "each" (an elastic solve per target), "together"
+           (one elastic solve with slack on every target, on a model built with raised caps).
+    limit: the written limit of a target (problem, catalog, target) → amount, for "+x %";
+           None: the problem writes no such limit.
     edits: (amount, target, horizon_days or None) → what-if edits making that change.
     words: (amount, target, horizon_days or None, unit) → the same change in words, naming
            every edit; `unit` is the family's unit in the problem (Family.unit_in).
     over:  the elastic plan's use past each written limit (solver.milp.elastic's signature).
+    says:  the explanation's sentences about the family, by what they say (explain.PHRASES
+           names the keys each strategy needs; `{…}` fields are filled by the strategy):
+           "noun" (a combination's list), "target" (one line for every target), "smallest"
+           (what could not be determined), "alone" (it cannot help alone), and the strategy's own.
+    where: "each": the targets an Instance limits → whether the model has a variable there
+           (a target no job can use is named, but needs no solve to rule out).
+    lift:  "without": the problem with the limit dropped.
+    raised: "together": (catalog, factor) → (the catalog with every target's limit × factor,
+           {target: its written limit}).
     """
 
     how: str
@@ -68,6 +79,10 @@ class Relax:
     edits: Callable[[float, str, int | None], list[str]]
     words: Callable[[float, str, int | None, str], str]
     over: Callable | NotApplicable
+    says: dict[str, str]
+    where: Callable[[Instance], dict[str, bool]] | NotApplicable
+    lift: Callable[[Problem], Problem] | NotApplicable
+    raised: Callable[[Catalog, int], tuple[Catalog, dict[str, int]]] | NotApplicable
 
 
 @dataclass(frozen=True)

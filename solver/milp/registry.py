@@ -145,7 +145,7 @@ def missing_parts(fam: Family) -> list[str]:
                     out.append(f"{where} (NotApplicable without a reason)")
             elif is_dataclass(value):
                 walk(value, where + ".")
-            elif value is None or value == "" or value == ():
+            elif value is None or value == "" or value == () or value == {}:
                 out.append(where)
             elif f.type.startswith(("Callable", "Callable[")) and not callable(value):
                 out.append(f"{where} (not callable)")

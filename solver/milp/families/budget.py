@@ -10,7 +10,7 @@ import ortools.linear_solver.python.model_builder as mb
 from solver.i18n import N_, _, money_unit
 from solver.milp.core import Milp, RowKey
 from solver.milp.elastic import over_amount, stretch
-from solver.milp.family import COSTS, MONEY, Bound, Family, Labels, Lost, Relax, Rows, Step, whole
+from solver.milp.family import COSTS, MONEY, Bound, Family, Labels, Lost, NotApplicable, Relax, Rows, Step, whole
 from solver.milp.solution import Solution
 from solver.model.catalog import Catalog
 from solver.model.plan import Binding, JobResult
@@ -120,7 +120,15 @@ FAMILY = Family(
     relax=Relax("without", limit=lambda problem, catalog, target: problem.budget,
                 edits=lambda a, target, horizon: [f"budget+={whole(a)}"],
                 words=lambda a, target, horizon, unit: f"{whole(a):,} {unit} more budget",
-                over=budget_over),
+                over=budget_over,
+                says={"noun": "budget", "target": "budget", "smallest": "the cheapest plan without a budget",
+                      "alone": "more budget alone does not make it feasible ({why})",
+                      "none": "there is no plan even without a budget",
+                      "any": "any budget", "more": "more budget",
+                      "within": " within the budget of {limit:,.0f} {unit}"},
+                where=NotApplicable("relaxed by dropping it, not target by target"),
+                lift=lambda problem: problem.model_copy(update={"budget": None}),
+                raised=NotApplicable("dropped, not raised")),
     lever=_budget_lever,
     lost=Lost("price", scale=lambda milp, target: (1 / milp.inst.problem.budget, milp.inst.problem.budget),
               words=lambda milp, target, amount, limit: f"over the budget by {amount:,.0f} "

@@ -104,6 +104,12 @@ def check_deadline(v) -> None:
                    f"needs {need:.4g} (redundancy included)")
 
 
+def written_deadline(problem: Problem, catalog: Catalog, target: str) -> int:
+    """A job's written deadline; any other target ("every job"): the latest of them."""
+    mine = [j.deadline_days for j in problem.jobs if j.name == target]
+    return mine[0] if mine else max(j.deadline_days for j in problem.jobs)
+
+
 def _deadline_edits(a: float, target: str, horizon: int | None) -> list[str]:
     return [f"jobs[*].deadline_days+={whole(a)}", *([f"horizon_days={horizon}"] if horizon is not None else [])]
 
@@ -171,10 +177,17 @@ FAMILY = Family(
     labels=Labels(N_("deadline"), N_("deadline of {name}: runs until day {limit}"), more_days),
     slack=work_slacks,
     binding=deadline_binding,
-    relax=Relax("days", limit=lambda problem, catalog, target: max(j.deadline_days for j in problem.jobs),
+    relax=Relax("days", limit=written_deadline,
                 edits=_deadline_edits, words=_deadline_words,
                 over=NotApplicable("days change the periods and the jobs' windows: no linear slack, "
-                                   "a search over whole days instead")),
+                                   "a search over whole days instead"),
+                says={"noun": "deadline", "target": "every job", "smallest": "the smallest deadline extension",
+                      "alone": "moving every deadline alone, by up to {cap} days, does not make it feasible{within}",
+                      "later": "a later deadline (up to {cap} days)", "smallest_later": "the smallest later deadline",
+                      "held": "the deadlines stay as written"},
+                where=NotApplicable("every job's deadline moves together"),
+                lift=NotApplicable("a model has no variables past a deadline: moved, never dropped"),
+                raised=NotApplicable("moved by whole days, not raised by a factor")),
     lever=_deadline_lever,
     lost=Lost("deadline", scale=_work_scale, words=_unfinished_words),
     verify=check_deadline,

@@ -14,7 +14,8 @@ from solver.milp.binding import days_of, runs
 from solver.milp.capacity import held_nodes
 from solver.milp.core import Milp, RowKey
 from solver.milp.elastic import over_amount, stretch
-from solver.milp.family import COSTS, Bound, Family, Labels, Lost, Relax, Rows, Step, whole
+from solver.milp.family import COSTS, Bound, Family, Labels, Lost, NotApplicable, Relax, Rows, Step, whole
+from solver.milp.instance import Instance
 from solver.milp.solution import Solution
 from solver.model.catalog import Catalog
 from solver.model.paths import row_path
@@ -80,6 +81,17 @@ def set_power_bound(milp: Milp, dc: str, kw: float | None) -> None:
 def power_sites(milp: Milp) -> list[str]:
     """Datacenters with a power row in the model (capacity there counts against the quota)."""
     return milp.targets("power")
+
+
+def power_sites_of(inst: Instance) -> dict[str, bool]:
+    """Datacenters where an allowed offer draws against the quota → whether the model has any
+    variable there (the explanation's targets, read from the Instance: no model needed)."""
+    sites: dict[str, bool] = {}
+    for cfg in inst.configs.values():
+        if cfg.offer.counts_power:
+            used = any(o.config == cfg.key for o in inst.options)
+            sites[cfg.offer.datacenter] = sites.get(cfg.offer.datacenter, False) or used
+    return dict(sorted(sites.items()))
 
 
 def power_slack(milp: Milp, dc: str) -> mb.Variable:
@@ -177,7 +189,15 @@ FAMILY = Family(
     relax=Relax("each", limit=lambda problem, catalog, dc: catalog.datacenters[dc].power_quota_kw,
                 edits=lambda a, dc, horizon: [f"{row_path('datacenters', 'datacenter', dc)}.power_quota_kw+={whole(a)}"],
                 words=lambda a, dc, horizon, unit: f"{whole(a):,} kW more at {dc}",
-                over=power_over),
+                over=power_over,
+                says={"noun": "power", "target": "any site", "all": "all sites",
+                      "smallest": "the smallest power increase",
+                      "smallest_all": "the smallest power increase at all sites",
+                      "alone": "more power alone {where} does not make it feasible",
+                      "where": "at {targets}", "each_or_all": " (one at a time or together)"},
+                where=power_sites_of,
+                lift=NotApplicable("relaxed site by site, never dropped"),
+                raised=NotApplicable("a slack per site on the model as built")),
     lever=_power_lever,
     lost=Lost("power", scale=_power_scale,
               words=lambda milp, dc, amount, limit: (f"site quota at {dc}: needs {limit + amount:,.0f} kW, "

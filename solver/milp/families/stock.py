@@ -168,6 +168,12 @@ def check_stock(v) -> None:
                    f"max_nodes is {v.cat.offers[name].max_nodes}")
 
 
+def raised_stock(catalog: Catalog, factor: int) -> tuple[Catalog, dict[str, int]]:
+    """The catalog with every offer's stock × factor, and each offer's written max_nodes."""
+    offers = {k: o.model_copy(update={"max_nodes": o.max_nodes * factor}) for k, o in catalog.offers.items()}
+    return catalog.model_copy(update={"offers": offers}), {o.offer: o.max_nodes for o in catalog.offers.values()}
+
+
 def _availability_lever(problem: Problem, catalog: Catalog, target: str, amount: float | None = None) -> Step:
     n = 1 if amount is None else amount
     return Step([f"{row_path('offers', 'offer', target)}.max_nodes+={n}"], f"+{n} {plural(n, 'node')} of {target}"
@@ -196,7 +202,12 @@ FAMILY = Family(
     relax=Relax("together", limit=lambda problem, catalog, offer: catalog.offers[offer].max_nodes,
                 edits=lambda a, offer, horizon: [f"{row_path('offers', 'offer', offer)}.max_nodes+={whole(a)}"],
                 words=lambda a, offer, horizon, unit: f"{whole(a)} more {plural(a, 'node')} of {offer}",
-                over=stock_over),
+                over=stock_over,
+                says={"noun": "stock", "target": "offers", "smallest": "the fewest extra nodes",
+                      "alone": "more stock (max_nodes) of the offers alone does not make it feasible"},
+                where=NotApplicable("every offer at once, in one elastic solve"),
+                lift=NotApplicable("a model has no variables past the stock: raised, never dropped"),
+                raised=raised_stock),
     lever=_availability_lever,
     lost=Lost("availability", scale=_stock_scale,
               words=lambda milp, offer, amount, limit: (f"{offer} has {limit:,.0f} nodes; the plan forced onto it "
