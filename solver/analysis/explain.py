@@ -72,6 +72,7 @@ from dataclasses import asdict, dataclass, field
 
 
 from solver.analysis.edits import apply_edits
+from solver.analysis.words import no_plan_text
 from solver.api import DEFAULT_BACKEND, FAMILIES, Family, NotApplicable, build_instance, family
 from solver.clock import OutOfTime, RunClock, ctrl_c_or
 from solver.errors import Infeasible
@@ -404,9 +405,7 @@ class _Context:
         return Relaxation(kind, target, None, family(kind).unit_in(self.problem), text=text)
 
     def _undetermined(self, kind: str, target: str, what: str) -> Relaxation:
-        rel = self._cannot(kind, target, f"{what}: " + ctrl_c_or(
-            f"not determined within the time limit (raise {self.clock.more_time})",
-            "not determined: the run was stopped (Ctrl-C)"))
+        rel = self._cannot(kind, target, f"{what}: " + no_plan_text(f"raise {self.clock.more_time}"))
         rel.determined = False
         return rel
 
@@ -610,8 +609,7 @@ class _Context:
         try:
             needs = self._elastic(stretch, weighted=True)
         except OutOfTime:
-            self.notes.append("the cheapest combination: " + ctrl_c_or("not determined within the time limit",
-                                                                       "not determined: the run was stopped (Ctrl-C)"))
+            self.notes.append("the cheapest combination: " + no_plan_text())
             return None
         if needs is None:
             limits = [family(name).relax.says["noun"] for name in stretch]

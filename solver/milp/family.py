@@ -102,11 +102,19 @@ class Step:
 @dataclass(frozen=True)
 class Lost:
     """What the runners-up (solver.analysis.why) say when this family's slack is what a forced
-    plan needs most: the code, the slack's weight and written limit, and the words."""
+    plan needs most: the code, the slack's weight and written limit, and the words.
+
+    without: the forced plan solved again with this limit lifted (its bound None), and what
+             the runner-up then says after its cost: (problem, that plan's cost) → text.
+             NotApplicable: the slack's words say it all.
+    window:  the limit is the job's own time window, which an offer's lead time shortens:
+             why checks whether the lead time is the cause and says so."""
 
     code: str
     scale: Callable[[Milp, str], tuple[float, float]]        # (weight per unit of slack, written limit)
     words: Callable[[Milp, str, float, float], str]          # (milp, target, slack used, limit) → text
+    without: Callable[[Problem, float], str] | NotApplicable
+    window: bool
 
 
 @dataclass(frozen=True)

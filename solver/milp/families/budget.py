@@ -132,6 +132,8 @@ FAMILY = Family(
     lever=_budget_lever,
     lost=Lost("price", scale=lambda milp, target: (1 / milp.inst.problem.budget, milp.inst.problem.budget),
               words=lambda milp, target, amount, limit: f"over the budget by {amount:,.0f} "
-                                                        f"{milp.inst.problem.currency}"),
+                                                        f"{milp.inst.problem.currency}",
+              without=lambda problem, cost: f"over the budget by {cost - problem.budget:,.0f} {problem.currency}",
+              window=False),
     verify=check_budget,
 )

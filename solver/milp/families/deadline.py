@@ -189,6 +189,8 @@ FAMILY = Family(
                 lift=NotApplicable("a model has no variables past a deadline: moved, never dropped"),
                 raised=NotApplicable("moved by whole days, not raised by a factor")),
     lever=_deadline_lever,
-    lost=Lost("deadline", scale=_work_scale, words=_unfinished_words),
+    lost=Lost("deadline", scale=_work_scale, words=_unfinished_words,
+              without=NotApplicable("a model has no variables past a deadline: the work left undone says it"),
+              window=True),
     verify=check_deadline,
 )

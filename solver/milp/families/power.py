@@ -201,6 +201,7 @@ FAMILY = Family(
     lever=_power_lever,
     lost=Lost("power", scale=_power_scale,
               words=lambda milp, dc, amount, limit: (f"site quota at {dc}: needs {limit + amount:,.0f} kW, "
-                                                     f"{limit:,.0f} kW available")),
+                                                     f"{limit:,.0f} kW available"),
+              without=NotApplicable("the kW past the quota say what the forced plan needs"), window=False),
     verify=check_power,
 )

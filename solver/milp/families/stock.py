@@ -211,7 +211,8 @@ FAMILY = Family(
     lever=_availability_lever,
     lost=Lost("availability", scale=_stock_scale,
               words=lambda milp, offer, amount, limit: (f"{offer} has {limit:,.0f} nodes; the plan forced onto it "
-                                                        f"needs {limit + _ceil(amount):,.0f} at once")),
+                                                        f"needs {limit + _ceil(amount):,.0f} at once"),
+              without=NotApplicable("the nodes past the stock say what the forced plan needs"), window=False),
     verify=check_stock,
 )
 
