@@ -118,6 +118,27 @@ class Lost:
 
 
 @dataclass(frozen=True)
+class Deal:
+    """negotiate's lever (solver.analysis.negotiate_levers): `amount` more of the limit at each
+    target the plan runs into, valued by one probe of negotiate's model.
+
+    option:  negotiate's option that gives the amount ("kw": --kw, "nodes": --nodes).
+    targets: (plan, milp, values, written catalog) → the targets the plan uses all of, in order
+             (`values`: the plan's value of each model variable, by index; the model may be
+             built with more room than written, so a reading of its own rows may not do).
+    hold:    (milp, target, value) → undo: the limit at `value` on the built model, which must
+             have room for it (ValueError where not: the model's preprocessing was done with
+             less); periods an analysis shut stay shut.
+    no_room: the note for targets the model has no room for ({targets}, {amount}).
+    """
+
+    option: str
+    targets: Callable[..., list[str]]
+    hold: Callable[[Milp, str, float], Callable[[], None]]
+    no_room: str
+
+
+@dataclass(frozen=True)
 class Bound:
     """The limit's right-hand side on a BUILT model, per target: read it, or set it and solve
     again, without rebuilding (the frontiers' ε, a probe's delta, an analysis dropping the budget).
@@ -154,11 +175,13 @@ class Labels:
     more:    (amount, target, unit) → "that much more of it" in the active language (a
              relaxation's part in the infeasibility explanation; a function, so that plural
              forms go through `ngettext`, which Babel extracts as one entry).
+    deal:    (amount) → negotiate's lever in the active language ("+5 kW", "+2 nodes").
     """
 
     name: str
     binding: str | NotApplicable
     more: Callable[[float, str, str], str] | NotApplicable
+    deal: Callable[[float], str] | NotApplicable
 
 
 MONEY = "money"
@@ -185,6 +208,7 @@ class Family:
     relax: Relax | NotApplicable
     lever: Callable[..., Step] | NotApplicable               # (problem, catalog, target, amount) → Step
     lost: Lost | NotApplicable
+    deal: Deal | NotApplicable                # negotiate's lever on its one model
     verify: Callable | NotApplicable          # (verifier) → None: solver.verify's check of the written rule
 
     def unit_in(self, problem: Problem) -> str:

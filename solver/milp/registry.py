@@ -30,7 +30,7 @@ from dataclasses import fields, is_dataclass
 from solver.milp import families as _families
 from solver.milp.core import Milp
 from solver.milp.family import (
-    BUILT, COSTS, MONEY, NODES, ON_DEMAND, WORK, Bound, Family, Labels, Lost, NotApplicable, Relax, Rows, Step,
+    BUILT, COSTS, MONEY, NODES, ON_DEMAND, WORK, Bound, Deal, Family, Labels, Lost, NotApplicable, Relax, Rows, Step,
 )
 from solver.model.catalog import Catalog
 from solver.model.plan import Binding, JobResult
@@ -43,7 +43,7 @@ __all__ = [
     "unregistered_rows", "unkeyed_rows",
     # the parts (solver.milp.family), for callers that name them
     "BUILT", "NODES", "WORK", "COSTS", "ON_DEMAND", "MONEY",
-    "Bound", "Family", "Labels", "Lost", "NotApplicable", "Relax", "Rows", "Step",
+    "Bound", "Deal", "Family", "Labels", "Lost", "NotApplicable", "Relax", "Rows", "Step",
 ]
 
 

@@ -48,10 +48,10 @@ def test_a_family_whose_bound_or_labels_lack_a_part_is_caught():
     assert registry.missing_parts(no_setter) == ["spot.bounds.set"]
     not_callable = dataclasses.replace(registry.BUDGET, bounds=registry.Bound("Budget", budget.set_budget_bound, None))
     assert registry.missing_parts(not_callable) == ["budget.bounds.get (not callable)", "budget.bounds.written"]
-    unnamed = dataclasses.replace(registry.POWER, labels=registry.Labels("", registry.NotApplicable(""), "kW"))
+    unnamed = dataclasses.replace(registry.POWER, labels=registry.Labels("", registry.NotApplicable(""), "kW", None))
     assert registry.missing_parts(unnamed) == ["power.labels.name",
                                                "power.labels.binding (NotApplicable without a reason)",
-                                               "power.labels.more (not callable)"]
+                                               "power.labels.more (not callable)", "power.labels.deal"]
 
 
 def test_a_part_of_a_part_and_a_reasonless_not_applicable_are_caught():
@@ -300,10 +300,10 @@ FAMILY = Family(
     rows=Rows(add_vendors_per_job, ("VendorsPerJob",), WORK),
     bounds=Bound(bound, set_bound, NotApplicable("only a count: the written rule is the verifier's")),
     labels=Labels("vendors per job", NotApplicable("a test family: no report words"),
-                  NotApplicable("a test family: no report words")),
+                  NotApplicable("a test family: no report words"), NotApplicable("a test family: no report words")),
     slack=NotApplicable("a test family"), binding=NotApplicable("a test family"),
     relax=NotApplicable("a test family"), lever=NotApplicable("a test family"),
-    lost=NotApplicable("a test family"),
+    lost=NotApplicable("a test family"), deal=NotApplicable("a test family"),
     verify=check,
 )
 '''

@@ -114,7 +114,8 @@ FAMILY = Family(
     name="budget", order=10, unit=MONEY, targets="budget",
     rows=Rows(add_budget, ("Budget",), COSTS),
     bounds=Bound(budget_bound, set_budget_bound, written_budget),
-    labels=Labels(N_("budget"), N_("budget: {used} of {limit} {unit} used"), more_budget),
+    labels=Labels(N_("budget"), N_("budget: {used} of {limit} {unit} used"), more_budget,
+                  NotApplicable("negotiate values more kW, nodes and shorter lead times, not more budget")),
     slack=budget_slacks,
     binding=budget_binding,
     relax=Relax("without", limit=lambda problem, catalog, target: problem.budget,
@@ -135,5 +136,6 @@ FAMILY = Family(
                                                         f"{milp.inst.problem.currency}",
               without=lambda problem, cost: f"over the budget by {cost - problem.budget:,.0f} {problem.currency}",
               window=False),
+    deal=NotApplicable("negotiate values more kW, nodes and shorter lead times, not this limit"),
     verify=check_budget,
 )

@@ -174,7 +174,8 @@ FAMILY = Family(
     rows=Rows(add_deadline, ("Work",), WORK),
     bounds=Bound(deadline_bound, set_deadline_bound,
                  NotApplicable("only moved earlier on a built model: a plan then meets the written deadline")),
-    labels=Labels(N_("deadline"), N_("deadline of {name}: runs until day {limit}"), more_days),
+    labels=Labels(N_("deadline"), N_("deadline of {name}: runs until day {limit}"), more_days,
+                  NotApplicable("negotiate values more kW, nodes and shorter lead times, not later deadlines")),
     slack=work_slacks,
     binding=deadline_binding,
     relax=Relax("days", limit=written_deadline,
@@ -192,5 +193,6 @@ FAMILY = Family(
     lost=Lost("deadline", scale=_work_scale, words=_unfinished_words,
               without=NotApplicable("a model has no variables past a deadline: the work left undone says it"),
               window=True),
+    deal=NotApplicable("negotiate values more kW, nodes and shorter lead times, not this limit"),
     verify=check_deadline,
 )

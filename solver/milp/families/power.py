@@ -14,7 +14,7 @@ from solver.milp.binding import days_of, runs
 from solver.milp.capacity import held_nodes
 from solver.milp.core import Milp, RowKey
 from solver.milp.elastic import over_amount, stretch
-from solver.milp.family import COSTS, Bound, Family, Labels, Lost, NotApplicable, Relax, Rows, Step, whole
+from solver.milp.family import COSTS, Bound, Deal, Family, Labels, Lost, NotApplicable, Relax, Rows, Step, whole
 from solver.milp.instance import Instance
 from solver.milp.solution import Solution
 from solver.model.catalog import Catalog
@@ -157,6 +157,19 @@ def check_power(v) -> None:
             v.fail(f"power: {kw:.1f} kW at {dc} on day {day} exceeds the quota of {quota:.1f} kW")
 
 
+def binding_sites(plan, milp: Milp, values: dict[int, float], catalog: Catalog) -> list[str]:
+    """negotiate's targets: the sites whose quota the plan runs into (its binding power limits:
+    the model's power rows are the written quotas), once each, in the plan's order."""
+    return list(dict.fromkeys(b.name for b in plan.binding if b.kind == "power"))
+
+
+def hold_power(milp: Milp, dc: str, kw: float):
+    """Site `dc`'s quota at `kw` on the built model (any value: the rows exist whatever the quota); → undo."""
+    before = power_bound(milp, dc)
+    set_power_bound(milp, dc, kw)
+    return lambda: set_power_bound(milp, dc, before)
+
+
 def smallest_rack_kw(catalog: Catalog, dc: str) -> float:
     """The least kW one node draws against the site's quota (1 when none does): one meaningful unit."""
     kws = [o.node_kw for o in catalog.offers.values() if o.datacenter == dc and o.counts_power and o.node_kw]
@@ -183,7 +196,8 @@ FAMILY = Family(
     name="power", order=20, unit="kW", targets="datacenter",
     rows=Rows(add_power, ("Power",), COSTS),
     bounds=Bound(power_bound, set_power_bound, written_power),
-    labels=Labels(N_("power"), N_("power at {name}, days {span}: {used} of {limit} kW"), more_power),
+    labels=Labels(N_("power"), N_("power at {name}, days {span}: {used} of {limit} kW"), more_power,
+                  lambda amount: f"+{amount:g} kW"),
     slack=power_slacks,
     binding=power_binding,
     relax=Relax("each", limit=lambda problem, catalog, dc: catalog.datacenters[dc].power_quota_kw,
@@ -203,5 +217,7 @@ FAMILY = Family(
               words=lambda milp, dc, amount, limit: (f"site quota at {dc}: needs {limit + amount:,.0f} kW, "
                                                      f"{limit:,.0f} kW available"),
               without=NotApplicable("the kW past the quota say what the forced plan needs"), window=False),
+    deal=Deal("kw", targets=binding_sites, hold=hold_power,
+              no_room="more power not valued at {targets}: the model has no room for {amount:g} kW more"),
     verify=check_power,
 )

@@ -9,11 +9,11 @@ from collections import defaultdict
 
 from ortools.linear_solver.python import model_builder as mb
 
-from solver.i18n import N_, ngettext
+from solver.i18n import N_, _, ngettext
 from solver.milp.binding import days_of, runs
 from solver.milp.capacity import held_nodes, widen_discount
 from solver.milp.core import Milp, RowKey
-from solver.milp.family import NotApplicable, NODES, Bound, Family, Labels, Lost, Relax, Rows, Step, plural, whole
+from solver.milp.family import NotApplicable, NODES, Bound, Deal, Family, Labels, Lost, Relax, Rows, Step, plural, whole
 from solver.milp.solution import Solution
 from solver.model.catalog import Catalog
 from solver.model.paths import row_path
@@ -168,6 +168,49 @@ def check_stock(v) -> None:
                    f"max_nodes is {v.cat.offers[name].max_nodes}")
 
 
+def stock_held_in_full(plan, milp: Milp, values: dict[int, float], catalog: Catalog) -> list[str]:
+    """negotiate's targets: offers whose written stock the plan holds in full in some period,
+    read from the model's values (its own rows may hold a raised stock: negotiate's model)."""
+    held: dict[str, int] = {}
+    for (key, t), variables in held_nodes(milp).items():
+        offer = milp.inst.configs[key].offer.offer
+        n = sum(round(values.get(v.index, 0.0)) for v in variables)
+        held[offer] = max(held.get(offer, 0), n)
+    return [offer for offer, peak in held.items() if peak >= catalog.offers[offer].max_nodes]
+
+
+def hold_stock(milp: Milp, offer: str, most: float):
+    """One offer's stock at `most` nodes: its node and contract variables' bounds (those not shut
+    at 0: negotiate shuts the periods before a written lead time) and its `Availability` rows;
+    its volume discounts' X̄ widened where the build's is smaller (widen_discount); → undo.
+    Exact when the model was built with at least `most` nodes of stock (size tiers and cuts are
+    preprocessing's, from the built stock): ValueError where it was not."""
+    built = milp.inst.catalog.offers[offer].max_nodes
+    if most > built:
+        raise ValueError(f"stock of {offer}: {most:g} nodes, the model was built with {built}")
+    most = int(most)
+    configs = {key for key, cfg in milp.inst.configs.items() if cfg.offer.offer == offer}
+    held = [v for (key, _), v in [*milp.nodes.items(), *milp.contracts.items()] if key in configs and v.upper_bound > 0]
+    rows = [row for key, row in milp.family_rows("availability", offer).items() if not key.part]
+    narrow = [(kt, v.upper_bound) for kt, v in milp.full_price.items() if kt[0] in configs and v.upper_bound < most]
+    saved = [(v, v.upper_bound) for v in held], [(r, r.upper_bound) for r in rows]
+    for v in held:
+        v.upper_bound = most
+    for r in rows:
+        r.upper_bound = most
+    for (key, t), _ in narrow:
+        widen_discount(milp, key, t, most)
+
+    def undo() -> None:
+        for v, hi in saved[0]:
+            v.upper_bound = hi
+        for r, hi in saved[1]:
+            r.upper_bound = hi
+        for (key, t), was in narrow:
+            widen_discount(milp, key, t, int(was))
+    return undo
+
+
 def raised_stock(catalog: Catalog, factor: int) -> tuple[Catalog, dict[str, int]]:
     """The catalog with every offer's stock × factor, and each offer's written max_nodes."""
     offers = {k: o.model_copy(update={"max_nodes": o.max_nodes * factor}) for k, o in catalog.offers.items()}
@@ -196,7 +239,8 @@ FAMILY = Family(
     rows=Rows(add_availability, ("Availability", "Stock"), NODES),
     bounds=Bound(stock_bound, set_stock_bound,
                  NotApplicable("only lowered on a built model: a plan then meets the written stock")),
-    labels=Labels(N_("availability"), N_("availability of {name}, days {span}: all {limit} nodes"), more_nodes),
+    labels=Labels(N_("availability"), N_("availability of {name}, days {span}: all {limit} nodes"), more_nodes,
+                  lambda amount: _("+{n} nodes").format(n=f"{amount:g}")),
     slack=stock_slacks,
     binding=availability_binding,
     relax=Relax("together", limit=lambda problem, catalog, offer: catalog.offers[offer].max_nodes,
@@ -213,6 +257,9 @@ FAMILY = Family(
               words=lambda milp, offer, amount, limit: (f"{offer} has {limit:,.0f} nodes; the plan forced onto it "
                                                         f"needs {limit + _ceil(amount):,.0f} at once"),
               without=NotApplicable("the nodes past the stock say what the forced plan needs"), window=False),
+    deal=Deal("nodes", targets=stock_held_in_full, hold=hold_stock,
+              no_room="more nodes not valued for {targets}: with them a job would take another layout there, "
+                      "which this run's one model does not hold (whatif 'offers.NAME.max_nodes+={amount:g}' prices it)"),
     verify=check_stock,
 )
 

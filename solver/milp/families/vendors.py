@@ -82,12 +82,14 @@ FAMILY = Family(
     bounds=Bound(vendor_bound, set_vendor_bound,
                  NotApplicable("no problem writes a vendor count for the verifier to check")),
     labels=Labels(N_("vendors"), NotApplicable("no plan runs into a vendor count it was not asked for"),
-                  NotApplicable("no infeasibility explanation relaxes a vendor count")),
+                  NotApplicable("no infeasibility explanation relaxes a vendor count"),
+                  NotApplicable("the frontier sweeps ε itself")),
     slack=NotApplicable("a frontier's ε, set on the count row; no analysis stretches it"),
     binding=NotApplicable("no problem writes a vendor count: a plan cannot run into one"),
     relax=NotApplicable("not a written limit, so never the cause of an infeasible problem"),
     lever=NotApplicable("the frontier sweeps ε itself"),
     lost=NotApplicable("a runner-up is forced onto one vendor's offers; the count is not asked"),
+    deal=NotApplicable("the frontier sweeps ε itself"),
     verify=NotApplicable("no problem writes a vendor count: the frontier checks its ε on the plan's "
                          "vendors, read by solver.verify.vendors_rented"),
 )
