@@ -36,6 +36,43 @@ def test_every_family_has_every_part(fam):
     assert registry.missing_parts(fam) == []
 
 
+@pytest.mark.parametrize("fam", registry.FAMILIES, ids=lambda f: f.name)
+def test_each_family_has_what_its_consumers_ask(fam):
+    """The ARCHITECTURE §6 checklist, per part: what explain's strategy words and asks, what why's
+    lever model and negotiate hold back at (the written limit, Relax.limit), the words a report shows."""
+    assert registry.inconsistent_parts(fam, explain.PHRASES, explain.PARTS) == []
+
+
+def test_a_family_missing_what_its_strategy_asks_is_caught():
+    says = {k: v for k, v in registry.POWER.relax.says.items() if k != "where"}
+    relax = dataclasses.replace(registry.POWER.relax, says=says, where=registry.NotApplicable("forgot"))
+    broken = dataclasses.replace(registry.POWER, relax=relax,
+                                 labels=dataclasses.replace(registry.POWER.labels, deal=registry.NotApplicable("x")))
+    assert registry.inconsistent_parts(broken, explain.PHRASES, explain.PARTS) == [
+        "power.relax.says lacks 'where' (explain's \"each\" words it)",
+        "power.relax.where (explain's \"each\" asks it)",
+        "power.labels.deal (negotiate's lever is shown in words)"]
+    no_relax = dataclasses.replace(registry.DEADLINE, relax=registry.NotApplicable("forgot"))
+    assert "deadline.relax (why's lever model holds a lever back at its written limit)" in \
+        registry.inconsistent_parts(no_relax, explain.PHRASES, explain.PARTS)
+
+
+def test_no_analysis_or_report_names_a_family():
+    """explain, why, negotiate's levers and their reports ask the registry; none names a family."""
+    import ast
+
+    named = {"POWER", "BUDGET", "AVAILABILITY", "DEADLINE", "SPOT", "VENDORS"}
+    kinds = {f.name for f in registry.FAMILIES}
+    for path in ["analysis/explain.py", "analysis/why.py", "analysis/negotiate_levers.py",
+                 "report/negotiate.py", "report/explain.py", "report/why.py"]:
+        tree = ast.parse((ROOT / "solver" / path).read_text(encoding="utf-8"))
+        assert not [n.id for n in ast.walk(tree) if isinstance(n, ast.Name) and n.id in named], path
+        calls = [n for n in ast.walk(tree) if isinstance(n, ast.Call) and getattr(n.func, "id", "") == "family"]
+        assert not [c for c in calls if c.args and isinstance(c.args[0], ast.Constant)], path
+        if path != "analysis/why.py":   # why's --json codes (Alternative.code) are its own vocabulary
+            assert not [n.value for n in ast.walk(tree) if isinstance(n, ast.Constant) and n.value in kinds], path
+
+
 @pytest.mark.parametrize("part", [f.name for f in dataclasses.fields(registry.Family)])
 def test_a_family_lacking_a_part_is_caught(part):
     """Every part, the bound, labels and name (the Binding kind) included: a family built without it fails."""
