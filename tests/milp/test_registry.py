@@ -375,3 +375,17 @@ def test_a_module_in_the_families_package_without_a_family_is_refused(tmp_path, 
     monkeypatch.syspath_prepend(str(tmp_path))
     with pytest.raises(TypeError, match="has no FAMILY"):
         registry.discover([str(package)], "broken_families")
+
+
+def test_the_architecture_checklist_names_what_exists():
+    """docs/ARCHITECTURE.md §6 ("Add a constraint family") names the checks and parts that hold it."""
+    text = (ROOT / "docs" / "ARCHITECTURE.md").read_text(encoding="utf-8")
+    section = text[text.index("### Add a constraint family"):text.index("### Add a rental mode")]
+    for name in ("missing_parts", "foreign_parts", "inconsistent_parts"):
+        assert f"`{name}`" in section or f"registry.{name}" in section, name
+        assert callable(getattr(registry, name))
+    for part in [f.name for f in dataclasses.fields(registry.Family)]:
+        if part not in ("name", "order", "unit", "targets", "rows", "bounds", "labels", "slack", "binding"):
+            assert part in section.lower(), part
+    assert "explain.PHRASES" in section and "explain.PARTS" in section
+    assert set(explain.PHRASES) == set(explain.PARTS) == set(explain.STRATEGIES)
