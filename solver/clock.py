@@ -195,6 +195,18 @@ def not_started(what: str = "the solve", advice: list[str] | None = None) -> Inf
                       reasons=reasons, proven=False)
 
 
+def no_plan_found(why: str, *, more_time: str | None, advice: list[str] | None = None) -> Infeasible:
+    """No plan (not proven infeasible): a solve ran and ended without one. `why` is the solver's words;
+    the hint says what ended it: Ctrl-C, the command's budget (raise --max-seconds), or the solve's own
+    limit (raise `more_time`, the option that gives it more time; None when it had no limit), and
+    `advice` (solver.api.size_advice) unless Ctrl-C. The one wording of solver.api's solves, the probe
+    engine's and every analysis built on them (negotiate, sweep, what-if)."""
+    hint = ("the command was stopped (Ctrl-C)" if interrupted() else
+            "the command's time ran out: raise --max-seconds" if stopped() else
+            f"raise {more_time}, or try another --backend" if more_time else "try another --backend")
+    return Infeasible(f"{why}: {hint}", reasons=[] if interrupted() else list(advice or []), proven=False)
+
+
 INTERRUPT_AFTER = "GPUPLAN_INTERRUPT_AFTER_SOLVES"
 """Environment variable for tests: the process sends itself SIGINT when this many solves have
 started, a Ctrl-C at a point that does not depend on the machine's speed

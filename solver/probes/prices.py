@@ -5,8 +5,6 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from ortools.linear_solver.python import model_builder as mb
-
 from solver import api
 from solver.probes.changes import Change, Limit, Undo
 from solver.probes.engine import Probes
@@ -37,7 +35,7 @@ def no_budget(probes: Probes) -> Change:
     return Limit("budget dropped", False, api.BUDGET, "", None)
 
 
-def early_nodes(probes: Probes, offer: str, stop: int, start: int = 0) -> list[mb.Variable]:
+def early_nodes(probes: Probes, offer: str, stop: int, start: int = 0) -> list[api.Variable]:
     """The offer's node and contract variables of periods start ≤ t < stop (what a lead time
     ending in period `stop` rules out and one ending in `start` allows)."""
     configs = {key for key, cfg in probes.inst.configs.items() if cfg.offer.offer == offer}

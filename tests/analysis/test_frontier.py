@@ -30,7 +30,6 @@ from solver.analysis.frontier import (
     mix_label,
     non_dominated,
     spread,
-    write_plans,
 )
 from solver.analysis.min_time import min_time_plan
 from solver.api import solve_problem
@@ -38,6 +37,7 @@ from solver.cli import app
 from solver.errors import Infeasible, ProblemError
 from solver.limits import constrain_to, finish_day, plan_vendors
 from solver.model.plan import Plan
+from solver.report.frontier_plans import write_plans
 from solver.verify import check_plan
 
 BY_HAND = {1: 5184.0, 2: 4608.0, 3: 4224.0, 4: 4032.0, 5: 3840.0}

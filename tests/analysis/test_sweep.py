@@ -184,7 +184,7 @@ def test_cli_writes_csv_and_parquet_and_refuses_to_overwrite(tmp_path):
     assert table["total_cost"][0] < table["total_cost"][1]
 
     again = cli("sweep", HYBRID, "--grid", grid, "-o", out_csv, "-j", "1")
-    assert again.exit_code == 2 and "file exists" in again.stderr and "--force" in again.stderr
+    assert again.exit_code == 2 and "already exists" in again.stderr and "--force" in again.stderr
     assert pd.read_csv(out_csv).equals(table)                    # untouched
 
     run = cli("sweep", HYBRID, "--grid", grid, "-o", out_parquet, "-j", "1", "--json")
