@@ -10,7 +10,7 @@ from solver.analysis.negotiate import reason_kinds
 from solver.analysis.negotiate_levers import LEAD_TIME
 from solver.i18n import N_, _, money_unit
 from solver.report.fit import keep_whole
-from solver.report.html import family_labels
+from solver.report.words import family_labels
 
 
 def _money(x: float | None) -> str:
