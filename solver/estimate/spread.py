@@ -108,3 +108,21 @@ def job_spread(measured: bool) -> Spread:
 def planned_factor(confidence: float | None, measured: bool = False) -> float:
     """The factor of the estimated throughput a job is planned with: 1 without `confidence`."""
     return 1.0 if confidence is None else job_spread(measured).throughput_factor(confidence)
+
+
+def job_factor(job) -> float:
+    """The factor of the estimate a problem's job (solver.model.problem.Job) is planned with: its
+    confidence's (its own or its problem's) quantile of its spread, 1 without one."""
+    return planned_factor(job.planned_confidence, job.mfu_measured)
+
+
+def deadline_reading(job, mfu_margin: float | None) -> dict:
+    """What a plan says of a job beside its MFU margin (solver.model.plan.JobResult):
+    `planned_factor`, `throughput_spread` (published | measured) and `deadline_probability`, the probability
+    that the run is fast enough for the plan's rentals, P(R ≥ mfu_margin × planned factor);
+    None without a margin."""
+    spread = job_spread(job.mfu_measured)
+    factor = job_factor(job)
+    probability = None if mfu_margin is None else round(spread.meets_probability(max(mfu_margin, 1e-6) * factor), 4)
+    return {"planned_factor": round(factor, 4), "throughput_spread": spread.source,
+            "deadline_probability": probability}

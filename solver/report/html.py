@@ -32,6 +32,7 @@ from solver.model.plan import Allocation, Plan
 from solver.model.problem import Problem
 from solver.report.cash import cash_flow_grid
 from solver.report.days import day_text, on, span_text
+from solver.report.deadline import deadline_gloss, deadline_text, robust_quantile_text
 from solver.report.labels import Box, place_labels
 
 PART_NAMES = {"gpu_rent": N_("GPU rent"), "interconnect": N_("interconnect"), "platform_fee": N_("platform fees"),
@@ -155,7 +156,8 @@ def render_html(plan: Plan, problem: Problem, catalog: Catalog, *, frontier=None
          if plan.stack_switch is not None else ""),
         ('<p class="summary" id="robust-plan"><strong>' + esc(_("Robust plan")) + "</strong> " +
          esc(_("(every MFU × {factor}):").format(factor=f"{plan.robust_plan.mfu_factor:g}")) +
-         f" {esc(plan.robust_plan.text)}</p>" if plan.robust_plan is not None else ""),
+         f" {esc(plan.robust_plan.text)}" + esc(_("; ")) + esc(robust_quantile_text(plan.robust_plan.mfu_factor)) +
+         "</p>" if plan.robust_plan is not None else ""),
         _status_line(plan),
         _illustrative_banner(used),
         "<h2>" + _("Rentals over time") + "</h2>",
@@ -693,14 +695,15 @@ def _jobs_table(plan: Plan, problem: Problem, catalog: Catalog) -> str:
                      "—" if "multi_node" not in lay else (_("yes") if lay["multi_node"] else _("no")),
                      mem, _finish_text(plan, j.finish_day, deadlines.get(j.name)),
                      f"{j.done_eflop:,.0f} / {j.required_eflop:,.0f}",
-                     _margin_cell(j.mfu_margin, j.mfu_margin_low)])
+                     _margin_cell(j.mfu_margin, j.mfu_margin_low), esc(deadline_text(j))])
     return _table([_("job"), _("peak GPUs"), _("on"), _("GPUs per replica"), _("layout"), "ZeRO", _("recompute"),
                    _("spans nodes"), _("memory per GPU (GB)"),
                    _("last day / deadline") if plan.start_date else _("finish day / deadline"),
-                   _("work done / needed (EFLOP)"), _("MFU margin")], rows, numeric=(1, 3, 8, 10, 11), cls="jobs") + \
+                   _("work done / needed (EFLOP)"), _("MFU margin"), _("in time")], rows, numeric=(1, 3, 8, 10, 11),
+                  cls="jobs") + \
         "<p>" + esc(_(LAYOUT_GLOSS)) + " " + esc(_("Layout of the configuration that carries most of each job's "
                                                   "GPU-periods; work includes redundancy.")) + \
-        " " + esc(_(MARGIN_GLOSS)) + "</p>"
+        " " + esc(_(MARGIN_GLOSS)) + " " + esc(deadline_gloss()) + "</p>"
 
 
 def _margin_cell(margin: float | None, low: float | None) -> str:
