@@ -43,8 +43,11 @@ margin (README: published MFU bands span ~10 points; a margin of 0.95 is thin): 
 
 def thin_margins(plan: Plan, threshold: float = THIN_MARGIN) -> list:
     """The jobs whose MFU margin leaves less headroom than `threshold` (1 − mfu_margin < threshold),
-    thinnest first; a job whose margin was not computed is not judged."""
-    thin = [j for j in plan.jobs if j.mfu_margin is not None and 1.0 - j.mfu_margin < threshold - 1e-9]
+    thinnest first; a job whose margin was not computed is not judged, nor one planned below the
+    estimate by its `confidence:` (its plan already carries the slower run asked for, and its
+    probability of being in time stands beside its margin)."""
+    thin = [j for j in plan.jobs if j.mfu_margin is not None and 1.0 - j.mfu_margin < threshold - 1e-9
+            and (j.planned_factor is None or j.planned_factor >= 1.0)]
     return sorted(thin, key=lambda j: -j.mfu_margin)
 
 

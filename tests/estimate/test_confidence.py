@@ -102,6 +102,13 @@ def test_solve_shows_it_in_the_terminal_json_and_html_in_both_languages(tmp_path
     assert "按时概率" in zh.stdout and "公开训练记录" in zh.stdout
 
 
+def test_a_job_planned_at_a_confidence_is_not_warned_thin():
+    from solver.report.terminal import thin_margins
+    plain, sure = _plan(_problem()), _plan(_problem(confidence=0.9))
+    assert thin_margins(plain, 0.5) and not thin_margins(sure, 0.5)   # both margins are under 50 % headroom
+    assert 1 - sure.jobs[0].mfu_margin < 0.5
+
+
 def test_calibrate_marks_the_job_measured(tmp_path):
     from solver.calibrate import set_job_key, set_job_mfu
     text = "name: p\njobs:\n- name: a\n  tokens: 1e9\n"
