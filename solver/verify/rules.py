@@ -20,6 +20,7 @@ from solver.estimate.efficiency import layout_efficiency
 from solver.estimate.flops import flops_factor
 from solver.estimate.memory import minimal_layout
 from solver.estimate.shape import infer_shape
+from solver.estimate.spread import job_factor
 from solver.estimate.throughput import fabric_factor, peak_tflops, scale_factor, spot_loss
 from solver.milp import registry
 from solver.model.catalog import DEFAULT_WAN_GBPS, Catalog, Offer
@@ -260,7 +261,7 @@ class Verifier(ShownFields):
         """
         offer, gpu = self.cat.offers[a.offer], self.cat.gpus[self.cat.offers[a.offer].gpu]
         gpus = a.replicas * a.group_gpus
-        mfu = (job.mfu if job.mfu is not None else gpu.default_mfu) * job.mfu_factor
+        mfu = (job.mfu if job.mfu is not None else gpu.default_mfu) * job.mfu_factor * job_factor(job)
         perf = (offer.perf_guarantee_pct or 90.0) / 100
         loss = spot_loss(offer.preemptions_per_day, job.checkpoint_interval_hours, job.restart_hours) \
             if MODES[offer.mode].preemptible else 0.0
