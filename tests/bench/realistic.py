@@ -194,6 +194,8 @@ def attribution(name: str, problem, catalog, time_limit: float) -> dict:
     variables = milp.model.get_variables()
     family = {v.index: FAMILIES.get(v.name.split("[", 1)[0] + "[") for v in variables if v.is_integral}
     row["lp"] = _relaxed_value(milp, family, set(), time_limit)
+    if row["lp"] is None:  # the LP itself did not finish within the limit: no share to measure
+        return _done(row)
     present = sorted({f for f in family.values() if f})
     for fam in present + ["all but replicas"]:
         keep = set(present) - {"replicas"} if fam == "all but replicas" else {fam}
