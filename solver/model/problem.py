@@ -205,11 +205,6 @@ class Job(_Strict):
         default=False, description="the job's mfu was measured (gpuplan calibrate writes it): its spread is the "
         "measurement's (±10 %), not the published runs'")
     _problem_confidence: float | None = PrivateAttr(default=None)   # the problem's confidence, set by Problem
-
-    @property
-    def planned_confidence(self) -> float | None:
-        """The confidence the job is planned at: its own, else its problem's (None: the estimate itself)."""
-        return self.confidence if self.confidence is not None else self._problem_confidence
     start_day: int = Field(default=0, ge=0)
     deadline_days: int = Field(gt=0)
     interruptible: bool = False
@@ -228,6 +223,11 @@ class Job(_Strict):
     stacks: list[Stack] | None = Field(
         default=None, min_length=1, description="software stacks the job's code runs on (cuda, cann, rocm); "
         "default: the problem's stacks, else any (a plan off the catalog's usual stack then says so)")
+
+    @property
+    def planned_confidence(self) -> float | None:
+        """The confidence the job is planned at: its own, else its problem's (None: the estimate itself)."""
+        return self.confidence if self.confidence is not None else self._problem_confidence
 
     @property
     def preferences(self) -> list[Prefer]:

@@ -100,3 +100,9 @@ def test_the_estimate_of_a_run_is_the_estimator_s():
     assert c.estimated.tflops == pytest.approx(124.8)
     assert c.reported == pytest.approx(6 * 7e9 * 2e12 / (184320 * 3600) / 1e12)
     assert c.error == pytest.approx(c.reported / 124.8 - 1)
+
+
+def test_the_benchmark_run_behind_the_spread_is_recorded():
+    # the spread (and so the defaults it was measured at) changes only with a re-run in HISTORY.md
+    history = (ROOT / "tests" / "bench" / "HISTORY.md").read_text(encoding="utf-8")
+    assert f"over all {RUNS} runs at the defaults: mean {MU:+.4f}, sd {SIGMA:.4f}" in history
