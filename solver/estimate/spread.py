@@ -25,7 +25,7 @@ What follows from R:
 A job whose MFU was measured (`gpuplan calibrate`, written as the job's `mfu` with
 `mfu_measured: true`) is not read against the literature but against its measurement:
 `Spread.measured()`, centred on the measured figure with `MEASURED_P90` (seed 002: a measured
-baseline is good to 10 %, solver.calibrate's BASELINE_TOLERANCE) as its P10–P90 half-width.
+baseline is good to 10 %, solver.tools.calibrate.s BASELINE_TOLERANCE) as its P10–P90 half-width.
 """
 
 from __future__ import annotations
@@ -44,7 +44,7 @@ RUNS = 46
 Z90 = 1.2815515655446004
 """Φ⁻¹(0.9): P10 and P90 of a normal lie at mean ∓ Z90 standard deviations."""
 MEASURED_P90 = 0.10
-"""A calibrated job's P10–P90 half-width in throughput: ±10 % (seed 002; solver.calibrate.BASELINE_TOLERANCE)."""
+"""A calibrated job's P10–P90 half-width in throughput: ±10 % (seed 002; solver.tools.calibrate.BASELINE_TOLERANCE)."""
 
 _NORMAL = statistics.NormalDist()
 

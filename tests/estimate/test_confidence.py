@@ -110,7 +110,7 @@ def test_a_job_planned_at_a_confidence_is_not_warned_thin():
 
 
 def test_calibrate_marks_the_job_measured(tmp_path):
-    from solver.calibrate import set_job_key, set_job_mfu
+    from solver.tools.calibrate import set_job_key, set_job_mfu
     text = "name: p\njobs:\n- name: a\n  tokens: 1e9\n"
     out = set_job_key(set_job_mfu(text, "a", 0.45), "a", "mfu_measured", "true")
     assert "  mfu: 0.450\n" in out and "  mfu_measured: true\n" in out
