@@ -25,7 +25,7 @@ What follows from R:
 A job whose MFU was measured (`gpuplan calibrate`, written as the job's `mfu` with
 `mfu_measured: true`) is not read against the literature but against its measurement:
 `Spread.measured()`, centred on the measured figure with `MEASURED_P90` (seed 002: a measured
-baseline is good to 10 %, solver.tools.calibrate.s BASELINE_TOLERANCE) as its P10–P90 half-width.
+baseline is good to 10 %, solver.tools.calibrate's BASELINE_TOLERANCE) as its P10–P90 half-width.
 """
 
 from __future__ import annotations
