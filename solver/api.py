@@ -15,6 +15,8 @@ Solving a problem:
         it adds are part of the model the verifier's plan came from, but the verifier
         checks only the problem's own constraints.
     plan_of(inst, solution, problem, catalog) → the verified Plan of a raw solve (solver.probes).
+    carried, no_plan, with_stack_price: solve_problem's steps, which the probe engine's plan
+        (solver.probes.Probes.plan, above this module) takes too: one copy of each (issue 44).
     build(problem, catalog) → (Instance, Milp) and solve_built(inst, milp, ...) → Plan:
         build once, change bounds (each constraint family's `set_bound`: the budget, a site's
         power, an offer's stock, a job's deadline, the spot work, the vendor count), solve
@@ -38,7 +40,12 @@ breaks the written limits, so the verifier would reject it):
 
 For the commands: BACKENDS (the --backend choices), DEFAULT_BACKEND, and PROGRESS (set
 PROGRESS.listener to hear a running solve's best plan and bound; PROGRESS.node_limit =
-DETERMINISTIC_NODES for `solve --deterministic`).
+DETERMINISTIC_NODES for `solve --deterministic`); arm_interrupter / fire_interrupter: the stop a
+running solve heeds (Ctrl-C, the budget's end, a worker told to stop).
+
+The model's types for code that names them (solver.probes): Variable, LinearConstraint,
+LinearExpr, and total / weighted sums of variables (solver.milp.terms). Only solver.milp and
+solver.engine import OR-Tools (an import-linter contract).
 """
 
 from __future__ import annotations
@@ -46,9 +53,10 @@ from __future__ import annotations
 from collections.abc import Callable
 from pathlib import Path
 
-from solver.clock import OutOfTime, RunClock, interrupted, not_started, stopped
+from solver.clock import OutOfTime, RunClock, no_plan_found, not_started
 from solver.engine.backends import BACKENDS, DEFAULT_BACKEND
 from solver.engine.export import write_mps
+from solver.engine.interrupt import arm_interrupter, fire_interrupter
 from solver.engine.progress import DETERMINISTIC_NODES, PROGRESS
 from solver.engine.promise import price_drops, reduced_costs
 from solver.engine.solve import solve_milp
@@ -56,7 +64,9 @@ from solver.errors import Infeasible
 from solver.milp.build import build_milp
 from solver.milp.capacity import held_nodes, widen_discount
 from solver.milp.core import BIG_MODEL_VARIABLES, Milp
-from solver.milp.elastic import budget_slack, power_sites, power_slack, stock_slack
+from solver.milp.families.budget import budget_slack
+from solver.milp.families.power import power_sites, power_slack
+from solver.milp.families.stock import stock_slack
 from solver.milp.exclusion import Exclusion
 from solver.milp.extract import extract_plan
 from solver.milp.families.vendors import add_vendor_count, vendor_nodes
@@ -72,6 +82,7 @@ from solver.milp.reprice import reprice, with_offer_price
 from solver.milp.scale import scale_work
 from solver.milp.solution import OPTIMALITY_GAP, NoSolution, Solution
 from solver.milp.stacks import STACK_NAMES, off_stack, stack_switch, stack_warnings, usual_stack
+from solver.milp.terms import LinearConstraint, LinearExpr, Variable, total, weighted
 from solver.milp.work import add_work_slack, asked_work
 from solver.model.catalog import Catalog
 from solver.model.plan import Plan, StackSwitch
@@ -81,6 +92,8 @@ from solver.verify import check_plan
 __all__ = [
     # solving a problem
     "solve_problem", "build", "solve_built", "plan_of", "explain_quick", "pin_schedule", "pin_rentals", "NotInModel",
+    # its steps, which the probe engine (solver.probes) takes too: one copy of each
+    "carried", "no_plan", "with_stack_price", "size_advice",
     # the model, for analyses that edit it and solve it raw
     "build_instance", "Milp", "build_milp", "solve_milp", "Solution", "NoSolution", "OPTIMALITY_GAP",
     "held_nodes", "asked_work", "job_layout", "ModelNumbers", "reprice", "with_offer_price", "options_as_written",
@@ -93,8 +106,10 @@ __all__ = [
     "add_vendor_count", "vendor_nodes",
     # what a solve adds to its plan (solver.probes does the same on its engine)
     "off_stack", "usual_stack", "stack_switch", "priced_switch", "NOT_FOUND_ON_STACK", "write_mps",
+    # the model's types, and sums of its variables (solver.milp.terms): only milp and engine import OR-Tools
+    "Variable", "LinearConstraint", "LinearExpr", "total", "weighted",
     # for the commands
-    "BACKENDS", "DEFAULT_BACKEND", "PROGRESS", "DETERMINISTIC_NODES",
+    "BACKENDS", "DEFAULT_BACKEND", "PROGRESS", "DETERMINISTIC_NODES", "arm_interrupter", "fire_interrupter",
 ]
 
 
@@ -119,9 +134,7 @@ def solve_problem(problem: Problem, catalog: Catalog, *, backend: str = DEFAULT_
     if clock.spent():  # no build once the run's time is over (issue 47: phases after the solve ran on)
         raise not_started()
     inst = build_instance(problem, catalog)
-    stranded = [job.name for job in problem.jobs if not any(o.job == job.name for o in inst.options)]
-    if stranded:
-        raise Infeasible(f"no offer can carry job {', '.join(stranded)}", reasons=explain_quick(inst))
+    carried(problem, inst)
     if clock.spent():  # the model's build takes longer than the Instance's: not started past the budget
         raise not_started()
     milp = build_milp(inst)
@@ -142,26 +155,50 @@ def solve_problem(problem: Problem, catalog: Catalog, *, backend: str = DEFAULT_
                 raise Infeasible("no time left for the pinned re-solve", proven=False) from None
             return solve_built(inst, pinned_milp(inst, pins, constrain), backend=backend, time_limit=limit, gap=gap)
         plan = keep_preferred(inst, plan, pinned)
-    others = off_stack(plan, problem, catalog)
-    if others and price_stack:  # a switch of software stack the problem never asked for: what it saves (solver.milp.stacks)
-        plan = _stack_switch(plan, problem, catalog, others, clock, backend, gap, constrain)
-    return plan
-
-
-def _stack_switch(plan: Plan, problem: Problem, catalog: Catalog, others: list[str], clock: RunClock,
-                  backend: str, gap: float | None, constrain: Callable[[Milp], None] | None) -> Plan:
-    """The plan with its stack switch noted and priced against the best plan on the catalog's
-    usual stack; that plan itself when it costs no more (a tie is no reason to port code)."""
+    if not price_stack:
+        return plan
     usual = problem.model_copy(update={"stacks": [usual_stack(catalog)]})
-    try:  # the problem's own best plan on the usual stack: an analysis' rows (a pinned plan) are not its
-        same = solve_problem(usual, catalog, backend=backend, time_limit=clock.next_limit(), gap=gap)
+    # the problem's own best plan on the usual stack: an analysis' rows (a pinned plan) are not its
+    return with_stack_price(plan, problem, catalog, lambda: solve_problem(
+        usual, catalog, backend=backend, time_limit=clock.next_limit(), gap=gap), keep_usual=constrain is None)
+
+
+def carried(problem: Problem, inst: Instance) -> None:
+    """Infeasible, with preprocessing's reasons (explain_quick), when a job has no configuration that
+    can carry it: nothing to build or solve. The check of solve_problem and of the probe engine."""
+    stranded = [job.name for job in problem.jobs if not any(o.job == job.name for o in inst.options)]
+    if stranded:
+        raise Infeasible(f"no offer can carry job {', '.join(stranded)}", reasons=explain_quick(inst))
+
+
+def no_plan(inst: Instance, milp: Milp, why: str, *, proven: bool, more_time: str | None) -> Infeasible:
+    """What a solve that found no plan says: proven infeasible, with preprocessing's reasons; else no
+    plan found (solver.clock.no_plan_found: what ended the solve, and the model's size advice). The
+    words of solve_built and of the probe engine's base (solver.probes.Probes.solve_base)."""
+    if proven:
+        return Infeasible(why, reasons=explain_quick(inst))
+    return no_plan_found(why, more_time=more_time, advice=size_advice(inst, milp))
+
+
+def with_stack_price(plan: Plan, problem: Problem, catalog: Catalog, solve_usual: Callable[[], Plan], *,
+                     keep_usual: bool = True) -> Plan:
+    """A plan off the catalog's usual software stack (solver.milp.stacks) with its switch noted and
+    priced against `solve_usual()`, the best plan on the usual stack alone (OutOfTime when no time is
+    left to look for it, Infeasible when it found none); that plan itself when it costs no more and
+    `keep_usual` (a tie is no reason to port code). The plan as it is when it keeps to the usual stack.
+    solve_problem prices with a whole solve, the probe engine with a probe of its model."""
+    others = off_stack(plan, problem, catalog)
+    if not others:
+        return plan
+    try:
+        same = solve_usual()
     except OutOfTime:
         note = stack_switch(plan, catalog, others, None, "no time was left to price a plan without it")
     except Infeasible as exc:
         note = stack_switch(plan, catalog, others, None, "no plan on the usual stack alone meets the problem"
                             if exc.proven else NOT_FOUND_ON_STACK)
     else:
-        if same.total_cost <= plan.total_cost + 0.005 and constrain is None:
+        if same.total_cost <= plan.total_cost + 0.005 and keep_usual:
             return same
         note = priced_switch(plan, catalog, others, same)
     return plan.model_copy(update={"stack_switch": note})
@@ -201,13 +238,7 @@ def solve_built(inst: Instance, milp: Milp, *, backend: str = DEFAULT_BACKEND, t
     try:
         solution = solve_milp(milp, backend=backend, time_limit=time_limit, gap=gap, tiebreak=True)
     except NoSolution as exc:
-        if not exc.proven:
-            hint = ("the command was stopped (Ctrl-C)" if interrupted() else
-                    "the command's time ran out: raise --max-seconds" if stopped() else
-                    f"raise {more_time}, or try another --backend" if time_limit else "try another --backend")
-            raise Infeasible(f"{exc}: {hint}", reasons=[] if interrupted() else size_advice(inst, milp),
-                             proven=False) from None
-        raise Infeasible(str(exc), reasons=explain_quick(inst)) from None
+        raise no_plan(inst, milp, str(exc), proven=exc.proven, more_time=more_time if time_limit else None) from None
     return plan_of(inst, solution)
 
 

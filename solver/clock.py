@@ -32,7 +32,16 @@ timedelta); a value past it is refused, exit 2, naming the option."""
 
 
 class OutOfTime(Exception):
-    """The run's whole budget is spent: no new solve starts."""
+    """The run's time ran out: the one out-of-time exception.
+
+    started False: the run's whole budget is spent, no new solve starts. started True: a solve
+    stopped at its time limit without a plan or a proof; `low` is what it proved (None: nothing),
+    `high` the cost of the plan it found (None: none)."""
+
+    def __init__(self, message: str = "", *, started: bool = False, low: float | None = None,
+                 high: float | None = None) -> None:
+        super().__init__(message)
+        self.started, self.low, self.high = started, low, high
 
 
 @dataclass
@@ -184,6 +193,18 @@ def not_started(what: str = "the solve", advice: list[str] | None = None) -> Inf
     reasons = [] if interrupted() else advice or ["raise --max-seconds"]
     return Infeasible(f"no plan found (not proven infeasible): {why} before {what} could start",
                       reasons=reasons, proven=False)
+
+
+def no_plan_found(why: str, *, more_time: str | None, advice: list[str] | None = None) -> Infeasible:
+    """No plan (not proven infeasible): a solve ran and ended without one. `why` is the solver's words;
+    the hint says what ended it: Ctrl-C, the command's budget (raise --max-seconds), or the solve's own
+    limit (raise `more_time`, the option that gives it more time; None when it had no limit), and
+    `advice` (solver.api.size_advice) unless Ctrl-C. The one wording of solver.api's solves, the probe
+    engine's and every analysis built on them (negotiate, sweep, what-if)."""
+    hint = ("the command was stopped (Ctrl-C)" if interrupted() else
+            "the command's time ran out: raise --max-seconds" if stopped() else
+            f"raise {more_time}, or try another --backend" if more_time else "try another --backend")
+    return Infeasible(f"{why}: {hint}", reasons=[] if interrupted() else list(advice or []), proven=False)
 
 
 INTERRUPT_AFTER = "GPUPLAN_INTERRUPT_AFTER_SOLVES"

@@ -39,7 +39,7 @@ import socket
 import stat
 import tempfile
 import time
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
@@ -79,6 +79,50 @@ def check_new_file(path: str | Path, option: str, *, force: bool, example: str) 
                            fix="choose another file, or pass --force to overwrite")
     check_writable_folder(path.parent, option)
     return path
+
+
+def check_new_folder(folder: str | Path, option: str, *, force: bool, names: Iterable[str] = (),
+                     pattern: str | None = None) -> Path:
+    """A folder a command will write files into, checked before any work, in check_new_file's words:
+    an existing folder, or a new one whose parent exists (it is made when written), that can be
+    written; the files it would replace there (`names`, and a previous run's files matching the glob
+    `pattern`) are replaced only with --force. Other files in it are the user's and left alone."""
+    folder = Path(folder)
+    if os.path.lexists(folder) and not folder.is_dir():
+        raise ProblemError("is not a folder", key=option, file=str(folder),
+                           fix="give a folder (new or existing)")
+    if not folder.exists() and not folder.parent.is_dir():
+        raise ProblemError("folder does not exist", key=option, file=str(folder.parent),
+                           fix="create it, or write the files elsewhere")
+    there = existing_in(folder, names, pattern)
+    if there and not force:
+        more = f" (and {len(there) - 1} more file{'s' if len(there) > 2 else ''} it would replace)" if len(there) > 1 else ""
+        raise ProblemError(f"already exists{more}", key=option, file=str(there[0]),
+                           fix="choose another folder, or pass --force to overwrite")
+    check_writable_folder(folder if folder.is_dir() else folder.parent, option)
+    return folder
+
+
+def existing_in(folder: str | Path, names: Iterable[str] = (), pattern: str | None = None) -> list[Path]:
+    """The files (or links) in `folder` named `names` or matching the glob `pattern`, sorted; [] for
+    a folder that is not there."""
+    folder = Path(folder)
+    if not folder.is_dir():
+        return []
+    found = {folder / name for name in names if os.path.lexists(folder / name)}
+    if pattern:
+        found |= set(folder.glob(pattern))
+    return sorted(found)
+
+
+def make_folder(folder: str | Path, option: str | None = None) -> Path:
+    """The folder made (its parent exists: check_new_folder) when it is new; a failure is bad input."""
+    folder = Path(folder)
+    try:
+        folder.mkdir(exist_ok=True)
+    except OSError as exc:
+        raise write_error(exc, folder, option) from None
+    return folder
 
 
 def check_writable_folder(folder: str | Path, option: str | None = None) -> Path:

@@ -91,7 +91,10 @@ def test_the_contracts_are_the_ones_docs_name():
 
     config = tomllib.loads(PYPROJECT.read_text(encoding="utf-8"))["tool"]["importlinter"]
     kinds = {c["type"] for c in config["contracts"]}
-    assert kinds == {"layers", "forbidden"}
+    assert kinds == {"layers", "forbidden", "protected"}
+    ortools = next(c for c in config["contracts"] if c["type"] == "protected")   # issue 44: OR-Tools in two folders
+    assert ortools["protected_modules"] == ["ortools"] and ortools["allowed_importers"] == ["solver.milp", "solver.engine"]
+    assert config.get("include_external_packages") is True   # else the contract sees no ortools and passes
     layers = next(c for c in config["contracts"] if c["type"] == "layers")["layers"]
     order = [name for layer in layers for name in layer.replace(":", "|").split("|")]
     order = [name.strip() for name in order]

@@ -74,6 +74,80 @@ def test_check_new_file_refuses_a_link_even_a_dangling_one(tmp_path):
     assert files.check_new_file(link, "--html", force=True, example="r.html") == link
 
 
+def _file_checks():
+    """Every check of a file a command writes, as (option, check(path, force), a good name)."""
+    from solver.report.sweep import check_output
+    from solver.report.tables import check_xlsx_target
+    from solver.report.vendor_sheet import check_sheet
+    return [("-o", lambda p, force: check_output(p, force=force), "sweep.csv"),
+            ("--xlsx", lambda p, force: check_xlsx_target(p, force=force), "plan.xlsx"),
+            ("--export-vendor", lambda p, force: check_sheet(p, force=force), "sheet.csv"),
+            ("--html", lambda p, force: files.check_new_file(p, "--html", force=force, example="r.html"), "r.html")]
+
+
+def _folder_checks():
+    """Every check of a folder a command writes into, as (option, check(folder, force), a file it writes there)."""
+    from solver.report.frontier_plans import check_plans_folder
+    from solver.report.tables import check_csv_target
+    return [("--csv", lambda p, force: check_csv_target(p, force=force), "allocations.csv"),
+            ("--plans", lambda p, force: check_plans_folder(p, force=force), "point-01.json")]
+
+
+def test_every_file_target_is_refused_in_one_wording(tmp_path):
+    """Issue 44 item 3: six wordings of "this file exists" ("file exists; not overwritten", "file exists",
+    "already exists", …); every writer now asks solver.files.check_new_file."""
+    for option, check, name in _file_checks():
+        place = tmp_path / option.strip("-")
+        place.mkdir()
+        with pytest.raises(ProblemError, match="folder does not exist") as missing:
+            check(place / "no" / name, False)
+        assert missing.value.key == option
+        (place / name).write_text("mine", encoding="utf-8")
+        with pytest.raises(ProblemError, match="already exists") as there:
+            check(place / name, False)
+        assert there.value.key == option and "--force" in there.value.fix
+        assert check(place / name, True) == place / name
+        link = place / f"link-{name}"
+        link.symlink_to(place / name)
+        with pytest.raises(ProblemError, match="symbolic link"):
+            check(link, False)
+        assert (place / name).read_text(encoding="utf-8") == "mine"
+
+
+def test_every_folder_target_is_refused_in_one_wording(tmp_path):
+    """--csv said "not a folder", "parent folder not found" and "… already there; nothing written"; --plans
+    "is a file, not a folder" and two different "already there" (one in the command, one in the writer)."""
+    for option, check, name in _folder_checks():
+        place = tmp_path / option.strip("-")
+        place.mkdir()
+        assert check(place / "new", False) == place / "new" and not (place / "new").exists()  # made at the write
+        with pytest.raises(ProblemError, match="folder does not exist") as missing:
+            check(place / "no" / "such", False)
+        assert missing.value.key == option and missing.value.file == str(place / "no")
+        (place / "a-file").write_text("", encoding="utf-8")
+        with pytest.raises(ProblemError, match="is not a folder"):
+            check(place / "a-file", False)
+        (place / "old").mkdir()
+        (place / "old" / name).write_text("mine", encoding="utf-8")
+        (place / "old" / "notes.txt").write_text("mine", encoding="utf-8")
+        with pytest.raises(ProblemError, match="already exists") as there:
+            check(place / "old", False)
+        assert there.value.file == str(place / "old" / name) and "--force" in there.value.fix
+        assert check(place / "old", True) == place / "old"
+
+
+def test_check_new_folder_names_what_it_would_replace(tmp_path):
+    (tmp_path / "a.csv").write_text("", encoding="utf-8")
+    (tmp_path / "point-1.json").write_text("", encoding="utf-8")
+    (tmp_path / "keep.txt").write_text("", encoding="utf-8")
+    with pytest.raises(ProblemError, match=r"already exists \(and 1 more file it would replace\)") as caught:
+        files.check_new_folder(tmp_path, "--x", force=False, names=["a.csv", "b.csv"], pattern="point-*.json")
+    assert caught.value.file == str(tmp_path / "a.csv")
+    assert files.check_new_folder(tmp_path, "--x", force=False, names=["b.csv"], pattern="plan-*.json") == tmp_path
+    assert files.existing_in(tmp_path, ["a.csv", "b.csv"], "point-*.json") == [tmp_path / "a.csv",
+                                                                               tmp_path / "point-1.json"]
+
+
 def test_a_folder_that_cannot_be_written_is_found_by_the_check(tmp_path, monkeypatch):
     def denied(*a, **k):
         raise PermissionError(errno.EACCES, "Permission denied")

@@ -234,3 +234,32 @@ def test_a_probe_after_the_budget_reads_nothing_and_says_out_of_time(monkeypatch
     assert reads == [] and eng.solves == 1
     eng.clock.stop_at = None
     assert eng.probe(eng.leave_out("B")).status == "optimal" and reads
+
+
+def test_the_engine_and_solve_problem_say_no_plan_in_the_same_words(monkeypatch):
+    """Issue 44: solve_problem and the engine's plan (what `solve` runs) each had their own stranded-job
+    check and their own words for a solve that found no plan; both take solver.api's one copy now
+    (carried, no_plan)."""
+    from solver.errors import Infeasible
+
+    def refusals(prob, cat, **kw) -> list[tuple[str, list[str], bool]]:
+        said = []
+        for run in (lambda: api.solve_problem(prob, cat, **kw), lambda: Probes(prob, cat, **kw).plan()):
+            with pytest.raises(Infeasible) as caught:
+                run()
+            said.append((str(caught.value), caught.value.reasons, caught.value.proven))
+        return said
+
+    late = b.catalog(b.hourly("A", 10.0, lead_time_days=20))
+    stranded = refusals(b.problem(b.job(deadline_days=10, days=20), horizon_days=10), late)
+    assert stranded[0] == stranded[1] and stranded[0][0] == "no offer can carry job j" and stranded[0][2]
+    assert any("lead_time" in reason for reason in stranded[0][1])
+
+    def no_plan(*args, **kwargs):
+        raise api.NoSolution("no plan found within 5 s (not proven infeasible)", proven=False)
+    monkeypatch.setattr(api, "solve_milp", no_plan)
+    prob, cat = _two_offers()
+    unproven = refusals(prob, cat, time_limit=5.0)
+    assert unproven[0] == unproven[1]
+    assert unproven[0][0] == ("no plan found within 5 s (not proven infeasible): raise --time-limit, "
+                              "or try another --backend") and not unproven[0][2]

@@ -36,13 +36,11 @@ import math
 import time
 from collections import defaultdict
 from dataclasses import dataclass, field
-from pathlib import Path
 
 from solver.api import DEFAULT_BACKEND
 from solver.choices import AXES
 from solver.clock import OutOfTime, ctrl_c_or, fix_for_time
 from solver.errors import Infeasible, ProblemError
-from solver.files import json_text, replace_together, write_error
 from solver.limits import finish_day, plan_vendors
 from solver.rows import ROWS
 from solver.session import Session
@@ -422,36 +420,3 @@ def mix_label(plan: Plan, most: int | None = None) -> str:
     if most is not None and len(labels) > most:
         labels = labels[:most] + [f"+{len(labels) - most} more"]
     return " + ".join(labels) if labels else "nothing rented"
-
-
-def plan_paths(folder: str | Path, count: int) -> list[Path]:
-    """Where each point's plan is written: point-01.json, point-02.json, … (x ascending)."""
-    width = max(2, len(str(count)))
-    return [Path(folder) / f"point-{i + 1:0{width}d}.json" for i in range(count)]
-
-
-def existing_plan_files(folder: str | Path) -> list[Path]:
-    folder = Path(folder)
-    return sorted(folder.glob("point-*.json")) if folder.is_dir() else []
-
-
-def write_plans(result: Frontier, folder: str | Path, *, force: bool = False) -> list[Path]:
-    """Each point's plan as JSON (Plan.model_dump(mode="json")); never overwrites unless force."""
-    folder = Path(folder)
-    if folder.exists() and not folder.is_dir():
-        raise ProblemError("is a file, not a folder", key="--plans", file=str(folder), fix="give a folder")
-    old = existing_plan_files(folder)
-    if old and not force:
-        raise ProblemError(f"{len(old)} plan file(s) already there, e.g. {old[0].name}", key="--plans",
-                           file=str(folder), fix="choose another folder, or pass --force to overwrite")
-    try:
-        folder.mkdir(parents=True, exist_ok=True)
-    except OSError as exc:
-        raise write_error(exc, folder, "--plans") from None
-    paths = plan_paths(folder, len(result.points))
-    texts = [json_text(point.plan.model_dump(mode="json")) + "\n"
-             for point in result.points]
-    replace_together([(path, lambda tmp, text=text: tmp.write_text(text, encoding="utf-8"))
-                      for path, text in zip(paths, texts)], folder,
-                     remove=sorted(set(old) - set(paths)))   # all new plans and none of the old run's, or the old ones
-    return paths

@@ -83,14 +83,12 @@ from solver.analysis.negotiate_pool import Done, RayRunner, Runner, Shared, row_
 from solver.analysis.negotiate_probes import Asker, Setup, build_engine, price_volume, with_price
 from solver.analysis.ray_actors import require_ray
 from solver.clock import COMMAND, OutOfTime, RunClock, interrupted, not_started
-from solver.errors import Infeasible, ProblemError
-from solver.files import csv_cell, save_atomic, text_cells
-from solver.i18n import N_, _
+from solver.errors import ProblemError
 from solver.model.catalog import Catalog, Offer
 from solver.model.problem import Problem
 from solver.rows import ROWS
 
-__all__ = ["negotiate", "Negotiation", "OfferTerms", "Lever", "vendor_rows", "export_vendor", "check_vendor",
+__all__ = ["negotiate", "Negotiation", "OfferTerms", "Lever", "check_vendor",
            "reason_kinds", "with_price", "offers_used", "node_days", "peak_nodes", "price_volume",
            "lead_time_matters", "PRICE_FLOOR", "NEAR", "OUT_OF_TIME", "SKIPS"]
 
@@ -369,90 +367,9 @@ def reason_kinds(reason: str) -> set[str]:
     return kinds
 
 
-# --------------------------------------------------------------------------- the vendor's sheet
-
-EXPORT_COLUMNS = ("offer", "gpu", "mode", "datacenter", "price_unit", "currency", "current_price", "target_price",
-                  "node_days_at_target", "peak_nodes_at_target", "volume_unit", "note")
-EXPORT_HEADERS = {c: h for c, h in zip(EXPORT_COLUMNS, (
-    N_("offer"), N_("gpu"), N_("mode"), N_("datacenter"), N_("price_unit"), N_("currency"), N_("current_price"),
-    N_("target_price"), N_("node_days_at_target"), N_("peak_nodes_at_target"), N_("volume_unit"), N_("note")))}
-"""The sheet's header row: the column names, in the language of the command (`--lang`)."""
-
-
-def vendor_rows(result: Negotiation, vendor: str) -> list[dict]:
-    """One row per offer of `vendor`: its own offer, price, our target and the volume at the target.
-
-    Built from the vendor's own OfferTerms only, and notes are fixed phrases: no other
-    vendor's name, offer, price or volume can reach the sheet (replaced_by, displaces,
-    savings and reasons, which may name other offers, are left out on purpose).
-    """
-    rows = []
-    for t in result.offers:
-        if t.vendor != vendor:
-            continue
-        if t.target_price is not None:
-            note = (_("in our plan; target is our ask") if t.status == "in_plan"
-                    else _("not in our plan; at the target price we would take the volume shown"))
-        elif t.status == "unusable":
-            note = _("cannot carry this problem's jobs as offered")
-        elif not t.analysed:
-            note = _("not analysed")
-        else:
-            note = _("not competitive for this problem at any price we tried")
-        rows.append({"offer": t.offer, "gpu": t.gpu, "mode": t.mode, "datacenter": t.datacenter,
-                     "price_unit": t.price_unit, "currency": t.currency, "current_price": _num(t.price),
-                     "target_price": "" if t.target_price is None else f"{t.target_price:.2f}",
-                     "node_days_at_target": _num(round(t.target_node_days, 2)),
-                     "peak_nodes_at_target": str(t.target_nodes), "volume_unit": _("node-days"), "note": note})
-    return rows
-
-
-def _num(x: float) -> str:
-    """Plain digits, never an exponent: 1460000, 9.5, 1440."""
-    return str(int(x)) if float(x).is_integer() else f"{x:.2f}".rstrip("0")
-
-
 def check_vendor(catalog: Catalog, vendor: str, key: str) -> None:
     """A vendor named on the command line must have offers in the catalog; said before any
     solve (a misspelled --export-vendor used to be caught after the whole negotiation)."""
     known = sorted({o.vendor for o in catalog.offers.values()})
     if vendor not in known:
         raise ProblemError(f"no vendor {vendor!r} in the catalog", key=key, fix=f"use one of {', '.join(known)}")
-
-
-def export_vendor(result: Negotiation, vendor: str, path, *, force: bool = False) -> int:
-    """Write the vendor's sheet (CSV, or .xlsx with openpyxl); refuse to overwrite without force."""
-    import csv
-    from pathlib import Path
-
-    path = Path(path)
-    if result.vendors and vendor not in result.vendors:
-        raise ProblemError(f"vendor {vendor!r} was not analysed", key="--export-vendor",
-                           fix=f"add --vendor {vendor}, or leave --vendor out")
-    if path.exists() and not force:
-        raise ProblemError("file exists", key="--export-vendor", file=str(path), fix="add --force to overwrite it")
-    rows = vendor_rows(result, vendor)
-    if not rows:
-        raise ProblemError(f"vendor {vendor!r} has no offers", key="--export-vendor", fix="check the vendor name")
-    if path.suffix.lower() == ".xlsx":
-        try:
-            from openpyxl import Workbook
-        except ImportError:
-            raise ProblemError("writing .xlsx needs openpyxl", key="--export-vendor", file=str(path),
-                               fix="pip install openpyxl, or write a .csv file") from None
-        book = Workbook()
-        sheet = book.active
-        sheet.title = _("offers")
-        sheet.append([_(EXPORT_HEADERS[c]) for c in EXPORT_COLUMNS])
-        for row in rows:
-            sheet.append([row[c] for c in EXPORT_COLUMNS])
-        text_cells(sheet)   # a vendor's offer named =HYPERLINK(…) stays text
-        save_atomic(path, lambda tmp: book.save(tmp))
-    else:
-        def save(tmp):
-            with open(tmp, "w", newline="", encoding="utf-8") as fh:
-                writer = csv.DictWriter(fh, fieldnames=EXPORT_COLUMNS)
-                writer.writerow({c: _(EXPORT_HEADERS[c]) for c in EXPORT_COLUMNS})
-                writer.writerows({c: csv_cell(v) for c, v in row.items()} for row in rows)
-        save_atomic(path, save)
-    return len(rows)

@@ -35,8 +35,9 @@ from solver.model.problem import Problem
 from solver.probes import Answer, Change, Probes, Restock, Undo, early_nodes, no_budget, reprice
 
 
-class OutOfBudget(Exception):
-    """The run's time ran out (or the command was stopped) before a solve settled its question."""
+OutOfBudget = OutOfTime
+"""The one out-of-time exception (solver.clock.OutOfTime) under the name solver.analysis.negotiate_levers
+still imports; the name goes when that module imports OutOfTime."""
 
 
 @dataclass(frozen=True)
@@ -201,13 +202,11 @@ class Asker:
         self.probes.known = [dict(self.base_values)] if self.base_values is not None else []
 
     def ask(self, *changes: Change, problem: Problem, catalog: Catalog, tiebreak: bool = False) -> Answer:
-        """One probe; OutOfBudget when no time is left or the solve found no plan in its time."""
-        try:
-            answer = self.probes.probe(*changes, problem=problem, catalog=catalog, tiebreak=tiebreak)
-        except OutOfTime:
-            raise OutOfBudget() from None
+        """One probe; OutOfTime (solver.clock) when no time is left or the solve found no plan in its time:
+        the run's time ran out (or the command was stopped) before a solve settled its question."""
+        answer = self.probes.probe(*changes, problem=problem, catalog=catalog, tiebreak=tiebreak)
         if answer.status == "unknown":
-            raise OutOfBudget()
+            raise OutOfTime(answer.why or "no plan found in the time")
         self.unproven += answer.status == "feasible" and answer.solved
         return answer
 

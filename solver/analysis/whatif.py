@@ -19,7 +19,7 @@ from dataclasses import dataclass, field
 
 from solver.analysis.edits import Change, apply_edits
 from solver.api import DEFAULT_BACKEND, NotInModel, off_stack, pin_schedule, solve_problem, stack_switch
-from solver.clock import OutOfTime, interrupted
+from solver.clock import OutOfTime, not_started
 from solver.errors import Infeasible, PlanRejected
 from solver.model.catalog import Catalog
 from solver.model.plan import Plan
@@ -222,9 +222,8 @@ class _Sides:
         baseline's proven bound as its floor."""
         assert self.engine is not None
         low = None if self.deltas is None else self.engine.bound_of(*self.deltas, self._read_as())
-        why = "stopped by Ctrl-C" if interrupted() else "raise --max-seconds"
-        return Outcome(None, "no plan found (not proven infeasible): the run's time ran out before the scenario's "
-                             "solve could start", [why], proven=False, low=low)
+        exc = not_started("the scenario's solve")  # the one wording of a solve the run's end kept from starting
+        return Outcome(None, str(exc), exc.reasons, proven=False, low=low)
 
     def _read_as(self) -> ReadAs:
         return ReadAs("edited", problem=self.new_problem, catalog=self.new_catalog)

@@ -126,21 +126,18 @@ def hear_stop(stop) -> None:
 def interruptible() -> None:
     """This process's solves listen to an interrupter (solver.engine.progress), so a stop reaches the
     running one (solves of the bigger models then run in a child process the stop kills)."""
-    from ortools.util.python.solve_interrupter import SolveInterrupter
+    from solver.api import arm_interrupter
 
-    from solver.api import PROGRESS
-
-    PROGRESS.interrupter = SolveInterrupter()
+    arm_interrupter()
 
 
 def stop_here() -> None:
     """Stop this worker as Ctrl-C stops a command: no solve starts, the running one is interrupted."""
-    from solver.api import PROGRESS
+    from solver.api import fire_interrupter
     from solver.clock import stop_command
 
     stop_command("signal")
-    if PROGRESS.interrupter is not None:
-        PROGRESS.interrupter.interrupt()
+    fire_interrupter()
 
 
 def reap(pids: Iterable[int], grace: float = STOP_GRACE) -> None:

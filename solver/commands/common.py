@@ -147,11 +147,10 @@ def announce_infeasible(exc: Infeasible, err: Console | None = None) -> None:
 def _run_stoppable(work) -> None:
     """Run `work` in a worker thread; Ctrl-C or the end of the command's budget here stops its
     solves (see run_action). What the worker raised is raised here."""
-    from ortools.util.python.solve_interrupter import SolveInterrupter
+    from solver.api import PROGRESS, arm_interrupter, fire_interrupter
 
-    from solver.api import PROGRESS
-
-    PROGRESS.interrupter, outcome, done = SolveInterrupter(), {}, threading.Event()
+    arm_interrupter()
+    outcome, done = {}, threading.Event()
 
     def worker() -> None:
         try:
@@ -170,12 +169,12 @@ def _run_stoppable(work) -> None:
                 done.wait(0.1)
                 if budget_spent() and not stopped():
                     stop_command("budget")
-                    PROGRESS.interrupter.interrupt()
+                    fire_interrupter()
             except KeyboardInterrupt:
                 if interrupted():
                     os._exit(EXIT_INTERRUPTED)  # the second Ctrl-C: no waiting for the worker
                 stop_command("signal")
-                PROGRESS.interrupter.interrupt()
+                fire_interrupter()
                 err.print("[yellow]stopping:[/] no new solve starts; printing what is known "
                           f"{_running_solve_note()}(Ctrl-C again to quit at once)", highlight=False)
     finally:

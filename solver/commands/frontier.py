@@ -11,7 +11,6 @@ from solver.choices import AXES, DEFAULT_BACKEND
 from solver.clock import left_of
 from solver.commands.common import command_budget, plan_console, run_action, working
 from solver.commands.options import AsJson, BackendChoice, Gap, ProblemFile, TimeLimit, choices, max_seconds_option
-from solver.errors import ProblemError
 
 Axis = choices("Axis", AXES)
 
@@ -41,10 +40,10 @@ def frontier_command(
     each verified. Exit 1 when the problem itself has no plan."""
     def action() -> None:
         command_budget(max_seconds)
-        from solver.analysis.frontier import existing_plan_files, frontier, write_plans
-        from solver.files import check_writable_folder
+        from solver.analysis.frontier import frontier
         from solver.load import load_problem
         from solver.report.frontier import render_frontier
+        from solver.report.frontier_plans import check_plans_folder, write_plans
         from solver.report.json_out import print_json
 
         if plot is not None:  # fail before solving, not after
@@ -52,13 +51,7 @@ def frontier_command(
             check_plot_paths(plot, force=force)
             require_matplotlib()
         if plans is not None:
-            if plans.exists() and not plans.is_dir():
-                raise ProblemError("is a file, not a folder", key="--plans", file=str(plans), fix="give a folder")
-            if existing_plan_files(plans) and not force:
-                raise ProblemError("plan files already there", key="--plans", file=str(plans),
-                                   fix="choose another folder, or pass --force to overwrite")
-            if plans.is_dir() or plans.parent.is_dir():
-                check_writable_folder(plans if plans.is_dir() else plans.parent, "--plans")
+            check_plans_folder(plans, force=force)
         if xlsx is not None:
             from solver.report.tables import check_xlsx_target
             check_xlsx_target(xlsx, force=force)

@@ -13,7 +13,6 @@ from solver.clock import left_of
 from solver.commands.common import command_budget, plan_console, run_action, speak, working
 from solver.commands.options import (AsJson, BackendChoice, bounded, gap_option, Lang, max_seconds_option, ProblemFile,
                                      TimeLimit)
-from solver.files import check_new_file
 
 
 def register(app: typer.Typer) -> None:
@@ -60,15 +59,15 @@ def negotiate(problem: ProblemFile,
     def action() -> None:
         command_budget(max_seconds)
         from solver.analysis.negotiate import check_vendor
-        from solver.analysis.negotiate import export_vendor as write_sheet
         from solver.analysis.negotiate import negotiate as analyse
         from solver.load import load_problem
         from solver.report.negotiate import render_negotiation
         from solver.report.json_out import print_json
+        from solver.report.vendor_sheet import check_sheet, export_vendor as write_sheet
 
         sheet_vendor, sheet_path = export_vendor or (None, None)
         if sheet_path is not None:
-            check_new_file(sheet_path, "--export-vendor", force=force, example="sheet.csv")
+            check_sheet(sheet_path, force=force)
         prob, cat = load_problem(problem)
         speak(lang, prob)
         if sheet_vendor is not None:

@@ -12,8 +12,6 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 import math
 
-from ortools.linear_solver.python import model_builder as mb
-
 from solver import api
 
 
@@ -41,7 +39,7 @@ class Change:
 class RowBounds(Change):
     """Rows' right-hand sides set (None: left as they are; ±inf: no limit that side)."""
 
-    rows: Sequence[mb.LinearConstraint] = ()
+    rows: Sequence[api.LinearConstraint] = ()
     lower: float | None = None
     upper: float | None = None
     tightens: bool = False
@@ -54,7 +52,7 @@ class RowBounds(Change):
 class VarBounds(Change):
     """Variables' bounds set (None: left as they are): e.g. an offer's nodes fixed at 0."""
 
-    variables: Sequence[mb.Variable] = ()
+    variables: Sequence[api.Variable] = ()
     lower: float | None = None
     upper: float | None = None
     tightens: bool = False
@@ -105,14 +103,14 @@ class AtLeast(Change):
     lower bound) after, so the next probe of the same kind only switches it back on."""
 
     name: str = ""
-    variables: Sequence[mb.Variable] = ()
+    variables: Sequence[api.Variable] = ()
     least: float = 1.0
     tightens: bool = True
 
     def apply(self, milp: api.Milp) -> Undo:
         row = milp.rows.get(self.name)
         if row is None:
-            milp.add_row(self.name, mb.LinearExpr.sum(list(self.variables)) >= -math.inf)
+            milp.add_row(self.name, api.total(self.variables) >= -math.inf)
             row = milp.rows[self.name]
         row.lower_bound = self.least
 

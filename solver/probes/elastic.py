@@ -65,3 +65,11 @@ def twin(probes: Probes) -> Probes:
     other.base, other.known = None, []
     other.solves = other.answered_without_solve = 0
     return other
+
+
+def only_these(milp: api.Milp, name: str, variables: Sequence[mb.Variable]) -> None:
+    """Row `name`: Σ variables ≤ 0 (each non-negative, so all of them held at 0): a runner-up's
+    job kept off every configuration but its own (solver.analysis.why.force_job), written in the
+    model's own terms so that no analysis builds a row itself."""
+    if variables:
+        milp.add_row(name, mb.LinearExpr.sum(list(variables)) <= 0)

@@ -10,10 +10,8 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 import math
 
-from ortools.linear_solver.python import model_builder as mb
-
 from solver import api
-from solver.clock import OutOfTime, RunClock, interrupted, not_started, stopped
+from solver.clock import OutOfTime, RunClock, not_started
 from solver.errors import Infeasible
 from solver.model.catalog import Catalog
 from solver.model.plan import Plan
@@ -69,9 +67,7 @@ class Probes:
         self.backend, self.gap = backend, gap
         self.clock = clock if clock is not None else RunClock(time_limit, None, least=0.0)
         self.inst = api.build_instance(problem, catalog)
-        stranded = [j.name for j in problem.jobs if not any(o.job == j.name for o in self.inst.options)]
-        if stranded:
-            raise Infeasible(f"no offer can carry job {', '.join(stranded)}", reasons=api.explain_quick(self.inst))
+        api.carried(problem, self.inst)
         self.milp = api.build_milp(self.inst)
         self.base: Answer | None = None
         self.known: list[dict[int, float]] = []
@@ -85,22 +81,18 @@ class Probes:
         answer = self.probe(tiebreak=tiebreak)
         self.base = answer
         if answer.plan is None:
-            if answer.status == "infeasible":
-                raise Infeasible(answer.why, reasons=api.explain_quick(self.inst))
-            hint = ("the command was stopped (Ctrl-C)" if interrupted() else
-                    "the command's time ran out: raise --max-seconds" if stopped() else
-                    f"raise {self.clock.more_time}, or try another --backend" if self.clock.time_limit or self.clock.cut
-                    else "try another --backend")
-            advice = [] if interrupted() else api.size_advice(self.inst, self.milp)
-            raise Infeasible(f"{answer.why}: {hint}", reasons=advice, proven=False)
+            limited = self.clock.time_limit or self.clock.cut
+            raise api.no_plan(self.inst, self.milp, answer.why, proven=answer.status == "infeasible",
+                              more_time=self.clock.more_time if limited else None)
         return answer.plan
 
     def plan(self, export_mps=None) -> Plan:
-        """What solver.api.solve_problem returns for the engine's problem, on the engine's model:
-        the base optimum, a switch of software stack priced by a probe (the offers off the usual
-        stack left out, verified against the problem held to that stack). With soft preferences
-        the problem is solved by solver.api.solve_problem (each preference's re-solve builds its
-        own model there), and the engine has no base: later probes are not bounded by it."""
+        """What solver.api.solve_problem returns for the engine's problem, on the engine's model, by the
+        same steps (solver.api: `carried` at the build, `no_plan`'s words, `with_stack_price`): the
+        base optimum, a switch of software stack priced by a probe (the offers off the usual stack left
+        out, verified against the problem held to that stack). With soft preferences the problem is
+        solved by solver.api.solve_problem (each preference's re-solve builds its own model there), and
+        the engine has no base: later probes are not bounded by it."""
         if self.problem.preferences:
             return api.solve_problem(self.problem, self.catalog, backend=self.backend, time_limit=self.clock.time_limit,
                                      gap=self.gap, export_mps=export_mps, max_seconds=self.clock.left())
@@ -110,28 +102,19 @@ class Probes:
             plan = self.solve_base()
         except OutOfTime:
             raise not_started(advice=api.size_advice(self.inst, self.milp)) from None
-        others = api.off_stack(plan, self.problem, self.catalog)
-        return self._stack_switch(plan, others) if others else plan
+        return api.with_stack_price(plan, self.problem, self.catalog, self._usual_stack)
 
-    def _stack_switch(self, plan: Plan, others: list[str]) -> Plan:
-        """The plan with its stack switch noted and priced against the best plan on the catalog's
-        usual stack (solver.api._stack_switch's rule: that plan itself when it costs no more)."""
+    def _usual_stack(self) -> Plan:
+        """The best plan on the catalog's usual stack alone, by a probe (the other cards' nodes fixed at
+        0), verified against the problem held to that stack; Infeasible (proven or not) when it has none."""
         usual = api.usual_stack(self.catalog)
         held = self.problem.model_copy(update={"stacks": [usual]})
         off = [v for o, offer in self.catalog.offers.items()
                if self.catalog.gpus[offer.gpu].stack != usual for v in self.offer_nodes(o)]
-        try:
-            answer = self.probe(VarBounds(f"only {usual} cards", True, off, upper=0.0), problem=held, tiebreak=True)
-        except OutOfTime:
-            answer = None
-        if answer is None or answer.plan is None:
-            why = ("no plan on the usual stack alone meets the problem" if answer is not None
-                   and answer.status == "infeasible" else "no time was left to price a plan without it"
-                   if answer is None else api.NOT_FOUND_ON_STACK)
-            return plan.model_copy(update={"stack_switch": api.stack_switch(plan, self.catalog, others, None, why)})
-        if answer.plan.total_cost <= plan.total_cost + 0.005:
-            return answer.plan
-        return plan.model_copy(update={"stack_switch": api.priced_switch(plan, self.catalog, others, answer.plan)})
+        answer = self.probe(VarBounds(f"only {usual} cards", True, off, upper=0.0), problem=held, tiebreak=True)
+        if answer.plan is None:
+            raise Infeasible(answer.why, proven=answer.status == "infeasible")
+        return answer.plan
 
     # -- probes -------------------------------------------------------------------------------
     def probe(self, *changes: Change, problem: Problem | None = None, catalog: Catalog | None = None,
@@ -238,7 +221,7 @@ class Probes:
             del self.known[:-KEEP_PLANS]
 
     # -- the model's handles the analyses name changes by ---------------------------------------
-    def offer_nodes(self, offer: str) -> list[mb.Variable]:
+    def offer_nodes(self, offer: str) -> list[api.Variable]:
         """Every node and contract variable of one offer (all its interconnect options)."""
         configs = {key for key, cfg in self.inst.configs.items() if cfg.offer.offer == offer}
         return ([v for (key, _), v in self.milp.nodes.items() if key in configs]

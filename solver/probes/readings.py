@@ -9,8 +9,6 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
-from ortools.linear_solver.python import model_builder as mb
-
 from solver import api
 from solver.clock import OutOfTime
 from solver.model.catalog import Catalog
@@ -73,7 +71,7 @@ class NoObjective(Change):
     tightens: bool = False
 
     def apply(self, milp: api.Milp) -> Undo:
-        milp.model.minimize(mb.LinearExpr.weighted_sum([], []))
+        milp.model.minimize(api.weighted([], []))
 
         def undo() -> None:
             milp.model.minimize(milp.total_cost())

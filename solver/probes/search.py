@@ -7,8 +7,6 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 import math
 
-from ortools.linear_solver.python import model_builder as mb
-
 from solver import api
 from solver.probes.changes import Change, Undo
 from solver.probes.engine import Answer, KEEP_PLANS, Probes
@@ -22,7 +20,7 @@ class Choice(Change):
     after: solver.session searches the choices one probe at a time. Tightening: a choice's plans
     are plans of the model."""
 
-    flags: Sequence[mb.Variable] = ()
+    flags: Sequence[api.Variable] = ()
     k: int = 0
     tightens: bool = True
 

@@ -22,6 +22,7 @@ from solver.model.problem import Problem
 from solver.report.charts import FrontierPoint, cost_svg, frontier_points, frontier_svg, gantt_svg
 from solver.report.checklist import checklist
 from solver.report.days import day_text
+from solver.report.deadline import robust_quantile_text
 from solver.report.html_tables import (allocation_table, assumptions, binding_table, cash_flow_table, frontier_table,
                                        idle_table, job_rental_table, jobs_table, why_section)
 from solver.report.markup import esc
@@ -44,7 +45,8 @@ def render_html(plan: Plan, problem: Problem, catalog: Catalog, *, frontier=None
          if plan.stack_switch is not None else ""),
         ('<p class="summary" id="robust-plan"><strong>' + esc(_("Robust plan")) + "</strong> " +
          esc(_("(every MFU × {factor}):").format(factor=f"{plan.robust_plan.mfu_factor:g}")) +
-         f" {esc(plan.robust_plan.text)}</p>" if plan.robust_plan is not None else ""),
+         f" {esc(plan.robust_plan.text)}" + esc(_("; ")) + esc(robust_quantile_text(plan.robust_plan.mfu_factor)) +
+         "</p>" if plan.robust_plan is not None else ""),
         _status_line(plan),
         _illustrative_banner(used),
         "<h2>" + _("Rentals over time") + "</h2>",

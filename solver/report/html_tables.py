@@ -12,6 +12,7 @@ from solver.report.cash import cash_flow_grid
 from solver.report.charts import FrontierPoint, is_money
 from solver.report.contracts import contract_lines, gpus_text, merged_note, nodes_text
 from solver.report.days import day_text, span_text
+from solver.report.deadline import deadline_gloss, deadline_text
 from solver.report.markup import esc, table, unit
 from solver.report.words import (LAYOUT_GLOSS, MARGIN_GLOSS, PRICE_UNITS, axis_label, binding_text, layout_words,
                                  limit_name, mode_name, money, reason_name)
@@ -107,14 +108,15 @@ def jobs_table(plan: Plan, problem: Problem, catalog: Catalog) -> str:
                      "—" if "multi_node" not in lay else (_("yes") if lay["multi_node"] else _("no")),
                      mem, _finish_text(plan, j.finish_day, deadlines.get(j.name)),
                      f"{j.done_eflop:,.0f} / {j.required_eflop:,.0f}",
-                     _margin_cell(j.mfu_margin, j.mfu_margin_low)])
+                     _margin_cell(j.mfu_margin, j.mfu_margin_low), esc(deadline_text(j))])
     return table([_("job"), _("peak GPUs"), _("on"), _("GPUs per replica"), _("layout"), "ZeRO", _("recompute"),
                    _("spans nodes"), _("memory per GPU (GB)"),
                    _("last day / deadline") if plan.start_date else _("finish day / deadline"),
-                   _("work done / needed (EFLOP)"), _("MFU margin")], rows, numeric=(1, 3, 8, 10, 11), cls="jobs") + \
+                   _("work done / needed (EFLOP)"), _("MFU margin"), _("in time")], rows, numeric=(1, 3, 8, 10, 11),
+                  cls="jobs") + \
         "<p>" + esc(_(LAYOUT_GLOSS)) + " " + esc(_("Layout of the configuration that carries most of each job's "
                                                   "GPU-periods; work includes redundancy.")) + \
-        " " + esc(_(MARGIN_GLOSS)) + "</p>"
+        " " + esc(_(MARGIN_GLOSS)) + " " + esc(deadline_gloss()) + "</p>"
 
 
 def _margin_cell(margin: float | None, low: float | None) -> str:

@@ -15,7 +15,7 @@ from rich.markup import escape
 from rich.table import Table
 
 from solver.errors import ProblemError
-from solver.files import check_writable_folder, csv_frame, save_atomic
+from solver.files import check_new_file, csv_frame, save_atomic
 from solver.report.tables import sweep_tables, write_xlsx
 from solver.report.fit import keep_whole
 
@@ -145,25 +145,19 @@ def write_table(df: pd.DataFrame, path: str | Path, *, force: bool = False) -> N
         save_atomic(path, lambda tmp: csv_frame(df).to_csv(tmp, index=False))
 
 
-def check_output(path: str | Path, *, force: bool = False) -> None:
-    """Checked before solving, so a sweep never ends in a refusal to write its result."""
+def check_output(path: str | Path, *, force: bool = False) -> Path:
+    """Checked before solving, so a sweep never ends in a refusal to write its result (solver.files'
+    check, after the name's own: a table format, and pyarrow for Parquet)."""
     path = Path(path)
     suffix = path.suffix.lower()
     if suffix not in (".csv", ".parquet", ".xlsx"):
         raise ProblemError("unknown table format", file=str(path), key="-o",
                            fix="name the file *.csv, *.parquet or *.xlsx")
-    if path.is_symlink() and not force:
-        raise ProblemError("is a symbolic link; it is not written through", file=str(path), key="-o",
-                           fix="give the real file's path, or pass --force to replace the link itself")
-    if path.exists() and not force:
-        raise ProblemError("file exists; not overwritten", file=str(path), key="-o",
-                           fix="pass --force to replace it, or choose another name")
-    if not path.parent.is_dir():
-        raise ProblemError("folder not found", file=str(path), key="-o", fix="create the folder first")
-    check_writable_folder(path.parent, "-o")
+    check_new_file(path, "-o", force=force, example="sweep.csv")
     if suffix == ".parquet":
         try:
             import pyarrow  # noqa: F401
         except ImportError:
             raise ProblemError("Parquet needs pyarrow", file=str(path), key="-o",
                                fix="pip install .[parquet], or write .csv") from None
+    return path

@@ -40,7 +40,6 @@ force=True; check_xlsx_target / check_csv_target run the same checks before a lo
 from __future__ import annotations
 
 import math
-import os
 import re
 from collections.abc import Iterable, Mapping
 from pathlib import Path
@@ -50,8 +49,8 @@ import pandas as pd
 
 from solver.choices import DETAILS
 from solver.errors import ProblemError
-from solver.files import (check_writable_folder, csv_frame, replace_together, require_openpyxl, save_atomic,
-                          text_cell, text_cells, write_error)
+from solver.files import (check_new_file, check_new_folder, csv_frame, make_folder, replace_together,
+                          require_openpyxl, save_atomic, text_cell, text_cells)
 from solver.i18n import N_, _, current, money_unit, text_width
 from solver.model.catalog import Catalog
 from solver.model.ledger import BILLING, blocks
@@ -326,37 +325,21 @@ def sweep_tables(frame: pd.DataFrame) -> dict[str, pd.DataFrame]:
 
 # ---------------------------------------------------------------- writing
 
-def check_xlsx_target(path: str | Path, *, force: bool = False) -> Path:
-    """Checked before solving, so a long solve never ends in a refusal to write."""
+def check_xlsx_target(path: str | Path, *, force: bool = False, option: str = "--xlsx") -> Path:
+    """Checked before solving, so a long solve never ends in a refusal to write (solver.files'
+    check, after the name's own: an .xlsx file, and openpyxl to write it)."""
     path = Path(path)
     if path.suffix.lower() != ".xlsx":
-        raise ProblemError("not an .xlsx file name", file=str(path), key="--xlsx", fix="name the file *.xlsx")
-    if path.is_symlink() and not force:
-        raise ProblemError("is a symbolic link; it is not written through", file=str(path), key="--xlsx",
-                           fix="give the real file's path, or pass --force to replace the link itself")
-    if path.exists() and not force:
-        raise ProblemError("file exists; not overwritten", file=str(path), key="--xlsx",
-                           fix="pass --force to replace it, or choose another name")
-    if not path.parent.is_dir():
-        raise ProblemError("folder not found", file=str(path), key="--xlsx", fix="create the folder first")
-    check_writable_folder(path.parent, "--xlsx")
-    require_openpyxl()
+        raise ProblemError("not an .xlsx file name", file=str(path), key=option, fix="name the file *.xlsx")
+    check_new_file(path, option, force=force, example="plan.xlsx")
+    require_openpyxl(option)
     return path
 
 
 def check_csv_target(folder: str | Path, names: Iterable[str] = PLAN_SHEETS, *, force: bool = False) -> Path:
-    """The folder may be new (its parent must exist); none of the <name>.csv files may exist unless force."""
-    folder = Path(folder)
-    if folder.exists() and not folder.is_dir():
-        raise ProblemError("not a folder", file=str(folder), key="--csv", fix="give a folder (new or existing)")
-    if not folder.exists() and not folder.parent.is_dir():
-        raise ProblemError("parent folder not found", file=str(folder), key="--csv", fix="create the parent first")
-    existing = [f"{n}.csv" for n in names if os.path.lexists(folder / f"{n}.csv")]
-    if existing and not force:
-        raise ProblemError(f"{', '.join(existing)} already there; nothing written", file=str(folder), key="--csv",
-                           fix="pass --force to replace them, or choose another folder")
-    check_writable_folder(folder if folder.is_dir() else folder.parent, "--csv")
-    return folder
+    """The folder may be new (its parent must exist); none of the <name>.csv files may exist unless force
+    (solver.files.check_new_folder)."""
+    return check_new_folder(folder, "--csv", force=force, names=[f"{n}.csv" for n in names])
 
 
 def write_xlsx(tables: Mapping[str, pd.DataFrame], path: str | Path, *, currency: str, force: bool = False,
@@ -583,11 +566,7 @@ def _dress(ws, name: str, frame: pd.DataFrame, currency: str) -> None:
 def write_csv_dir(tables: Mapping[str, pd.DataFrame], folder: str | Path, *, force: bool = False) -> list[Path]:
     """<name>.csv per table in the folder (made if new); UTF-8, comma-separated, header row, blank = none.
     The header row is the column names in English, the headers of the workbook in another language."""
-    folder = check_csv_target(folder, tables.keys(), force=force)
-    try:
-        folder.mkdir(exist_ok=True)
-    except OSError as exc:
-        raise write_error(exc, folder, "--csv") from None
+    folder = make_folder(check_csv_target(folder, tables.keys(), force=force), "--csv")
 
     def shown(frame: pd.DataFrame) -> pd.DataFrame:
         return frame if current() == "en" else frame.rename(columns={c: header(str(c)) for c in frame.columns})

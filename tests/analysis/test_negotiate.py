@@ -25,7 +25,8 @@ from pathlib import Path
 import pytest
 from tests.builders import HANG_SECONDS, ROOT, catalog, hourly, job, monthly, problem
 
-from solver.analysis.negotiate import negotiate, offers_used, vendor_rows, with_price
+from solver.analysis.negotiate import negotiate, offers_used, with_price
+from solver.report.vendor_sheet import vendor_rows
 from solver.api import solve_problem
 from solver.errors import Infeasible
 from solver.load import load_problem

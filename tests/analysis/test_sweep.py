@@ -7,7 +7,6 @@ one Ray sweep (local instance, two CPUs) of the same four scenarios are shared b
 from __future__ import annotations
 
 import json
-import os
 from pathlib import Path
 
 import pandas as pd
@@ -21,6 +20,7 @@ from solver.cli import app
 from solver.errors import Infeasible, ProblemError
 from solver.load import load_problem
 from tests.builders import ROOT, count_builds
+from tests.extras import need_ray
 
 HYBRID = ROOT / "problems" / "hybrid-burst.yaml"
 EXAMPLE = ROOT / "problems" / "sweeps" / "hybrid-burst-grid.yaml"
@@ -103,13 +103,7 @@ def test_each_row_says_how_it_was_solved(process_table):
 
 
 def test_the_ray_executor_gives_the_same_table_as_the_process_executor(base, process_table):
-    # Ray is the `ray` extra, not `dev`: skipped without it, except under CI (.ci/run installs it)
-    try:
-        import ray  # noqa: F401
-    except ImportError:
-        if os.environ.get("CI"):
-            pytest.fail("CI is set but Ray is missing: .ci/run must install the project with '.[dev,ray]'")
-        pytest.skip("Ray is not installed (pip install -e '.[dev,ray]')")
+    need_ray()
     ray_table = run_sweep(*base, SCENARIOS, executor="ray", jobs=2)   # two actors, each one build
     pd.testing.assert_frame_equal(ray_table.drop(columns="seconds"), process_table.drop(columns="seconds"))
 
@@ -184,7 +178,7 @@ def test_cli_writes_csv_and_parquet_and_refuses_to_overwrite(tmp_path):
     assert table["total_cost"][0] < table["total_cost"][1]
 
     again = cli("sweep", HYBRID, "--grid", grid, "-o", out_csv, "-j", "1")
-    assert again.exit_code == 2 and "file exists" in again.stderr and "--force" in again.stderr
+    assert again.exit_code == 2 and "already exists" in again.stderr and "--force" in again.stderr
     assert pd.read_csv(out_csv).equals(table)                    # untouched
 
     run = cli("sweep", HYBRID, "--grid", grid, "-o", out_parquet, "-j", "1", "--json")

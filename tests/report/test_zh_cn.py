@@ -215,7 +215,8 @@ def test_vendor_sheet_in_chinese(tmp_path):
     """`negotiate --export-vendor` in zh-CN: Chinese headers and notes, the same figures as in English."""
     from types import SimpleNamespace
 
-    from solver.analysis.negotiate import OfferTerms, export_vendor
+    from solver.analysis.negotiate import OfferTerms
+    from solver.report.vendor_sheet import export_vendor
     terms = OfferTerms(offer="vnet-yz-a100", vendor="21vianet", datacenter="Yizhuang", gpu="A100-80G", mode="monthly",
                        price=60800.0, price_unit="per_node_month", currency="CNY", status="in_plan",
                        target_price=57760.0, target_node_days=150.0, target_nodes=5)

@@ -154,7 +154,7 @@ def test_write_problem_keeps_comments_and_never_overwrites(tmp_path):
     out = tmp_path / "debug-then-train.calibrated.yaml"
     assert src.read_text() == before                                  # the problem itself untouched
     new = out.read_text().splitlines()
-    assert len(new) == len(before.splitlines()) + 1                   # one line added, comments kept
+    assert len(new) == len(before.splitlines()) + 2                   # mfu and mfu_measured added, comments kept
     assert [ln for ln in new if "mfu" not in ln] == before.splitlines()
     prob, _ = load_problem(out)
     jobs = {j.name: j for j in prob.jobs}

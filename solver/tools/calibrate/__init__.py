@@ -33,10 +33,11 @@ from solver.tools.calibrate.writers import (
     calibrated_path,
     provenance,
     set_gpu_mfu,
+    set_job_key,
     set_job_mfu,
     write_catalog_mfu,
     write_problem_mfu,
 )
 
 __all__ = ["LOG_FORMATS", "Calibration", "SmiSummary", "StepLog", "calibrate", "calibrated_path", "provenance",
-           "read_nvidia_smi", "read_step_log", "set_gpu_mfu", "set_job_mfu", "write_catalog_mfu", "write_problem_mfu"]
+           "read_nvidia_smi", "read_step_log", "set_gpu_mfu", "set_job_key", "set_job_mfu", "write_catalog_mfu", "write_problem_mfu"]

@@ -24,6 +24,11 @@ def set_job_mfu(text: str, job: str, mfu: float, note: str = "") -> str:
     line keeps its place, otherwise one is added right after `name:`. Raises ValueError
     when the job or the `jobs:` list cannot be found in that style.
     """
+    return set_job_key(text, job, "mfu", f"{mfu:.3f}", note)
+
+
+def set_job_key(text: str, job: str, key: str, value: str, note: str = "") -> str:
+    """The problem YAML text with `key: value` under job `job` (set_job_mfu's rules, any key)."""
     lines = text.splitlines(keepends=True)
     start = next((i for i, ln in enumerate(lines) if re.match(r"jobs\s*:\s*(#.*)?$", ln.rstrip("\r\n"))), None)
     if start is None:
@@ -58,20 +63,20 @@ def set_job_mfu(text: str, job: str, mfu: float, note: str = "") -> str:
                 keys[match.group(2)] = (i, match.group(3))
         if "name" not in keys:
             continue
-        value = re.sub(r"\s+#.*$", "", keys["name"][1]).strip().strip("'\"")
-        if value != job:
+        named = re.sub(r"\s+#.*$", "", keys["name"][1]).strip().strip("'\"")
+        if named != job:
             continue
         newline = "\r\n" if lines[keys["name"][0]].endswith("\r\n") else "\n"
         comment = f"  # {note}" if note else ""
-        if "mfu" in keys:
-            i = keys["mfu"][0]
-            prefix = re.match(r"(\s*-?\s*mfu\s*:)", lines[i]).group(1)
-            lines[i] = f"{prefix} {mfu:.3f}{comment}{newline}"
+        if key in keys:
+            i = keys[key][0]
+            prefix = re.match(rf"(\s*-?\s*{re.escape(key)}\s*:)", lines[i]).group(1)
+            lines[i] = f"{prefix} {value}{comment}{newline}"
         else:
             i = keys["name"][0]
             if not lines[i].endswith(("\n", "\r")):
                 lines[i] += newline
-            lines.insert(i + 1, f"{' ' * key_col}mfu: {mfu:.3f}{comment}{newline}")
+            lines.insert(i + 1, f"{' ' * key_col}{key}: {value}{comment}{newline}")
         return "".join(lines)
     raise ValueError(f"no block-style job named {job!r} under `jobs:`")
 
@@ -87,7 +92,8 @@ def write_problem_mfu(path: str | Path, job: str, mfu: float, *, in_place: bool 
 
     Writes `<name>.calibrated.yaml` beside the problem (refused if it exists, unless
     `force`), or the problem itself with `in_place`. Comments and layout survive: only
-    the `mfu:` line changes or is added. The result is parsed and validated before it
+    the `mfu:` line and `mfu_measured: true` (the job's spread is then its measurement's,
+    solver.estimate.spread) change or are added. The result is parsed and validated before it
     is written.
     """
     import yaml
@@ -100,8 +106,8 @@ def write_problem_mfu(path: str | Path, job: str, mfu: float, *, in_place: bool 
     if not path.is_file():
         raise ProblemError("problem file not found", file=str(path), key="--write-problem", fix="check the path")
     text = read_text(path)
-    try:
-        new = set_job_mfu(text, job, mfu, note)
+    try:  # measured: the job's spread is the measurement's, not the published runs' (solver.estimate.spread)
+        new = set_job_key(set_job_mfu(text, job, mfu, note), job, "mfu_measured", "true")
     except ValueError as exc:
         raise ProblemError(str(exc), file=str(path), key="--job",
                            fix=f"write `mfu: {mfu:.3f}` under the job by hand (flow-style items are not edited)") from None
@@ -110,7 +116,8 @@ def write_problem_mfu(path: str | Path, job: str, mfu: float, *, in_place: bool 
     except (yaml.YAMLError, ValidationError) as exc:
         raise ProblemError(f"the edited problem does not validate ({str(exc).splitlines()[0]})", file=str(path),
                            key="--job", fix=f"write `mfu: {mfu:.3f}` under the job by hand") from None
-    assert any(j.name == job and j.mfu is not None and abs(j.mfu - round(mfu, 3)) < 1e-9 for j in problem.jobs)
+    assert any(j.name == job and j.mfu is not None and abs(j.mfu - round(mfu, 3)) < 1e-9 and j.mfu_measured
+               for j in problem.jobs)
     target = path if in_place else calibrated_path(path)
     # --in-place replaces the problem itself, which exists, but is not written through a link without --force
     files.check_new_file(target, "--write-problem", force=force or (in_place and not target.is_symlink()),

@@ -1,0 +1,27 @@
+"""The analyses' words for a question a solve could not settle, in one place.
+
+Why: explain and why each wrote "not determined within the time limit", "not analysed: the
+run's time budget ran out" and "not proven within the time" themselves, each with its own
+Ctrl-C variant; two copies of a wording drift. Each function says the time-limit case, or the
+Ctrl-C one when the user stopped the run (solver.clock.ctrl_c_or decides which).
+"""
+
+from __future__ import annotations
+
+from solver.clock import ctrl_c_or
+
+
+def no_plan_text(hint: str = "") -> str:
+    """A solve that ended with no plan and no proof: "not determined within the time limit (hint)"."""
+    return ctrl_c_or("not determined within the time limit" + (f" ({hint})" if hint else ""),
+                     "not determined: the run was stopped (Ctrl-C)")
+
+
+def not_analysed_text() -> str:
+    """A question never asked: the run's budget was spent (or Ctrl-C came) before its solve could start."""
+    return ctrl_c_or("the run's time budget ran out (raise --max-seconds)", "the run was stopped (Ctrl-C)")
+
+
+def not_proven_text(more_time: str) -> str:
+    """An interval a stopped solve reached, not proven: "(not proven within the time; raise …)"."""
+    return ctrl_c_or(f"(not proven within the time; raise {more_time})", "(not proven: the run was stopped by Ctrl-C)")
