@@ -52,7 +52,7 @@ def slack_on(words: str, slacks: Sequence[tuple[mb.Variable, float]]) -> list[Ch
 # `why` asks its elastic questions ("which limit does this forced runner-up need most?") of a
 # twin of the base model: the same Instance, built again, with every family's slack added once
 # and switched off. Why a twin and not the base model: the stock slack raises the offers' node
-# bounds and widens the volume discounts' rows (solver.milp.elastic), which loosens the LP the
+# bounds and widens the volume discounts' rows (solver.milp.families.stock), which loosens the LP the
 # runners-up's bounds are read from and moves HiGHS' path among equally cheap plans.
 
 def twin(probes: Probes) -> Probes:
