@@ -1,6 +1,8 @@
 """Elastic probes: each relaxable family's slack added once and switched off (`add_slacks`,
 `slack_on`), the least weighted slack as the objective (`Objective`), and why's elastic twin of
-the base model (`twin`). Their plans break written limits on purpose: asked with verify=False."""
+the base model (`twin`). Their plans break written limits on purpose: asked with verify=False.
+And `only_these`, the row keeping a forced runner-up's job on its own configurations (why's
+`constrain=` hook), so that no analysis writes a row with OR-Tools itself."""
 
 from __future__ import annotations
 
