@@ -639,7 +639,7 @@ class _Elastic:
     an elastic model was built per runner-up before (issue 34).
 
     Why a second model and not the base: the stock slack raises every offer's node bounds and
-    widens the volume discounts (solver.milp.elastic.stock_slacks, ×STOCK_RAISE), which would
+    widens the volume discounts (solver.milp.families.stock.stock_slacks, ×STOCK_RAISE), which would
     loosen the base's LP (the runners-up's LP bounds) and move its path among equally cheap
     plans. The twin holds the problem as written while its slacks are off."""
 

@@ -56,7 +56,7 @@ def set_vendor_bound(milp: Milp, target: str, count: float | None) -> None:
     kept: later counts move the count row's bound only.
 
     The flags' rows take each node variable's upper bound as it is then: set this after any
-    stock bound is lowered, never before stock is raised (solver.milp.elastic)."""
+    stock bound is lowered, never before stock is raised (solver.milp.families.stock.stock_slacks)."""
     _check(target)
     row = milp.keyed.get(COUNT)
     if row is None:
