@@ -73,8 +73,9 @@ OUT_OF_TIME = "not analysed: the run's time budget (--max-seconds) ran out"
 STOPPED = "not analysed: the run was stopped (Ctrl-C)"
 """OUT_OF_TIME when Ctrl-C, not the budget, stopped the run (a pool's workers hear both as one stop:
 the command's process, which knows which it was, rewords them)."""
-WORKER_FAILED = "not analysed: the process pricing it ended without an answer"
-"""A pool worker that died (a crash, the system's memory killer) without the command stopping it."""
+NOT_ANALYSED = "not analysed"
+"""An offer whose worker died (a crash, the system's memory killer) without the command stopping it:
+this, then the executor's words (solver.analysis.executor.Lost: "worker failed: …")."""
 SKIPS = {
     "term": N_("not priced: the days in which any job runs are less than a quarter of their contract term, so "
             "three quarters of every contract would be paid idle (not in the plan at today's price, they could "
