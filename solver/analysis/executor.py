@@ -83,7 +83,8 @@ class Executor:
         self.stop = None
         self.stack = ExitStack()
         self.ray = None
-        self.actors: list = []
+        self.actors: list = []          # the actors alive (one whose task failed is dropped)
+        self.actors_started = 0
         self.here_state: Any = None
 
     def __enter__(self) -> Executor:
@@ -98,11 +99,11 @@ class Executor:
     @property
     def started(self) -> bool:
         """A pool or actors are running (a later run uses them, even for one task)."""
-        return self.pool is not None or bool(self.actors)
+        return self.pool is not None or self.actors_started > 0
 
     def workers(self) -> int:
         """Processes or actors the tasks ran in (this process counts as one while every task ran here)."""
-        return max(1, len(self.actors)) if self.ray_address else max(1, self.jobs)
+        return max(1, self.actors_started) if self.ray_address else max(1, self.jobs)
 
     def run(self, work: Sequence[tuple], on_result: Heard | None = None, *, here: bool = False) -> list:
         """Every task's result (or Lost) in the order of `work`; `here`: in this process."""
@@ -150,7 +151,7 @@ class Executor:
     # -- Ray actors -------------------------------------------------------------------------------
     def _on_ray(self, work: Sequence[tuple], heard: Heard) -> list:
         """Each idle actor gets the next task; an actor whose task fails gets no more."""
-        if not self.actors:
+        if not self.actors_started:
             self._start_actors()
         results: list = [Lost(False)] * len(work)
         waiting, pending, give_up = list(range(len(work)))[::-1], {}, None
@@ -161,8 +162,8 @@ class Executor:
                 pending[actor.run.remote(self.task, work[i])] = (i, actor)
         for actor in list(self.actors):
             give(actor)
-        while pending and (give_up is None or time.monotonic() < give_up):
-            finished, _ = self.ray.wait(list(pending), num_returns=1, timeout=0.1)
+        while (pending or (waiting and not stopped())) and (give_up is None or time.monotonic() < give_up):
+            finished = self.ray.wait(list(pending), num_returns=1, timeout=0.1)[0] if pending else []
             for ref in finished:
                 i, actor = pending.pop(ref)
                 try:
@@ -193,6 +194,7 @@ class Executor:
         base = ray.put(self.init_args)
         actor = ray.remote(num_cpus=1, max_concurrency=2)(_Actor)
         self.actors = [actor.remote(self.init, base, left) for _ in range(n)]
+        self.actors_started = n
 
 
 def _outcome(fut: Future) -> Any:

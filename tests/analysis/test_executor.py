@@ -13,7 +13,7 @@ import os
 
 import pytest
 
-from solver.analysis.executor import Executor, Lost
+from solver.analysis.executor import NO_WORKER_LEFT, Executor, Lost
 
 DIE = "die"
 
@@ -89,6 +89,8 @@ def test_a_dead_ray_actor_gets_no_more_work_and_its_task_says_so():
     pytest.importorskip("ray")
     with _executor(2, ray="local", most=2) as ex:
         out = ex.run([(1,), (DIE,), (3,), (4,), (5,)])
-        assert len(ex.actors) == 1    # the dead one is fed no more
+        assert len(ex.actors) == 1 and ex.workers() == 2   # the dead one is fed no more
+        later = ex.run([(6,), (DIE,), (7,)])                  # the last actor dies: the rest has no worker
     assert isinstance(out[1], Lost) and out[1].died and out[1].words().startswith("worker failed: ")
     assert [r[2] for i, r in enumerate(out) if i != 1] == [2, 6, 8, 10]
+    assert later[0][2] == 12 and later[1].died and later[2] == NO_WORKER_LEFT
