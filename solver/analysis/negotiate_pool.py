@@ -29,7 +29,8 @@ import time
 from dataclasses import dataclass
 
 from solver.analysis.executor import Executor, Lost
-from solver.analysis.negotiate_offers import NOT_ANALYSED, OfferTerms, not_analysed, price_limit
+from solver.analysis.negotiate_offers import OfferTerms, not_analysed, price_limit
+from solver.analysis.words import NOT_ANALYSED
 from solver.analysis.negotiate_probes import Asker, Setup, build_engine
 from solver.api import Solution
 from solver.clock import OutOfTime, RunClock, stopped

@@ -172,3 +172,5 @@ def test_no_pool_is_started_when_the_time_is_already_spent(monkeypatch):
     assert result.base_status == "optimal"
     priced = [t for t in result.offers if t.status in ("in_plan", "not_in_plan") and not t.skipped]
     assert priced and all(not t.analysed for t in priced)
+    from solver.analysis.words import not_analysed   # issue 44: the words why's rows use too
+    assert {t.reason for t in priced} == {not_analysed()} == {"not analysed: the run's time budget ran out (raise --max-seconds)"}

@@ -1,0 +1,35 @@
+"""The words the analyses share for what a run left undetermined: not analysed, not determined, and
+why (the run's time budget, or Ctrl-C).
+
+Why a module (issue 44): negotiate said "the run's time budget (--max-seconds) ran out" where why
+said "the run's time budget ran out (raise --max-seconds)" of the same end; each analysis (negotiate,
+why, the infeasibility explanation) takes these instead. The words of a solve that found no plan, or
+never started, are solver.clock's (`no_plan_found`, `not_started`): below the api, where solver.api
+and the probe engine reach them too, which this module (above them) is not.
+"""
+
+from __future__ import annotations
+
+from solver.clock import ctrl_c_or
+
+OUT_OF_TIME = "the run's time budget ran out (raise --max-seconds)"
+"""Why something was left undetermined when the run's time budget ended it."""
+STOPPED = "the run was stopped (Ctrl-C)"
+"""Why something was left undetermined when Ctrl-C ended the run."""
+NOT_ANALYSED = "not analysed"
+NOT_DETERMINED = "not determined"
+
+
+def left_by_time() -> str:
+    """What ended the run: OUT_OF_TIME, or STOPPED after Ctrl-C."""
+    return ctrl_c_or(OUT_OF_TIME, STOPPED)
+
+
+def not_analysed() -> str:
+    """'not analysed: …' for a row the run's end kept from starting."""
+    return f"{NOT_ANALYSED}: {left_by_time()}"
+
+
+def not_determined() -> str:
+    """'not determined: …' for a row whose solve the run's end cut short."""
+    return f"{NOT_DETERMINED}: {left_by_time()}"
