@@ -76,13 +76,15 @@ def test_check_new_file_refuses_a_link_even_a_dangling_one(tmp_path):
 
 def _file_checks():
     """Every check of a file a command writes, as (option, check(path, force), a good name)."""
+    from solver.report.frontier_plot import check_plot_paths
     from solver.report.sweep import check_output
     from solver.report.tables import check_xlsx_target
     from solver.report.vendor_sheet import check_sheet
     return [("-o", lambda p, force: check_output(p, force=force), "sweep.csv"),
             ("--xlsx", lambda p, force: check_xlsx_target(p, force=force), "plan.xlsx"),
             ("--export-vendor", lambda p, force: check_sheet(p, force=force), "sheet.csv"),
-            ("--html", lambda p, force: files.check_new_file(p, "--html", force=force, example="r.html"), "r.html")]
+            ("--html", lambda p, force: files.check_new_file(p, "--html", force=force, example="r.html"), "r.html"),
+            ("--plot", lambda p, force: check_plot_paths(p.parent / p.stem, force=force)[0], "f.png")]
 
 
 def _folder_checks():

@@ -79,7 +79,7 @@ from solver import api
 from solver.analysis.negotiate_levers import Lever, lead_time_matters, levers as value_levers
 from solver.analysis.negotiate_offers import (NEAR, OUT_OF_TIME, PRICE_FLOOR, SKIPS, STOPPED, OfferTerms, node_days,
                                               offers_used, peak_nodes)
-from solver.analysis.negotiate_pool import Done, RayRunner, Runner, Shared, row_words
+from solver.analysis.negotiate_pool import Done, Runner, Shared, row_words
 from solver.analysis.negotiate_probes import Asker, Setup, build_engine, price_volume, with_price
 from solver.analysis.ray_actors import require_ray
 from solver.clock import COMMAND, OutOfTime, RunClock, interrupted, not_started
@@ -150,7 +150,7 @@ def negotiate(problem: Problem, catalog: Catalog, *, vendors: list[str] | None =
     jobs: processes the offers are analysed in (1: this one); with `ray`, the Ray actors (None: one
     per CPU the cluster offers).
     ray: a Ray cluster's address ("auto", "host:port") or "local": the offers are analysed by Ray
-    actors there instead of a process pool (solver.analysis.negotiate_pool.RayRunner)."""
+    actors there instead of a process pool (solver.analysis.executor)."""
     started = time.perf_counter()
     _check(catalog, vendors, margin, max_solves)
     if ray:
@@ -205,7 +205,7 @@ def _said_stopped(terms: list[OfferTerms], levers_note: str) -> str:
 def _runner(asker: Asker, shared: Shared, jobs: int | None, clock: RunClock, ray: str | None, offers: int) -> Runner:
     """Where the offers are priced: Ray actors with `ray`, else `jobs` processes (this one for 1)."""
     if ray:
-        return RayRunner(asker, shared, jobs, _deadline(clock), ray, max(1, offers))
+        return Runner(asker, shared, jobs, _deadline(clock), ray, max(1, offers))
     return Runner(asker, shared, max(1, min(jobs or os.cpu_count() or 1, offers)), _deadline(clock))
 
 

@@ -17,7 +17,9 @@ import math
 from collections import defaultdict
 from dataclasses import dataclass, field
 
+from solver.analysis import words
 from solver.analysis.negotiate_probes import Asker, Point, limit_interval
+from solver.analysis.words import NOT_ANALYSED
 from solver.i18n import N_
 from solver.model.catalog import Catalog
 from solver.model.plan import Plan
@@ -69,12 +71,10 @@ class OfferTerms:
 
 NEAR = 0.15
 """An offer whose break-even is within this fraction of its price is 'near' the plan (lead-time lever)."""
-OUT_OF_TIME = "not analysed: the run's time budget (--max-seconds) ran out"
-STOPPED = "not analysed: the run was stopped (Ctrl-C)"
+OUT_OF_TIME = f"{NOT_ANALYSED}: {words.OUT_OF_TIME}"
+STOPPED = f"{NOT_ANALYSED}: {words.STOPPED}"
 """OUT_OF_TIME when Ctrl-C, not the budget, stopped the run (a pool's workers hear both as one stop:
-the command's process, which knows which it was, rewords them)."""
-WORKER_FAILED = "not analysed: the process pricing it ended without an answer"
-"""A pool worker that died (a crash, the system's memory killer) without the command stopping it."""
+the command's process, which knows which it was, rewords them). solver.analysis.words' wording."""
 SKIPS = {
     "term": N_("not priced: the days in which any job runs are less than a quarter of their contract term, so "
             "three quarters of every contract would be paid idle (not in the plan at today's price, they could "

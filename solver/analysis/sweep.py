@@ -35,7 +35,9 @@ Executors: "process" (a pool of `jobs` spawned processes; jobs=1 solves in this 
 and "ray" (`jobs` actors on a local Ray instance with `jobs` CPUs, or on the cluster at
 `address`, whose nodes need gpuplan installed). Each worker gets the base problem and
 catalog once (pydantic models pickle), builds it once, and gets the scenarios one at a time.
-Each row is announced (solver.rows.ROWS) in this process as it arrives.
+Each row is announced (solver.rows.ROWS) in this process as it arrives. Both run on
+solver.analysis.executor (negotiate's too): a worker that died is its scenario's row, status
+"error", "worker failed: …"; the others are still solved.
 
 Stopped (Ctrl-C; solver.clock.stopped): no scenario starts, the workers are told to stop and those
 still busy after a short grace are killed, Ray's processes with them (solver.analysis.workers, which
@@ -51,9 +53,7 @@ import math
 import os
 import time
 from collections.abc import Callable, Sequence
-from concurrent.futures import FIRST_COMPLETED, wait
 from dataclasses import dataclass, field
-from multiprocessing import get_context
 from pathlib import Path
 from typing import Any
 
@@ -62,8 +62,8 @@ import yaml
 from pydantic import ValidationError
 
 from solver.analysis.edits import apply_edits, parse_edit
-from solver.analysis.ray_actors import ray_session
-from solver.analysis.workers import STOP_GRACE, Pool, hear_stop
+from solver.analysis.executor import Executor, Lost
+from solver.analysis.ray_actors import LOCAL
 from solver.choices import EXECUTORS
 from solver.clock import stopped
 from solver.errors import Infeasible, ProblemError
@@ -222,6 +222,11 @@ def _plan_cells(plan: Plan) -> dict[str, Any]:
             "binding": "; ".join(b.text for b in plan.binding)}
 
 
+def _no_plan_cells(exc: Infeasible) -> dict:
+    """A scenario with no plan: infeasible (proven) or timeout, and the solver's words with their reasons."""
+    return {"status": "infeasible" if exc.proven else "timeout", "error": "; ".join([str(exc), *exc.reasons])}
+
+
 class Worker:
     """One worker's base problem, built once, and the scenarios it runs on it.
 
@@ -268,8 +273,7 @@ class Worker:
         try:
             return {**_plan_cells(solve_problem(problem, catalog, **self.options)), "how": "rebuilt"}
         except Infeasible as exc:
-            return {"status": "infeasible" if exc.proven else "timeout",
-                    "error": "; ".join([str(exc), *exc.reasons]), "how": "rebuilt"}
+            return {**_no_plan_cells(exc), "how": "rebuilt"}
 
     def _probed(self, problem: Problem, catalog: Catalog) -> dict | None:
         """The scenario as a probe of the base model; None when it must be built (see the class)."""
@@ -297,21 +301,23 @@ class Worker:
         return self._infeasible(answer, catalog)
 
     def _infeasible(self, answer, catalog: Catalog) -> dict | None:
-        """A probe proven infeasible, in solver.api.solve_built's words: the solver's, then the
-        reasons preprocessing gives (solver.api.explain_quick), which are the base model's when the
-        edits left every offer's stock as built; None otherwise (a lowered stock may strand a job in
-        a build of the scenario, which then says so: built)."""
-        from solver.api import explain_quick
+        """A probe proven infeasible, in solver.api.solve_built's words (solver.api.no_plan): the
+        solver's, then the reasons preprocessing gives, which are the base model's when the edits left
+        every offer's stock as built; None otherwise (a lowered stock may strand a job in a build of
+        the scenario, which then says so: built)."""
         if any(offer.max_nodes != self.catalog.offers[name].max_nodes for name, offer in catalog.offers.items()):
             return None
-        return {"status": "infeasible", "error": "; ".join([answer.why, *explain_quick(self.engine.inst)]),
-                "how": "probe"}
+        return self._no_plan(answer, proven=True)
 
     def _out_of_time(self, answer) -> dict:
         """A probe that found no plan in its time, in solver.api.solve_built's words for one."""
-        hint = (f"raise {self.engine.clock.more_time}, or try another --backend" if self.options.get("time_limit")
-                else "try another --backend")
-        return {"status": "timeout", "error": f"{answer.why}: {hint}", "how": "probe"}
+        return self._no_plan(answer, proven=False)
+
+    def _no_plan(self, answer, *, proven: bool) -> dict:
+        from solver.api import no_plan
+        exc = no_plan(self.engine.inst, self.engine.milp, answer.why, proven=proven,
+                      more_time=self.engine.clock.more_time if self.options.get("time_limit") else None)
+        return {**_no_plan_cells(exc), "how": "probe"}
 
     def _engine(self):
         """The base problem built and solved, the first time a scenario asks; None when it cannot
@@ -333,29 +339,13 @@ class Worker:
         return engine
 
 
-_WORKER: Worker | None = None                           # set once in each pool worker
+def _worker(problem: Problem, catalog: Catalog, options: dict, deadline: float | None = None) -> Worker:
+    """A worker's state (solver.analysis.executor): the base problem, built at its first scenario."""
+    return Worker(problem, catalog, options)
 
 
-def _init_worker(problem: Problem, catalog: Catalog, options: dict, stop) -> None:
-    """A pool process (deaf to Ctrl-C: solver.analysis.workers): the command's stop heard through `stop`."""
-    global _WORKER
-    hear_stop(stop)
-    _WORKER = Worker(problem, catalog, options)
-
-
-def _pool_task(scenario: Scenario) -> dict:
-    assert _WORKER is not None
-    return _WORKER.run(scenario)
-
-
-class _RayWorker:
-    """A Ray actor holding one Worker: its base model built once, its scenarios sent one by one."""
-
-    def __init__(self, base: tuple[Problem, Catalog, dict]) -> None:
-        self.worker = Worker(*base)
-
-    def run(self, index: int, scenario: Scenario) -> tuple[int, dict]:
-        return index, self.worker.run(scenario)
+def _scenario(worker: Worker, scenario: Scenario) -> dict:
+    return worker.run(scenario)
 
 
 # --- executors --------------------------------------------------------------------------------
@@ -370,14 +360,13 @@ def run_sweep(problem: Problem, catalog: Catalog, scenarios: Sequence[Scenario],
         raise ProblemError(f"unknown executor {executor!r}", key="--executor", fix=f"use one of {', '.join(EXECUTORS)}")
     options = {"time_limit": time_limit, "gap": gap, **({"backend": backend} if backend else {})}
     jobs = max(1, min(jobs or os.cpu_count() or 1, len(scenarios)))
-    run = _run_ray if executor == "ray" else _run_processes
     ROWS.expect(len(scenarios))
 
     def heard(i: int, row: dict) -> None:
         ROWS.announce(row_words(scenarios[i], row))
         if on_row is not None:
             on_row(i, row)
-    rows = run(problem, catalog, list(scenarios), options, jobs, address, heard)
+    rows = _run(problem, catalog, list(scenarios), options, jobs, address, heard, ray=executor == "ray")
     return to_frame(problem, scenarios, rows)
 
 
@@ -395,50 +384,31 @@ def row_words(scenario: Scenario, row: dict) -> str:
     return f"{scenario.name}: {row['status']}{figure.rstrip()}{how}"
 
 
-def _run_processes(problem, catalog, scenarios, options, jobs, address, on_row) -> list[dict]:
-    """A spawned pool: forked children would inherit a solver's threads (HiGHS keeps a pool) and may hang.
-    Each process holds one Worker (its base model built once); scenarios are sent one at a time,
-    so a row arrives as soon as it is solved and a slow scenario holds up no others."""
-    if jobs == 1:
-        return _run_here(Worker(problem, catalog, options), scenarios, on_row)
+def _run(problem, catalog, scenarios, options, jobs, address, on_row, *, ray: bool) -> list[dict]:
+    """The scenarios on solver.analysis.executor's workers: `jobs` spawned processes (forked children
+    would inherit a solver's threads, HiGHS keeps a pool, and may hang; jobs=1 solves in this process),
+    or `jobs` Ray actors (the base problem put in the object store once; Ray shut down with its
+    processes on the way out). Each worker holds one Worker (its base model built once); scenarios
+    are sent one at a time, so a row arrives as soon as it is solved and a slow scenario holds up no
+    others. A worker that died is its row's error; a scenario the stop left is a stopped row."""
     rows: list[dict | None] = [None] * len(scenarios)
-    stop = get_context("spawn").Event()
-    with Pool(jobs, _init_worker, (problem, catalog, options, stop)) as pool:
-        futures = {pool.submit(_pool_task, sc): i for i, sc in enumerate(scenarios)}
-        pending = set(futures)
-        while pending and not stopped():
-            done, pending = wait(pending, timeout=0.1, return_when=FIRST_COMPLETED)
-            for fut in done:
-                row = _task_row(fut)
-                rows[futures[fut]] = _after_stop(row) if stopped() else row
-                on_row(futures[fut], rows[futures[fut]])
-        if pending:   # the command was stopped: so are the workers; those still busy after the grace are killed
-            stop.set()
-            pool.stop(pending, STOP_GRACE)
-            for fut in pending:
-                if fut.done() and not fut.cancelled() and fut.exception() is None:
-                    rows[futures[fut]] = _after_stop(fut.result())
-    return [row or _stopped_row() for row in rows]
 
-
-def _run_here(worker: Worker, scenarios: Sequence[Scenario], on_row) -> list[dict]:
-    """Every scenario in this process, until the command is stopped."""
-    rows: list[dict | None] = [None] * len(scenarios)
-    for i, sc in enumerate(scenarios):
-        if stopped():
-            break
-        row = worker.run(sc)
+    def heard(i: int, result) -> None:
+        row = _row(result)
         rows[i] = _after_stop(row) if stopped() else row
         on_row(i, rows[i])
-    return [row or _stopped_row() for row in rows]
+    with Executor(_worker, (problem, catalog, options), _scenario, local=lambda: Worker(problem, catalog, options),
+                  jobs=jobs, ray=(address or LOCAL) if ray else None, ray_key="--executor ray",
+                  most=len(scenarios)) as executor:
+        results = executor.run([(sc,) for sc in scenarios], heard, here=not ray and jobs == 1)
+    return [row or _after_stop(_row(result)) for row, result in zip(rows, results)]
 
 
-def _task_row(fut) -> dict:
-    """A pool task's row; a worker that died (a crash, the memory killer) is the row's error."""
-    try:
-        return fut.result()
-    except Exception as exc:                       # noqa: BLE001 — a dead worker: the row says so
-        return _failed_row(exc)
+def _row(result) -> dict:
+    """A task's row: its own, a dead worker's error row, or stopped."""
+    if isinstance(result, Lost):
+        return _failed_row(result) if result.died else _stopped_row()
+    return result
 
 
 STOPPED = "not solved: the sweep was stopped (Ctrl-C)"
@@ -456,53 +426,10 @@ def _after_stop(row: dict) -> dict:
     return row if row.get("status") in ("optimal", "feasible", "infeasible") else _stopped_row()
 
 
-def _run_ray(problem, catalog, scenarios, options, jobs, address, on_row) -> list[dict]:
-    """`jobs` Ray actors, each a Worker (its base model built once), fed one scenario at a time;
-    the base problem is put in the object store once. Ray is shut down with its processes on the way out."""
-    with ray_session(address, jobs, "--executor ray") as ray:
-        base = ray.put((problem, catalog, options))
-        actor = ray.remote(num_cpus=1)(_RayWorker)
-        return _feed_actors(ray, [actor.remote(base) for _ in range(jobs)], scenarios, on_row)
-
-
-def _feed_actors(ray, actors: list, scenarios: Sequence[Scenario], on_row) -> list[dict]:
-    """Each idle actor gets the next scenario; an actor whose task fails (it died) gets no more. Once the
-    command is stopped none gets another, and the rows still running after the grace are stopped."""
-    rows: list[dict | None] = [None] * len(scenarios)
-    waiting = list(range(len(scenarios)))[::-1]
-    pending: dict = {}
-    give_up = None
-
-    def give(actor) -> None:
-        if waiting and not stopped():
-            i = waiting.pop()
-            pending[actor.run.remote(i, scenarios[i])] = (i, actor)
-    for actor in actors:
-        give(actor)
-    while pending and (give_up is None or time.monotonic() < give_up):
-        done, _ = ray.wait(list(pending), num_returns=1, timeout=0.1)
-        for ref in done:
-            i, actor = pending.pop(ref)
-            try:
-                row = ray.get(ref)[1]
-                give(actor)
-            except Exception as exc:                   # noqa: BLE001 — a crashed actor: its row says so
-                row = _failed_row(exc)
-            rows[i] = _after_stop(row) if stopped() else row
-            on_row(i, rows[i])
-        if stopped() and give_up is None:
-            give_up = time.monotonic() + STOP_GRACE
-        if not pending and waiting and not stopped():  # no actor left alive to take the rest
-            for j in reversed(waiting):
-                rows[j] = _failed_row(RuntimeError("no Ray worker left"))
-                on_row(j, rows[j])
-            waiting.clear()
-    return [row or _stopped_row() for row in rows]
-
-
-def _failed_row(exc: BaseException) -> dict:
+def _failed_row(lost: Lost) -> dict:
+    """A scenario whose worker died: its error is the executor's words for it."""
     return {"status": "error", "total_cost": None, "lower_bound": None, "finish": {}, "gpu_days": {}, "binding": "",
-            "error": f"worker failed: {type(exc).__name__}: {exc}".strip(), "how": "", "seconds": None}
+            "error": lost.words(), "how": "", "seconds": None}
 
 
 # --- the table --------------------------------------------------------------------------------

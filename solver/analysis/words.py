@@ -1,14 +1,41 @@
-"""The analyses' words for a question a solve could not settle, in one place.
+"""The words the analyses share for what a run left undetermined: not analysed, not determined, not
+proven, and why (the run's time budget, or Ctrl-C).
 
-Why: explain and why each wrote "not determined within the time limit", "not analysed: the
-run's time budget ran out" and "not proven within the time" themselves, each with its own
-Ctrl-C variant; two copies of a wording drift. Each function says the time-limit case, or the
-Ctrl-C one when the user stopped the run (solver.clock.ctrl_c_or decides which).
+Why a module (issue 44): explain and why each wrote "not determined within the time limit", "not
+analysed: the run's time budget ran out" and "not proven within the time" themselves, each with its
+own Ctrl-C variant, and negotiate said "the run's time budget (--max-seconds) ran out" where why said
+"the run's time budget ran out (raise --max-seconds)" of the same end; two copies of a wording drift.
+Each function says the time-limit case, or the Ctrl-C one when the user stopped the run
+(solver.clock.ctrl_c_or decides which). The words of a solve that found no plan, or never started,
+are solver.clock's (`no_plan_found`, `not_started`): below the api, where solver.api and the probe
+engine reach them too, which this module (above them) is not.
 """
 
 from __future__ import annotations
 
 from solver.clock import ctrl_c_or
+
+OUT_OF_TIME = "the run's time budget ran out (raise --max-seconds)"
+"""Why something was left undetermined when the run's time budget ended it."""
+STOPPED = "the run was stopped (Ctrl-C)"
+"""Why something was left undetermined when Ctrl-C ended the run."""
+NOT_ANALYSED = "not analysed"
+NOT_DETERMINED = "not determined"
+
+
+def left_by_time() -> str:
+    """What ended the run: OUT_OF_TIME, or STOPPED after Ctrl-C."""
+    return ctrl_c_or(OUT_OF_TIME, STOPPED)
+
+
+def not_analysed() -> str:
+    """'not analysed: …' for a row the run's end kept from starting."""
+    return f"{NOT_ANALYSED}: {left_by_time()}"
+
+
+def not_determined() -> str:
+    """'not determined: …' for a row whose solve the run's end cut short."""
+    return f"{NOT_DETERMINED}: {left_by_time()}"
 
 
 def no_plan_text(hint: str = "") -> str:
@@ -19,7 +46,7 @@ def no_plan_text(hint: str = "") -> str:
 
 def not_analysed_text() -> str:
     """A question never asked: the run's budget was spent (or Ctrl-C came) before its solve could start."""
-    return ctrl_c_or("the run's time budget ran out (raise --max-seconds)", "the run was stopped (Ctrl-C)")
+    return left_by_time()
 
 
 def not_proven_text(more_time: str) -> str:

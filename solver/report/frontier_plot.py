@@ -6,12 +6,11 @@ a plot is asked for; the Agg backend draws without a display.
 
 from __future__ import annotations
 
-import os
 from pathlib import Path
 
 from solver.analysis.frontier import Frontier, is_money, mix_label
 from solver.errors import ProblemError
-from solver.files import check_writable_folder, save_atomic
+from solver.files import check_new_file, save_atomic
 from solver.report.labels import Box, place_labels
 
 SUFFIXES = (".png", ".svg")
@@ -25,17 +24,10 @@ def plot_paths(prefix: str | Path) -> list[Path]:
 
 
 def check_plot_paths(prefix: str | Path, *, force: bool = False) -> list[Path]:
-    """The files a plot would write; ProblemError if one exists (and not force) or its folder is missing."""
-    paths = plot_paths(prefix)
-    if not paths[0].parent.is_dir():
-        raise ProblemError("folder does not exist", key="--plot", file=str(paths[0].parent),
-                           fix="create it, or give another PREFIX")
-    existing = [p for p in paths if os.path.lexists(p)]
-    if existing and not force:
-        raise ProblemError("already exists", key="--plot", file=str(existing[0]),
-                           fix="choose another PREFIX, or pass --force to overwrite")
-    check_writable_folder(paths[0].parent, "--plot")
-    return paths
+    """The files a plot would write, each checked by solver.files.check_new_file (exists without force,
+    a link, its folder missing or not writable: the words of every other output)."""
+    return [check_new_file(path, "--plot", force=force, example="frontier (PREFIX: .png and .svg are added)")
+            for path in plot_paths(prefix)]
 
 
 def require_matplotlib() -> None:

@@ -326,3 +326,33 @@ def test_a_lead_time_that_cannot_change_any_plan_is_not_valued_and_said_once():
     late_job = prob.model_copy(update={"jobs": [prob.jobs[0].model_copy(update={"start_day": 5})]})
     assert not lead_time_matters(late_job, 3, 2)   # ends before the job starts either way
     assert lead_time_matters(late_job, 6, 2)       # day 5 opens
+
+
+class _Dies:
+    """A task argument whose unpickling ends the worker process that receives it (os._exit), as the
+    system's memory killer would: the command's process never sees it die but by a broken pool."""
+
+    def __reduce__(self):
+        import os
+        return os._exit, (3,)
+
+
+def test_an_offer_whose_worker_died_is_said_not_analysed_not_a_traceback(monkeypatch):
+    """Issue 44: negotiate and sweep each had their own policy for a worker that ended without an answer
+    (negotiate raised a task's error, worded a dead process its own way and fed a dead Ray actor more
+    offers); both now take solver.analysis.executor's: the offer says its worker failed, the run goes on."""
+    import solver.analysis.negotiate as module
+
+    real = module._in_order_of_promise
+
+    def one_dies(asker, terms):
+        work = real(asker, terms)
+        return [(t, _Dies() if i == 0 else drop) for i, (t, drop) in enumerate(work)]
+    monkeypatch.setattr(module, "_in_order_of_promise", one_dies)
+    prob, cat = choice()
+    result = negotiate(prob, cat, jobs=2, levers=False)
+    outside = [t for t in result.offers if t.status == "not_in_plan" and not t.skipped]
+    assert outside and any(not t.analysed for t in outside)
+    for t in outside:
+        assert t.analysed or t.reason.startswith("not analysed: worker failed: BrokenProcessPool"), t.reason
+    assert all(t.analysed for t in result.offers if t.status == "in_plan")   # priced before the worker died

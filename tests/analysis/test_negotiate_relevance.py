@@ -162,16 +162,18 @@ def test_a_pool_and_this_process_give_the_same_answer():
 def test_no_pool_is_started_when_the_time_is_already_spent(monkeypatch):
     """The base solve took the whole budget (a user-like problem: 30 s of 30): starting --jobs' pool
     would build the model once per worker only to say "not analysed" (3–5 s past the budget)."""
-    from solver.analysis import negotiate_pool
+    from solver.analysis import executor
 
     def no_pool(*args, **kwargs):
         raise AssertionError("a pool was started with no time left")
-    monkeypatch.setattr(negotiate_pool, "Pool", no_pool)  # solver.analysis.workers' Ctrl-C-deaf pool
+    monkeypatch.setattr(executor, "Pool", no_pool)  # solver.analysis.workers' Ctrl-C-deaf pool, as the executor starts it
     prob, cat = load_problem(ROOT / "problems" / "seed-7b-200b-30d.yaml")
     result = negotiate(prob, cat, jobs=2, max_seconds=1e-9, levers=False)
     assert result.base_status == "optimal"
     priced = [t for t in result.offers if t.status in ("in_plan", "not_in_plan") and not t.skipped]
     assert priced and all(not t.analysed for t in priced)
+    from solver.analysis.words import not_analysed   # issue 44: the words why's rows use too
+    assert {t.reason for t in priced} == {not_analysed()} == {"not analysed: the run's time budget ran out (raise --max-seconds)"}
 
 
 def test_a_concession_is_worded_by_its_family_and_a_new_kind_does_not_break_the_table():

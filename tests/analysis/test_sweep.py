@@ -298,3 +298,24 @@ def test_a_probe_proven_infeasible_reads_as_the_built_scenario(base, builds):
     def timeless(text: str) -> str:
         return re.sub(r"ran [0-9.]+ s", "ran … s", text)
     assert timeless(row["error"]) == timeless(built["error"])
+
+
+class _Dies:
+    """A scenario value whose unpickling ends the worker process that receives it (os._exit), as the
+    system's memory killer would."""
+
+    def __reduce__(self):
+        import os
+        return os._exit, (3,)
+
+
+def test_a_scenario_whose_worker_died_is_an_error_row_and_the_sweep_goes_on(base):
+    """Issue 44: one policy for a dead worker, sweep's and negotiate's (solver.analysis.executor): the
+    row says so, "worker failed: …", and the table is still written."""
+    dies = Scenario("dies", (), {"boom": _Dies()})
+    rows = {}
+    df = run_sweep(*base, [dies, Scenario("base", ())], executor="process", jobs=2,
+                   on_row=lambda i, row: rows.update({i: row}))
+    assert df["status"][0] == "error" and rows[0]["status"] == "error"   # a broken pool may take the other too
+    assert df["error"][0].startswith("worker failed: BrokenProcessPool")
+    assert list(df["scenario"]) == ["dies", "base"] and set(rows) == {0, 1}
