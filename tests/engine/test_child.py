@@ -28,6 +28,8 @@ from tests.builders import ROOT
 
 STORAGE = ROOT / "tests" / "bench" / "problems" / "issue33-2job-45d-storage.yaml"
 
+pytestmark = pytest.mark.child_process   # as a command solves by default (tests/conftest.py)
+
 
 def test_the_last_whole_plan_is_read_and_a_block_cut_by_the_kill_is_skipped(tmp_path):
     path = tmp_path / "improving.txt"
