@@ -64,7 +64,9 @@ from solver.errors import Infeasible
 from solver.milp.build import build_milp
 from solver.milp.capacity import held_nodes, widen_discount
 from solver.milp.core import BIG_MODEL_VARIABLES, Milp
-from solver.milp.elastic import budget_slack, power_sites, power_slack, stock_slack
+from solver.milp.families.budget import budget_slack
+from solver.milp.families.power import power_sites, power_slack
+from solver.milp.families.stock import stock_slack
 from solver.milp.exclusion import Exclusion
 from solver.milp.extract import extract_plan
 from solver.milp.families.vendors import add_vendor_count, vendor_nodes

@@ -32,7 +32,16 @@ timedelta); a value past it is refused, exit 2, naming the option."""
 
 
 class OutOfTime(Exception):
-    """The run's whole budget is spent: no new solve starts."""
+    """The run's time ran out: the one out-of-time exception.
+
+    started False: the run's whole budget is spent, no new solve starts. started True: a solve
+    stopped at its time limit without a plan or a proof; `low` is what it proved (None: nothing),
+    `high` the cost of the plan it found (None: none)."""
+
+    def __init__(self, message: str = "", *, started: bool = False, low: float | None = None,
+                 high: float | None = None) -> None:
+        super().__init__(message)
+        self.started, self.low, self.high = started, low, high
 
 
 @dataclass

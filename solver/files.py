@@ -1,7 +1,7 @@
 """Files the tool writes: the one writer every output goes through, the checks before writing,
 spreadsheet cells that stay text, and the optional openpyxl a spreadsheet needs.
 
-Why one low module: the report writers (solver.report), the quote sheets (solver.quotes),
+Why one low module: the report writers (solver.report), the quote sheets (solver.ingest.quotes),
 calibrate, the SkyPilot import and the commands all write files, and quotes sits below report
 in the layering (model, estimate → milp → api → analysis → report → commands → cli); kept
 here, every writer shares one set of guarantees:

@@ -45,9 +45,10 @@ import heapq
 import math
 import time
 from collections.abc import Callable
+from contextlib import contextmanager
 from dataclasses import dataclass, replace
 
-from solver.api import DEFAULT_BACKEND, explain_quick
+from solver.api import DEFAULT_BACKEND, PROGRESS, explain_quick
 from solver.clock import OutOfTime, RunClock, ctrl_c_or, fix_for_time
 from solver.errors import Infeasible, PlanRejected
 from solver.limits import Limits, finish_day, plan_vendors
@@ -69,7 +70,19 @@ INF = math.inf
 Step = Callable[[int, bool], None]
 """Told each day a bisection probes: (day, whether some plan finishes by it)."""
 EFFORT = 0.25
-"""Time of an earlier-at-the-same-cost probe, as a share of the solve it follows."""
+"""Time of an earlier-at-the-same-cost probe, as a share of the solve it follows, on a backend that
+takes no node limit (SCIP, CP-SAT: solver.engine.backends passes PROGRESS.node_limit to HiGHS only)."""
+EARLIER_NODES = 1
+"""Branch-and-bound nodes an earlier-at-the-same-cost probe may search (HiGHS; the root is node 1).
+Why nodes, not time: the limit was EFFORT × the solve's time (at least 0.5 s), and
+seed-7b-200b-30d's checks, each proven at the root, ran 0.5-0.75 s at a load of 8 on 2 cores:
+the frontier's answer (its golden case) then depended on the load. A node limit stops the
+same search at the same place on any machine. One node, measured with no limit on the bundled
+problems: the root settles every check of seed-7b-200b-30d, seed-13b-100b, hybrid-burst and
+data-locality (proven or a plan found at node 0 or 1); debug-then-train's two checks need 5 and
+274 nodes (~10 s of root work each, after a 12-s solve) and stay unsettled, as the time limit left
+them on a quiet machine. The root is searched whole whatever its time; the command's budget still
+ends it (solver.clock.hard_stop)."""
 
 
 @dataclass
@@ -280,26 +293,28 @@ class Session:
         plan = self._plan(replace(sol, bound=max(0.0, min(sol.bound, sol.objective))))
         return plan.model_copy(update={"status": "feasible"})
 
-    def earlier_at_same_cost(self, after: int = 0, effort: float | None = EFFORT) -> Plan | None:
+    def earlier_at_same_cost(self, after: int = 0, nodes: int | None = EARLIER_NODES) -> Plan | None:
         """After solve(): the earliest plan finishing after day `after` that costs no more than
         the one just found (so it is optimal too), or None when that one finishes earliest.
 
         One feasibility probe when it does — but a hard one, as hard as proving the cost
         optimal a period earlier (debug-then-train: 10 s after a 12 s solve). So a frontier
-        asks only about days its grid skips, and each probe may take `effort` × the solve's
-        time (at least 0.5 s; None: no limit). When that runs out the plan is kept as found
-        and its finishing day is added to `unsettled`: an equally cheap plan might finish
-        earlier. Makes points lexicographic: cheapest first, then earliest.
+        asks only about days its grid skips, and each probe may search `nodes` branch-and-bound
+        nodes (None: no limit; another backend than HiGHS, which takes no node limit here: EFFORT
+        × the solve's time, at least 0.5 s). When that runs out the plan is kept as found and its
+        finishing day is added to `unsettled`: an equally cheap plan might finish earlier. Makes
+        points lexicographic: cheapest first, then earliest.
         """
         last = self.last
         assert last is not None, "call solve() first"
         if self.finish(last) <= after + 1:
             return None
         saved = self.limits
-        limit = None if effort is None else max(0.5, effort * self.last_seconds)
+        limit = None if nodes is None or self.engine.backend == "highs" else max(0.5, EFFORT * self.last_seconds)
         self.set_budget(last.objective * (1 + 1e-9) + 1e-6)
         try:
-            _, sol = self._earliest(self.finish(last), lo=after, known=last, step_first=True, probe_limit=limit)
+            with _nodes_at_most(nodes):
+                _, sol = self._earliest(self.finish(last), lo=after, known=last, step_first=True, probe_limit=limit)
         except Infeasible as exc:
             if exc.proven:
                 raise
@@ -444,3 +459,17 @@ class Session:
         if lim.vendors is not None:
             parts.append(f"with at most {lim.vendors} vendor{'s' if lim.vendors != 1 else ''}")
         return ", ".join(parts)
+
+
+@contextmanager
+def _nodes_at_most(nodes: int | None):
+    """Every HiGHS solve inside stops after `nodes` branch-and-bound nodes (and not at a time limit
+    of its own: solver.engine.run), or at the command's own node limit if smaller (solve
+    --deterministic); the command's budget still ends it. Put back after."""
+    saved = PROGRESS.node_limit
+    if nodes is not None:
+        PROGRESS.node_limit = nodes if saved is None else min(saved, nodes)
+    try:
+        yield
+    finally:
+        PROGRESS.node_limit = saved

@@ -17,7 +17,8 @@ import pandas as pd
 import pytest
 
 from solver.load import load_catalog
-from solver.quotes import import_quotes, write_template
+from solver.ingest.quote_template import write_template
+from solver.ingest.quotes import import_quotes
 from solver.report.tables import write_xlsx
 from tests.builders import ROOT
 

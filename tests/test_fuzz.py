@@ -165,7 +165,7 @@ def test_a_mutated_catalog_loads_or_is_refused(tmp_path_factory, table, row, dat
 @given(column=st.sampled_from(sorted(TABLES["offers.csv"][0])), cell=CELL)
 def test_a_mutated_quote_sheet_is_read_or_refused(tmp_path_factory, column, cell):
     from solver.load import load_catalog
-    from solver.quotes import read_quotes
+    from solver.ingest.quotes import read_quotes
 
     catalog = load_catalog(BEIJING)
     folder = tmp_path_factory.mktemp("q")
@@ -183,7 +183,7 @@ SACCT = (ROOT / "tests" / "data" / "sacct-shared-rack.txt").read_text(encoding="
 @settings(max_examples=60, deadline=None, suppress_health_check=list(HealthCheck))
 @given(line=st.integers(0, len(SACCT) - 1), field=st.integers(0, 9), cell=CELL)
 def test_a_mutated_sacct_export_is_read_or_refused(tmp_path_factory, line, field, cell):
-    from solver.billing import read_sacct
+    from solver.tools.billing import read_sacct
 
     lines = list(SACCT)
     parts = lines[line].split("|")
@@ -205,7 +205,7 @@ def test_a_mutated_skypilot_list_is_imported_or_refused_whole(tmp_path_factory, 
     import csv
     import io
 
-    from solver.skypilot import import_skypilot
+    from solver.ingest.skypilot import import_skypilot
 
     rows = list(csv.reader(io.StringIO("\n".join(LAMBDA[:12]))))
     rows[line][field % len(rows[line])] = cell

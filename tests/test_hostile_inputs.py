@@ -89,7 +89,7 @@ def test_every_refusal_has_a_fix(tmp_path):
 
 
 def test_calibrate_with_a_thirty_megabyte_line_is_exit_2(tmp_path):
-    from solver.calibrate import read_nvidia_smi
+    from solver.tools.calibrate import read_nvidia_smi
 
     lines = (ROOT / "tests" / "data" / "nvidia-smi.csv").read_text(encoding="utf-8").splitlines()
     path = tmp_path / "smi.csv"
@@ -102,7 +102,7 @@ def test_a_skypilot_accelerator_count_of_1e12_is_a_bad_cell(tmp_path):
     """It reached the Offer model unchecked: a pydantic traceback."""
     import shutil
 
-    from solver.skypilot import import_skypilot
+    from solver.ingest.skypilot import import_skypilot
 
     into = tmp_path / "cat"
     shutil.copytree(ROOT / "catalogs" / "beijing-sample", into)

@@ -353,7 +353,7 @@ def test_a_problem_saved_as_unicode_with_a_byte_order_mark_loads(tmp_path, encod
 def test_a_bad_byte_after_a_utf8_byte_order_mark_is_named_at_its_own_offset(tmp_path):
     """UTF-8-sig counts from after the BOM; the message counts from the file's first byte."""
     from solver.errors import ProblemError
-    from solver.load import read_text
+    from solver.ingest.readers import read_text
 
     path = tmp_path / "p.yaml"
     path.write_bytes(b"\xef\xbb\xbfab\xffcd")

@@ -1,4 +1,4 @@
-"""The verifier re-derives every field a plan shows (solver.verify_shown; item 6 of issue 35).
+"""The verifier re-derives every field a plan shows (solver.verify.shown; item 6 of issue 35).
 
 Reproduced: changing an allocation's cost, vendor, datacenter or GPU, a job's finish day, work
 or GPUs, or moving money between cost_breakdown parts with the total kept, passed verification

@@ -72,17 +72,27 @@ from dataclasses import asdict, dataclass, field
 
 
 from solver.analysis.edits import apply_edits
+from solver.analysis.words import no_plan_text
 from solver.api import DEFAULT_BACKEND, FAMILIES, Family, NotApplicable, build_instance, family
 from solver.clock import OutOfTime, RunClock, ctrl_c_or
 from solver.errors import Infeasible
 from solver.model.catalog import Catalog
 from solver.model.problem import Problem
-from solver.probes import (Answer, Change, Objective, Probes, ReadAs, RowBounds, VarBounds, add_slacks,
-                           bound_changes, budget_changes, exists, slack_on)
+from solver.probes import (Answer, Change, Limit, Objective, Probes, ReadAs, RowBounds, VarBounds, add_slacks,
+                           bound_changes, exists, slack_on)
 from solver.rows import ROWS
 
 STRATEGIES = ("days", "without", "each", "together")
 """The order the lone relaxations are tried and listed in, by each family's Relax.how."""
+PHRASES = {
+    "days": ("noun", "target", "smallest", "alone", "later", "smallest_later", "held"),
+    "without": ("noun", "target", "smallest", "alone", "none", "any", "more", "within"),
+    "each": ("noun", "target", "all", "smallest", "smallest_all", "alone", "where", "each_or_all"),
+    "together": ("noun", "target", "smallest", "alone"),
+}
+"""The sentences (Relax.says) each strategy words a family's relaxation with."""
+PARTS = {"days": (), "without": ("lift",), "each": ("where", "over"), "together": ("raised", "over")}
+"""The Relax parts each strategy asks of a family besides its limit, edits and words."""
 RAISE_FACTORS = (2, 8, 64)
 """Caps are raised this much for the stock slack, the next only when the last is not enough:
 the smaller the raise, the tighter the model (the bundled example's combination: 5.3 s from ×4, 0.5 s from ×2)."""
@@ -220,17 +230,37 @@ class _Context:
         self.resolved: dict[tuple[str, ...], float | None] = {}
         self.inst = build_instance(problem, catalog)  # as written: its sites and stranded jobs (no model)
         self.stranded = any(not any(o.job == j.name for o in self.inst.options) for j in problem.jobs)
-        self.sites = self._power_sites()
+        self.sites = {fam.name: fam.relax.where(self.inst) for fam in self._relaxed("each")}
         self.raised: dict[int, _Raised | None] = {}  # stock factor → the model built with caps raised that much
         self.days: _Days | None = None               # the model built for the latest deadline searched
 
     @property
     def time_limit(self) -> float | None:
-        """The next solve's limit (solver.clock); _Undetermined when none is left."""
-        try:
-            return self.clock.next_limit()
-        except OutOfTime:
-            raise _Undetermined("no time left for the explanation") from None
+        """The next solve's limit (solver.clock); OutOfTime when none is left."""
+        return self.clock.next_limit()
+
+    @staticmethod
+    def _relaxed(how: str) -> list[Family]:
+        """The families whose limit the strategy `how` relaxes, in FAMILIES order."""
+        return [f for f in FAMILIES if not isinstance(f.relax, NotApplicable) and f.relax.how == how]
+
+    def _written(self, fam: Family, problem: Problem | None = None, catalog: Catalog | None = None) -> float | None:
+        """The family's written limit over all its targets (Relax.says' "target") in `problem`."""
+        return fam.relax.limit(problem or self.problem, catalog or self.catalog, fam.relax.says["target"])
+
+    def _lifted(self, probes: Probes, problem: Problem) -> list[Change]:
+        """Each dropped limit ("without": a limit on the cost) as `problem` holds it, as its
+        family's bound on the built model: dropped, set, raised or lowered; [] where it is as built."""
+        out: list[Change] = []
+        for fam in self._relaxed("without"):
+            value, was = self._written(fam, problem), self._written(fam, probes.problem)
+            if value == was:
+                continue
+            noun = fam.relax.says["noun"]
+            words = f"no {noun}" if value is None else f"{noun} {value:,.0f} {fam.unit_in(problem)}"
+            out.append(Limit(words, value is not None and (was is None or value <= was), fam,
+                             fam.relax.says["target"], value))
+        return out
 
     # --- the built models -------------------------------------------------------------------
 
@@ -241,22 +271,24 @@ class _Context:
         no offer (preprocessing strands it)."""
         if factor not in self.raised:
             if self.clock.spent():  # no model built only to say "no time left" (issue 47 item 12)
-                raise _Undetermined("no time left for the explanation")
+                raise OutOfTime("no time left for the explanation")
+            catalog, caps = self.catalog, {}
+            for fam in self._relaxed("together"):
+                catalog, caps[fam.name] = fam.relax.raised(catalog, factor)
             try:
-                probes = Probes(self.problem, _raised(self.catalog, factor), backend=self.backend, clock=self.clock)
+                probes = Probes(self.problem, catalog, backend=self.backend, clock=self.clock)
             except Infeasible:
                 self.raised[factor] = None
                 return None
-            caps = {o.offer: o.max_nodes for o in self.catalog.offers.values()}
             slacks = {}
             for fam in FAMILIES:
                 if isinstance(fam.relax, NotApplicable) or isinstance(fam.slack, NotApplicable):
                     continue
                 if fam.relax.how == "together":
-                    slacks[fam.name] = add_slacks(probes, fam.slack, caps=caps, factor=factor)
+                    slacks[fam.name] = add_slacks(probes, fam.slack, caps=caps[fam.name], factor=factor)
                 elif fam.relax.how in ("without", "each"):
                     slacks[fam.name] = add_slacks(probes, fam.slack)
-            self.raised[factor] = _Raised(probes, slacks, caps)
+            self.raised[factor] = _Raised(probes, slacks, caps, self.problem)
         return self.raised[factor]
 
     def _days_model(self, fam: Family, cap: int) -> _Days | None:
@@ -270,7 +302,7 @@ class _Context:
             if not daily:
                 return None
             if self.clock.spent():  # no model built only to say "no time left" (issue 47 item 12)
-                raise _Undetermined("no time left for the explanation")
+                raise OutOfTime("no time left for the explanation")
             try:
                 self.days = _Days(Probes(later, cat, backend=self.backend, clock=self.clock), cap)
             except Infeasible:  # a job no offer carries even then: none with fewer days either
@@ -280,7 +312,7 @@ class _Context:
     def _probe(self, probes: Probes, *changes: Change, gap: float | None = None, elastic: bool = False,
                **kw) -> Answer:
         """One probe at `gap` (the elastic and budget-free ones ask 0, as their re-solves did);
-        _Undetermined when no time was left to start it. An elastic probe starts from no plan
+        OutOfTime when no time was left to start it. An elastic probe starts from no plan
         in hand and keeps none: its objective is the slack, while a solve compares plans by
         their cost (solver.engine.run prices every plan), so a cheap plan in hand that meets the
         elastic model would stand in for the least-slack one."""
@@ -290,22 +322,20 @@ class _Context:
             probes.known = []
         try:
             return probes.probe(*changes, **kw)
-        except OutOfTime:
-            raise _Undetermined("no time left for the explanation") from None
         finally:
             probes.gap = saved
             probes.known = kept
 
     # --- verification of a suggestion: a verified plan of the edited problem --------------------
 
-    def _resolve(self, edits: list[str], *, budget: bool = True, days: int | None = None) -> float | None:
-        """Cost of the verified plan of the edited problem (without its budget when `budget` is
-        False); None when it is (proven) infeasible. A probe of a built model when the edits
+    def _resolve(self, edits: list[str], *, lifted: Family | None = None, days: int | None = None) -> float | None:
+        """Cost of the verified plan of the edited problem (without the `lifted` family's limit,
+        Relax.lift); None when it is (proven) infeasible. A probe of a built model when the edits
         are bounds of one (`days`: the edits are k = days more on every deadline, plus perhaps
-        a budget); else the edited problem solved as a problem."""
-        key = (*sorted(edits), *(() if budget else ("no budget",)))
+        a dropped limit's); else the edited problem solved as a problem."""
+        key = (*sorted(edits), *(() if lifted is None else (f"no {lifted.relax.says['noun']}",)))
         if key not in self.resolved:
-            base = self.problem if budget else self.problem.model_copy(update={"budget": None})
+            base = self.problem if lifted is None else lifted.relax.lift(self.problem)
             prob, cat, _ = apply_edits(base, self.catalog, edits)
             answer = self._verified_probe(prob, cat, days)
             if answer is None:
@@ -315,7 +345,7 @@ class _Context:
             elif answer.status == "infeasible":
                 self.resolved[key] = None
             else:
-                raise _Undetermined(f"no plan found for {'; '.join(edits)} in the time given")
+                raise OutOfTime(f"no plan found for {'; '.join(edits)} in the time given", started=True)
         return self.resolved[key]
 
     def _verified_probe(self, prob: Problem, cat: Catalog, days: int | None) -> Answer | None:
@@ -325,7 +355,7 @@ class _Context:
             model = self.days
             if model is None or model.probes is None:
                 return None
-            changes = [*model.caps(self.problem, days), *budget_changes(model.probes, prob.budget)]
+            changes = [*model.caps(self.problem, days), *self._lifted(model.probes, prob)]
             return self._probe(model.probes, *changes, ReadAs("edited", problem=prob, catalog=cat),
                                problem=prob, catalog=cat)
         self._raised_model(RAISE_FACTORS[0])
@@ -343,7 +373,7 @@ class _Context:
             return solve_problem(prob, cat, backend=self.backend, time_limit=self.time_limit).total_cost
         except Infeasible as exc:
             if not exc.proven:
-                raise _Undetermined(str(exc)) from None
+                raise OutOfTime(str(exc), started=True) from None
             return None
 
     def _finish(self, kind: str, target: str, parts: list[Part], days: int | None = None) -> Relaxation:
@@ -355,7 +385,7 @@ class _Context:
         try:
             cost = self._resolve(edits, days=days)
             refuted = cost is None
-        except _Undetermined:
+        except OutOfTime:
             cost = None
             self.notes.append(f"could not verify {'; '.join(edits)} "
                               + ctrl_c_or("within the time limit", "before Ctrl-C stopped the run"))
@@ -375,27 +405,25 @@ class _Context:
         return Relaxation(kind, target, None, family(kind).unit_in(self.problem), text=text)
 
     def _undetermined(self, kind: str, target: str, what: str) -> Relaxation:
-        rel = self._cannot(kind, target, f"{what}: " + ctrl_c_or(
-            f"not determined within the time limit (raise {self.clock.more_time})",
-            "not determined: the run was stopped (Ctrl-C)"))
+        rel = self._cannot(kind, target, f"{what}: " + no_plan_text(f"raise {self.clock.more_time}"))
         rel.determined = False
         return rel
 
     # --- "days" (deadline): a search over whole days -----------------------------------------
 
     def _deadline_part(self, fam: Family, k: int) -> Part:
-        """k more days on every deadline, with the horizon extended when the latest passes it."""
-        latest = max(j.deadline_days for j in self.problem.jobs) + k
-        return Part(fam.name, "every job", k, fam.unit_in(self.problem),
+        """k more days on the family's every target, with the horizon extended when the latest passes it."""
+        latest = self._written(fam) + k
+        return Part(fam.name, fam.relax.says["target"], k, fam.unit_in(self.problem),
                     horizon_days=latest if latest > self.problem.horizon_days else None)
 
-    def _cap(self, max_extra_days: int | None) -> int:
+    def _cap(self, fam: Family, max_extra_days: int | None) -> int:
         cap = max_extra_days if max_extra_days is not None else max(self.problem.horizon_days, 30)
-        return min(cap, 3650 - max(j.deadline_days for j in self.problem.jobs))  # the horizon's validation cap
+        return min(cap, 3650 - self._written(fam))  # the horizon's validation cap
 
-    def _fewest_days(self, fam: Family, cap: int, *, budget: bool = True) -> int | None:
+    def _fewest_days(self, fam: Family, cap: int, *, lifted: Family | None = None) -> int | None:
         """The fewest extra days on every deadline with a plan (with or without the budget); None
-        when even `cap` days have none. _Undetermined when a solve ran out of time. Each k is a
+        when even `cap` days have none. OutOfTime when a solve ran out of time. Each k is a
         probe of the model built for `cap` days (`_days_model`), priced and verified (the last
         one is the suggestion's check). More days only lift caps there, so when one day is not
         enough the cap is asked next, whether any plan exists, and when none does no smaller
@@ -406,14 +434,14 @@ class _Context:
 
         def feasible(k: int) -> bool:  # priced and verified: the answer's own check when k is the last
             edits = self._deadline_part(fam, k).edits()
-            return self._resolve(edits, budget=budget, days=None if model is None else k) is not None
+            return self._resolve(edits, lifted=lifted, days=None if model is None else k) is not None
 
         def some_plan(k: int) -> bool:
             assert model is not None and model.probes is not None
-            free = [] if budget else budget_changes(model.probes, None)
+            free = [] if lifted is None else self._lifted(model.probes, lifted.relax.lift(self.problem))
             verdict = exists(model.probes, *model.caps(self.problem, k), *free)
             if verdict is None:
-                raise _Undetermined(f"no plan or proof for {k} more days in the time given")
+                raise OutOfTime(f"no plan or proof for {k} more days in the time given", started=True)
             return verdict
 
         lo, hi, k = 0, None, 1
@@ -432,22 +460,23 @@ class _Context:
         return hi
 
     def deadline(self, fam: Family, max_extra_days: int | None) -> Relaxation:
-        cap = self._cap(max_extra_days)
+        cap, says = self._cap(fam, max_extra_days), fam.relax.says
         try:
             hi = self._fewest_days(fam, cap)
-        except _Undetermined:
-            return self._undetermined(fam.name, "every job", "the smallest deadline extension")
+        except OutOfTime:
+            return self._undetermined(fam.name, says["target"], says["smallest"])
         if hi is None:
-            return self._cannot(fam.name, "every job",
-                                f"moving every deadline alone, by up to {cap} days, does not make it feasible"
-                                + self._window_numbers())
-        return self._finish(fam.name, "every job", [self._deadline_part(fam, hi)], days=hi)
+            return self._cannot(fam.name, says["target"], says["alone"].format(cap=cap, within=self._within()))
+        return self._finish(fam.name, says["target"], [self._deadline_part(fam, hi)], days=hi)
 
-    def _window_numbers(self) -> str:
-        """The budget that stops a later deadline, in numbers, when there is one."""
-        if self.problem.budget is None:
-            return ""
-        return f" within the budget of {self.problem.budget:,.0f} {self.problem.currency}"
+    def _within(self) -> str:
+        """The limits that stop more days, in numbers (Relax.says' "within"), where the problem has them."""
+        out = ""
+        for fam in self._relaxed("without"):
+            limit = self._written(fam)
+            if limit is not None:
+                out += fam.relax.says["within"].format(limit=limit, unit=fam.unit_in(self.problem))
+        return out
 
     # --- pairs: a later deadline and more budget ----------------------------------------------
 
@@ -456,34 +485,34 @@ class _Context:
         day's cheapest plan needs; both verified together. [] when the problem has no budget or
         no deadline family."""
 
-        days = next((f for f in FAMILIES if not isinstance(f.relax, NotApplicable) and f.relax.how == "days"), None)
-        money = next((f for f in FAMILIES if not isinstance(f.relax, NotApplicable) and f.relax.how == "without"),
-                     None)
-        if days is None or money is None or self.problem.budget is None:
+        days = next(iter(self._relaxed("days")), None)
+        money = next(iter(self._relaxed("without")), None)
+        if days is None or money is None or self._written(money) is None:
             return []
-        cap = self._cap(max_extra_days)
+        cap, when, what = self._cap(days, max_extra_days), days.relax.says, money.relax.says
+        target = f"{when['noun']} and {what['noun']}"
         try:
-            k = self._fewest_days(days, cap, budget=False)
+            k = self._fewest_days(days, cap, lifted=money)
             if k is None:
-                return [self._cannot("combination", "deadline and budget",
-                                     f"a later deadline (up to {cap} days) with any budget does not make it feasible")]
+                return [self._cannot("combination", target,
+                                     f"{when['later'].format(cap=cap)} with {what['any']} does not make it feasible")]
             part = self._deadline_part(days, k)
-            cost = self._cheapest_later(part, k)
-        except (_Undetermined, Infeasible):
-            return [self._undetermined("combination", "deadline and budget",
-                                       "the smallest later deadline with more budget")]
-        need = max(1, math.ceil(cost - self.problem.budget - TOL))
-        return [self._finish("combination", "deadline and budget",
-                             [part, Part(money.name, "budget", need, money.unit_in(self.problem))], days=k)]
+            cost = self._cheapest_later(part, k, money)
+        except (OutOfTime, Infeasible):
+            return [self._undetermined("combination", target, f"{when['smallest_later']} with {what['more']}")]
+        need = max(1, math.ceil(cost - self._written(money) - TOL))
+        return [self._finish("combination", target,
+                             [part, Part(money.name, what["target"], need, money.unit_in(self.problem))], days=k)]
 
-    def _cheapest_later(self, part: Part, k: int) -> float:
-        """The cheapest plan's cost with k more days and no budget (a zero gap); Infeasible when none."""
-        prob, cat, _ = apply_edits(self.problem.model_copy(update={"budget": None}), self.catalog, part.edits())
+    def _cheapest_later(self, part: Part, k: int, money: Family) -> float:
+        """The cheapest plan's cost with k more days and the `money` limit dropped (a zero gap);
+        Infeasible when none."""
+        prob, cat, _ = apply_edits(money.relax.lift(self.problem), self.catalog, part.edits())
         model = self.days
         if model is None or model.probes is None:
             from solver.api import solve_problem
             return solve_problem(prob, cat, backend=self.backend, time_limit=self.time_limit, gap=0.0).total_cost
-        answer = self._probe(model.probes, *model.caps(self.problem, k), *budget_changes(model.probes, None),
+        answer = self._probe(model.probes, *model.caps(self.problem, k), *self._lifted(model.probes, prob),
                              ReadAs("edited", problem=prob, catalog=cat), gap=0.0, problem=prob, catalog=cat)
         if answer.plan is None:
             raise Infeasible("no plan with the later deadline", proven=answer.status == "infeasible")
@@ -492,85 +521,77 @@ class _Context:
     # --- "without" (budget): the cheapest plan without one ------------------------------------
 
     def without(self, fam: Family) -> list[Relaxation]:
-        """The cheapest plan with the budget dropped (its row's bound), at a zero gap."""
-        if self.problem.budget is None:
+        """The cheapest plan with the limit dropped (its row's bound), at a zero gap: a limit on
+        the plan's cost, so what the plan then costs past the limit is what it needs."""
+        says, written = fam.relax.says, self._written(fam)
+        if written is None:
             return []
         if self.stranded:
             jobs = [j.name for j in self.problem.jobs if not any(o.job == j.name for o in self.inst.options)]
-            return [self._cannot(fam.name, "budget", "more budget alone does not make it feasible (no offer can "
-                                                     f"carry {', '.join(jobs)} as written, at any price)")]
-        unbounded = self.problem.model_copy(update={"budget": None})
+            return [self._cannot(fam.name, says["target"], says["alone"].format(
+                why=f"no offer can carry {', '.join(jobs)} as written, at any price"))]
+        unbounded = fam.relax.lift(self.problem)
         try:
             model = self._raised_model(2)
-            if model is None:
-                raise _Undetermined("the problem could not be built")  # not stranded as written: cannot happen
-            answer = self._probe(model.probes, *budget_changes(model.probes, None),
-                                 ReadAs("no budget", problem=unbounded, catalog=self.catalog),
+            if model is None:  # not stranded as written: cannot happen
+                raise OutOfTime("the problem could not be built", started=True)
+            answer = self._probe(model.probes, *self._lifted(model.probes, unbounded),
+                                 ReadAs(f"no {says['noun']}", problem=unbounded, catalog=self.catalog),
                                  gap=0.0, problem=unbounded, catalog=self.catalog)
-        except _Undetermined:
-            return [self._undetermined(fam.name, "budget", "the cheapest plan without a budget")]
+        except OutOfTime:
+            return [self._undetermined(fam.name, says["target"], says["smallest"])]
         if answer.plan is None:
             if answer.status != "infeasible":
-                return [self._undetermined(fam.name, "budget", "the cheapest plan without a budget")]
-            return [self._cannot(fam.name, "budget", "more budget alone does not make it feasible "
-                                                     "(there is no plan even without a budget)")]
-        need = max(1, math.ceil(answer.plan.total_cost - self.problem.budget - TOL))
-        return [self._finish(fam.name, "budget", [Part(fam.name, "budget", need, fam.unit_in(self.problem))])]
+                return [self._undetermined(fam.name, says["target"], says["smallest"])]
+            return [self._cannot(fam.name, says["target"], says["alone"].format(why=says["none"]))]
+        need = max(1, math.ceil(answer.plan.total_cost - written - TOL))
+        return [self._finish(fam.name, says["target"],
+                             [Part(fam.name, says["target"], need, fam.unit_in(self.problem))])]
 
-    # --- "each" (power): an elastic model per site --------------------------------------------
-
-    def _power_sites(self) -> dict[str, bool]:
-        """Datacenters where an allowed offer draws against the quota → whether the model has
-        any variable there (a site no job can use is named, but needs no solve to rule out)."""
-        sites: dict[str, bool] = {}
-        for cfg in self.inst.configs.values():
-            if cfg.offer.counts_power:
-                used = any(o.config == cfg.key for o in self.inst.options)
-                sites[cfg.offer.datacenter] = sites.get(cfg.offer.datacenter, False) or used
-        return dict(sorted(sites.items()))
+    # --- "each": an elastic model per target (Relax.where) ----------------------------------------
 
     def each(self, fam: Family) -> list[Relaxation]:
-        if not self.sites:
+        sites, says = self.sites[fam.name], fam.relax.says
+        if not sites:
             return []
-        used = [dc for dc, in_model in self.sites.items() if in_model]
+        used = [t for t, in_model in sites.items() if in_model]
         out, undetermined = [], False
-        for dc in used:
+        for target in used:
             try:
-                needs = self._elastic({fam.name: {dc: 1.0}})
-            except _Undetermined:
+                needs = self._elastic({fam.name: {target: 1.0}})
+            except OutOfTime:
                 undetermined = True
                 continue
             if needs is not None:
-                out.append(self._finish(fam.name, dc, needs))
+                out.append(self._finish(fam.name, target, needs))
         if out:
             return out
         if undetermined:
-            return [self._undetermined(fam.name, "any site", "the smallest power increase")]
+            return [self._undetermined(fam.name, says["target"], says["smallest"])]
         if len(used) > 1:
             try:
-                needs = self._elastic({fam.name: {dc: 1.0 for dc in used}})
-            except _Undetermined:
-                return [self._undetermined(fam.name, "all sites", "the smallest power increase at all sites")]
+                needs = self._elastic({fam.name: {target: 1.0 for target in used}})
+            except OutOfTime:
+                return [self._undetermined(fam.name, says["all"], says["smallest_all"])]
             if needs is not None:
-                return [self._finish(fam.name, "all sites", needs)]
-        if not used:  # no usable offer draws power anywhere: the limit is not in play, no line about it
+                return [self._finish(fam.name, says["all"], needs)]
+        if not used:  # no usable offer meets the limit anywhere: it is not in play, no line about it
             return []
-        where = "at " + ", ".join(used) + (" (one at a time or together)" if len(used) > 1 else "")
-        return [self._cannot(fam.name, "any site", f"more power alone {where} does not make it feasible")]
+        where = says["where"].format(targets=", ".join(used)) + (says["each_or_all"] if len(used) > 1 else "")
+        return [self._cannot(fam.name, says["target"], says["alone"].format(where=where))]
 
-    # --- "together" (availability): raised caps, slack on the written ones --------------------
+    # --- "together": raised caps, slack on the written ones -------------------------------------
 
     def together(self, fam: Family) -> list[Relaxation]:
+        says = fam.relax.says
         try:
             needs = self._elastic({fam.name: None})
-        except _Undetermined:
-            return [self._undetermined(fam.name, "offers", "the fewest extra nodes")]
+        except OutOfTime:
+            return [self._undetermined(fam.name, says["target"], says["smallest"])]
         if needs is None:
-            return [self._cannot(fam.name, "offers", "more stock (max_nodes) of the offers alone "
-                                                     "does not make it feasible")]
+            return [self._cannot(fam.name, says["target"], says["alone"])]
         target = ", ".join(p.target for p in needs)
         return [self._finish(fam.name, target, needs)]
-
 
     # --- the cheapest combination -------------------------------------------------------------
 
@@ -578,23 +599,23 @@ class _Context:
         stretch: dict[str, dict[str, float] | None] = {}
         for fam in FAMILIES:
             how = None if isinstance(fam.relax, NotApplicable) else fam.relax.how
-            if how == "without" and self.problem.budget is not None:
-                stretch[fam.name] = {"budget": self._weight(fam, "budget")}
-            elif how == "each" and any(self.sites.values()):  # a site no usable offer draws at is not in play
-                stretch[fam.name] = {dc: self._weight(fam, dc) for dc, in_model in self.sites.items() if in_model}
+            if how == "without" and self._written(fam) is not None:
+                target = fam.relax.says["target"]
+                stretch[fam.name] = {target: self._weight(fam, target)}
+            elif how == "each" and any(self.sites[fam.name].values()):  # a target no usable offer meets: not in play
+                stretch[fam.name] = {t: self._weight(fam, t) for t, used in self.sites[fam.name].items() if used}
             elif how == "together":
                 stretch[fam.name] = None
         try:
             needs = self._elastic(stretch, weighted=True)
-        except _Undetermined:
-            self.notes.append("the cheapest combination: " + ctrl_c_or("not determined within the time limit",
-                                                                       "not determined: the run was stopped (Ctrl-C)"))
+        except OutOfTime:
+            self.notes.append("the cheapest combination: " + no_plan_text())
             return None
         if needs is None:
-            names = {"without": "budget", "each": "power", "together": "stock"}
-            limits = [names.get(family(name).relax.how, name) for name in stretch]
+            limits = [family(name).relax.says["noun"] for name in stretch]
             words = ", ".join(limits[:-1]) + (f" and {limits[-1]}" if len(limits) > 1 else limits[0] if limits else "")
-            self.notes.append(f"no combination of more {words} helps while the deadlines stay as written")
+            held = " and ".join(f.relax.says["held"] for f in self._relaxed("days"))
+            self.notes.append(f"no combination of more {words} helps" + (f" while {held}" if held else ""))
             return None
         return self._finish("combination", "limits", needs)
 
@@ -624,7 +645,7 @@ class _Context:
             for fam in chosen:
                 slacks, weights = model.slacks.get(fam.name, {}), stretch[fam.name]
                 if weights is None:
-                    weights = {t: (1 / model.caps[t] if weighted else 1.0) for t in slacks}
+                    weights = {t: (1 / model.caps[fam.name][t] if weighted else 1.0) for t in slacks}
                 picked = {t: slacks[t] for t in weights if t in slacks}
                 terms += [(var, weights[t]) for t, (var, _) in picked.items()]
                 on += list(picked.values())
@@ -635,7 +656,7 @@ class _Context:
             if answer.status == "infeasible":
                 continue
             if answer.solution is None:
-                raise _Undetermined("no elastic plan in the time given")
+                raise OutOfTime("no elastic plan in the time given", started=True)
             needs = [Part(fam.name, target, amount, fam.unit_in(self.problem)) for fam in chosen if fam.name in slacked
                      for target, amount in fam.relax.over(answer.solution, self.catalog, slacked[fam.name])]
             return needs or None  # nothing over any limit: only numerical noise made it infeasible
@@ -644,22 +665,25 @@ class _Context:
 
 @dataclass
 class _Raised:
-    """The problem built with raised stock, each relaxable family's slack in it (off)."""
+    """The problem built with raised caps ("together" families: Relax.raised), each relaxable
+    family's slack in it (off)."""
 
     probes: Probes
     slacks: dict[str, dict[str, tuple]]   # family → target → (slack variable, its bound when on)
-    caps: dict[str, int]                  # each offer's written max_nodes
+    caps: dict[str, dict[str, int]]       # "together" family → target → its written limit
+    problem: Problem
 
     def stock(self, catalog: Catalog) -> list[Change]:
-        """The rows that put the written stock back (slack off) at `catalog`'s stock instead."""
+        """The rows that put each written cap back (slack off: the rows of part "stock") at
+        `catalog`'s caps instead."""
         out: list[Change] = []
-        for offer in self.caps:
-            rows = [row for key, row in self.probes.milp.family_rows("availability", offer).items()
-                    if key.part == "stock"]
-            nodes = catalog.offers[offer].max_nodes
-            if rows and nodes != self.caps[offer]:
-                out.append(RowBounds(f"offer {offer} at most {nodes} nodes", nodes < self.caps[offer], rows,
-                                     upper=nodes))
+        for name, caps in self.caps.items():
+            fam = family(name)
+            for target, cap in caps.items():
+                rows = [row for key, row in self.probes.milp.family_rows(name, target).items() if key.part == "stock"]
+                most = fam.relax.limit(self.problem, catalog, target)
+                if rows and most != cap:
+                    out.append(RowBounds(f"{target} at most {most:g} {fam.unit}", most < cap, rows, upper=most))
         return out
 
 
@@ -679,15 +703,6 @@ class _Days:
         late = [var for (i, t), var in milp.replicas.items()
                 if inst.timeline.end(t) > deadline[inst.options[i].job]]
         return [VarBounds(f"{k} more days on every deadline", True, late, upper=0.0)]
-
-
-class _Undetermined(Exception):
-    """A solve stopped at its time limit without a plan or a proof."""
-
-
-def _raised(catalog: Catalog, factor: int) -> Catalog:
-    offers = {k: o.model_copy(update={"max_nodes": o.max_nodes * factor}) for k, o in catalog.offers.items()}
-    return catalog.model_copy(update={"offers": offers})
 
 
 def _flag(rel: Relaxation, prefix: str = "") -> str:

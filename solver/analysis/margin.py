@@ -27,6 +27,7 @@ import math
 from solver import api
 from solver.api import DEFAULT_BACKEND, NotInModel, pin_rentals
 from solver.clock import OutOfTime, RunClock
+from solver.estimate.spread import deadline_reading
 from solver.errors import Infeasible
 from solver.model.catalog import Catalog
 from solver.model.plan import Plan, RobustPlan
@@ -92,8 +93,10 @@ def mfu_margins(problem: Problem, catalog: Catalog, plan: Plan, *, backend: str 
                 low = probe
                 probe = (low + feasible) / 2
         margins[job.name] = round(feasible, 4)
+    specs = {j.name: j for j in problem.jobs}
     return plan.model_copy(update={"jobs": [j.model_copy(update={"mfu_margin": margins[j.name],
-                                                                 "mfu_margin_low": cut.get(j.name)})
+                                                                 "mfu_margin_low": cut.get(j.name),
+                                                                 **deadline_reading(specs[j.name], margins[j.name])})
                                             for j in plan.jobs]})
 
 

@@ -1,9 +1,10 @@
-"""What other concessions are worth: +kW where power binds, shorter lead times, more nodes where
-stock binds; each one probe on negotiate's model (solver.analysis.negotiate_probes).
+"""What other concessions are worth: more of each limit the plan runs into (each constraint
+family's Deal: +kW where power binds, more nodes where stock binds), and shorter lead times;
+each one probe on negotiate's model (solver.analysis.negotiate_probes).
 
 Relevance first (issue 34): a lever on a limit the plan does not reach (slack) is not run — only
-binding power quotas and stocks are levered; a shorter lead time that opens no day of any job's
-window is not run either (`lead_time_matters`), each reason said once in the note.
+the targets a family's Deal says the plan uses all of are levered; a shorter lead time that opens
+no day of any job's window is not run either (`lead_time_matters`), each reason said once in the note.
 """
 
 from __future__ import annotations
@@ -12,19 +13,24 @@ from dataclasses import dataclass
 
 from solver.analysis.negotiate_offers import NEAR, OUT_OF_TIME, OfferTerms, offers_used
 from solver.analysis.negotiate_probes import Asker, OutOfBudget, Reopen, with_leads
-from solver import api
-from solver.api import AVAILABILITY, POWER, Family
+from solver.analysis.edits import apply_edits
+from solver.api import FAMILIES, Family, NotApplicable, family
 from solver.model.paths import row_path
 from solver.model.plan import Plan
 from solver.model.problem import Problem
-from solver.probes import Change, Limit, Restock
+from solver.probes import Change, Undo
+
+LEAD_TIME = "lead_time"
+"""The one lever that is no family's: an offer's lead time (negotiate's own, its periods reopened)."""
+LEAD_TIME_ORDER = 25
+"""Where the lead-time levers come among the families' (Family.order): after power, before stock."""
 
 
 @dataclass
 class Lever:
     """The value of relaxing one limit: base cost − cost with the edit."""
 
-    kind: str                 # power | lead_time | availability
+    kind: str                 # a family's name (Family.deal) or LEAD_TIME
     name: str                 # datacenter or offer
     vendor: str | None
     edit: str
@@ -61,15 +67,25 @@ def lead_time_matters(problem: Problem, days: int, shorter: int) -> bool:
 
 def levers(asker: Asker, base: Plan, terms: list[OfferTerms], kinds: dict[str, set[str]],
            vendors: list[str] | None, kw: float, lead_days: int, nodes: int) -> tuple[list[Lever], str]:
-    """Power at binding sites (+kw), shorter lead times, stock of binding offers (+nodes), in that order;
-    and a note on the levers not run (each reason said once). A lever the run's time does not reach
-    is not shown half-done: the note says so."""
+    """Each family's Deal at the targets the plan uses all of (+kw, +nodes: its `option`), and
+    shorter lead times, in Family.order (lead times at LEAD_TIME_ORDER); and a note on the
+    levers not run (each reason said once). A lever the run's time does not reach is not shown
+    half-done: the note says so."""
     cat = asker.catalog
+    amounts = {"kw": kw, "nodes": nodes}
 
     def mine(offer: str) -> bool:
         return not vendors or cat.offers[offer].vendor in vendors
 
-    todo = _family_levers(asker, POWER, kw, base, mine)
+    groups: list[tuple[int, list[Spec]]] = []
+    notes: list[str] = []
+    for fam in FAMILIES:
+        if not isinstance(fam.deal, NotApplicable) and amounts.get(fam.deal.option, 0) > 0:
+            specs, no_room = _family_levers(asker, fam, amounts[fam.deal.option], base, mine)
+            groups.append((fam.order, specs))
+            if no_room:
+                notes.append(fam.deal.no_room.format(targets=", ".join(no_room), amount=amounts[fam.deal.option]))
+    lead: list[Spec] = []
     skipped: list[str] = []
     if lead_days > 0:
         for o in lead_candidates(terms, kinds, base, mine):
@@ -80,17 +96,11 @@ def levers(asker: Asker, base: Plan, terms: list[OfferTerms], kinds: dict[str, s
             if not lead_time_matters(asker.problem, days, shorter) or o not in asker.setup.reach:
                 skipped.append(o)
                 continue
-            todo.append(Spec("lead_time", o, cat.offers[o].vendor,
+            lead.append(Spec(LEAD_TIME, o, cat.offers[o].vendor,
                              f"{row_path('offers', 'offer', o)}.lead_time_days={days - shorter}", shorter, "days"))
-    other_layout: list[str] = []
-    if nodes > 0:
-        stock, other_layout = _stock_levers(asker, nodes, mine)
-        todo += stock
-    out, notes = [], []
-    if other_layout:
-        notes.append(f"more nodes not valued for {', '.join(other_layout)}: with them a job would take another "
-                     "layout there, which this run's one model does not hold (whatif "
-                     f"'offers.NAME.max_nodes+={nodes}' prices it)")
+    groups.append((LEAD_TIME_ORDER, lead))
+    todo = [spec for _, specs in sorted(groups, key=lambda g: g[0]) for spec in specs]
+    out = []
     if skipped:
         notes.append(f"shorter lead times not valued for {len(skipped)} offer(s) ({', '.join(skipped[:3])}"
                      f"{', …' if len(skipped) > 3 else ''}): before and after, the lead time ends before every job "
@@ -115,38 +125,24 @@ def lead_candidates(terms: list[OfferTerms], kinds: dict[str, set[str]], base: P
     return list(dict.fromkeys(lead))
 
 
-def _family_levers(asker: Asker, fam: Family, amount: float, base: Plan, mine) -> list[Spec]:
-    """+amount of the family's limit at each target binding in the plan (an offer: only `mine`)."""
-    out = []
-    for name in dict.fromkeys(b.name for b in base.binding if b.kind == fam.name):
+def _family_levers(asker: Asker, fam: Family, amount: float, base: Plan, mine) -> tuple[list[Spec], list[str]]:
+    """+amount of the family's limit at each target its Deal finds the plan uses all of (an
+    offer: only `mine`); and the targets the model has no room for (Deal.hold refuses)."""
+    out, no_room = [], []
+    probes = asker.probes
+    for name in fam.deal.targets(base, probes.milp, asker.base_values, asker.catalog):
+        if fam.targets == "offer" and not mine(name):
+            continue
         vendor = asker.catalog.offers[name].vendor if fam.targets == "offer" else None
-        if fam.targets != "offer" or mine(name):
-            step = fam.lever(asker.problem, asker.catalog, name, amount)
-            out.append(Spec(fam.name, name, vendor, step.edits[0], amount, fam.unit_in(asker.problem)))
-    return out
-
-
-def _stock_levers(asker: Asker, amount: int, mine) -> tuple[list[Spec], list[str]]:
-    """+amount nodes on each offer whose written stock the plan holds in full in some period
-    (the model's own binding reader would compare with the stock it was built with); and the
-    binding offers whose model was not built with room for more (negotiate._stock)."""
-    probes, cat = asker.probes, asker.catalog
-    held: dict[str, int] = {}
-    for (key, t), variables in api.held_nodes(probes.milp).items():
-        offer = probes.inst.configs[key].offer.offer
-        n = sum(round(asker.base_values.get(v.index, 0.0)) for v in variables)
-        held[offer] = max(held.get(offer, 0), n)
-    out, other = [], []
-    for offer, peak in held.items():
-        if peak < cat.offers[offer].max_nodes or not mine(offer):
+        written = fam.relax.limit(asker.problem, asker.catalog, name)
+        try:
+            fam.deal.hold(probes.milp, name, written + amount)()  # the model's room for it, undone at once
+        except ValueError:
+            no_room.append(name)
             continue
-        if offer not in asker.setup.stock:
-            other.append(offer)
-            continue
-        step = AVAILABILITY.lever(asker.problem, cat, offer, amount)
-        out.append(Spec(AVAILABILITY.name, offer, cat.offers[offer].vendor, step.edits[0], amount,
-                        AVAILABILITY.unit_in(asker.problem)))
-    return out, other
+        step = fam.lever(asker.problem, asker.catalog, name, amount)
+        out.append(Spec(fam.name, name, vendor, step.edits[0], amount, fam.unit_in(asker.problem)))
+    return out, no_room
 
 
 def _value(asker: Asker, base: Plan, spec: Spec) -> Lever:
@@ -163,17 +159,22 @@ def _value(asker: Asker, base: Plan, spec: Spec) -> Lever:
 def _change(asker: Asker, spec: Spec) -> tuple[Change, object]:
     """The delta on the model and the catalog as the edit writes it (what the plan is verified against)."""
     cat = asker.catalog
-    if spec.kind == "power":
-        site = cat.datacenters[spec.name]
-        quota = site.power_quota_kw + spec.amount
-        sites = {**cat.datacenters, spec.name: site.model_copy(update={"power_quota_kw": quota})}
-        return Limit(f"+{spec.amount:g} kW at {spec.name}", False, POWER, spec.name, quota), \
-            cat.model_copy(update={"datacenters": sites})
-    offer = cat.offers[spec.name]
-    if spec.kind == "lead_time":
-        days = offer.lead_time_days - int(spec.amount)
+    if spec.kind == LEAD_TIME:
+        days = cat.offers[spec.name].lead_time_days - int(spec.amount)
         return Reopen(f"offer {spec.name} from day {days}", False, asker, spec.name), with_leads(cat, {spec.name: days})
-    most = offer.max_nodes + int(spec.amount)
-    offers = {**cat.offers, spec.name: offer.model_copy(update={"max_nodes": most})}
-    return Restock(f"+{int(spec.amount)} nodes of {spec.name}", False, spec.name, most), \
-        cat.model_copy(update={"offers": offers})
+    fam = family(spec.kind)
+    step = fam.lever(asker.problem, cat, spec.name, spec.amount)
+    value = fam.relax.limit(asker.problem, cat, spec.name) + spec.amount
+    return _Held(step.words, False, fam, spec.name, value), apply_edits(asker.problem, cat, step.edits)[1]
+
+
+@dataclass(eq=False)
+class _Held(Change):
+    """A family's limit at `value` on negotiate's model (its Deal.hold), put back after."""
+
+    family: Family | None = None
+    target: str = ""
+    value: float = 0.0
+
+    def apply(self, milp) -> Undo:
+        return self.family.deal.hold(milp, self.target, self.value)

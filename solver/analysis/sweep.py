@@ -67,7 +67,7 @@ from solver.analysis.ray_actors import LOCAL
 from solver.choices import EXECUTORS
 from solver.clock import stopped
 from solver.errors import Infeasible, ProblemError
-from solver.load import read_yaml
+from solver.ingest.readers import read_yaml
 from solver.model.catalog import Catalog
 from solver.model.plan import Plan
 from solver.model.problem import Problem

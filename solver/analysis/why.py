@@ -47,16 +47,16 @@ import math
 import time
 from dataclasses import asdict, dataclass, field
 
-from ortools.linear_solver.python import model_builder as mb
-
 from solver.analysis.edits import apply_edits
-from solver.api import AVAILABILITY, BUDGET, DEADLINE, DEFAULT_BACKEND, FAMILIES, Exclusion, Milp, NotApplicable, family
-from solver.clock import OutOfTime, RunClock, ctrl_c_or, not_started
+from solver.analysis.words import no_plan_text, not_analysed_text, not_proven_text
+from solver.api import DEFAULT_BACKEND, FAMILIES, Exclusion, Family, Milp, NotApplicable, family
+from solver.clock import OutOfTime, RunClock, not_started
 from solver.errors import Infeasible
 from solver.model.catalog import Catalog, Offer
 from solver.model.plan import Binding, Plan
 from solver.model.problem import Problem
-from solver.probes import Limit, Objective, Probes, Relaxed, Restock, VarBounds, add_slacks, slack_on, twin
+from solver.probes import Limit, Objective, Probes, Relaxed, VarBounds, add_slacks, slack_on, twin
+from solver.probes.elastic import only_these
 from solver.rows import ROWS
 
 OWN_CODES = ("memory", "lead_time", "residency", "fabric")
@@ -234,14 +234,14 @@ def groups(inst) -> dict[tuple[str, str, str, str], list[str]]:
     return out
 
 
-def _forced_hook(job: str, keys: set[str], budget: bool):
-    """force_job, and without the budget when `budget` is False (a `constrain=` hook)."""
+def _forced_hook(job: str, keys: set[str], lifted: Family | None):
+    """force_job, and without the `lifted` family's limit (its bound None) when given (a `constrain=` hook)."""
     force = force_job(job, keys)
 
     def constrain(milp: Milp) -> None:
         force(milp)
-        if not budget:
-            BUDGET.set_bound(milp, "", None)
+        if lifted is not None:
+            lifted.set_bound(milp, "", None)
     return constrain
 
 
@@ -250,8 +250,7 @@ def force_job(job: str, keys: set[str]):
     def constrain(milp: Milp) -> None:
         outside = [var for (i, _), var in milp.replicas.items()
                    if milp.inst.options[i].job == job and milp.inst.options[i].config not in keys]
-        if outside:
-            milp.add_row(f"Why-{job}-only", mb.LinearExpr.sum(outside) <= 0)
+        only_these(milp, f"Why-{job}-only", outside)
     return constrain
 
 
@@ -279,14 +278,11 @@ class _Ctx:
 
     @property
     def time_limit(self) -> float | None:
-        """Seconds for the next solve (solver.clock); _OutOfBudget when none is left."""
-        try:
-            return self.clock.next_limit()
-        except OutOfTime:
-            raise _OutOfBudget() from None
+        """Seconds for the next solve (solver.clock); OutOfTime (not started) when none is left."""
+        return self.clock.next_limit()
 
     def _solve(self, problem: Problem, catalog: Catalog | None = None, constrain=None) -> float | None:
-        """Cost of the verified plan; None when proven infeasible; raises _Undetermined when out of time."""
+        """Cost of the verified plan; None when proven infeasible; OutOfTime (started) when out of time."""
         from solver.api import solve_problem
 
         try:
@@ -294,11 +290,11 @@ class _Ctx:
                                  gap=self.gap, constrain=constrain)
         except Infeasible as exc:
             if not exc.proven:
-                raise _Undetermined(str(exc)) from None
+                raise OutOfTime(str(exc), started=True) from None
             return None
         if plan.status != "optimal" and (self.gap is None or plan.gap > self.gap + 1e-9):
             # a time-limited plan only bounds the answer: +1 node "costing" 12 M CNY more was one
-            raise _Undetermined(f"stopped at a {plan.gap:.1%} gap")
+            raise OutOfTime(f"stopped at a {plan.gap:.1%} gap", started=True)
         return plan.total_cost
 
     # --- runners-up -----------------------------------------------------------------------
@@ -414,20 +410,17 @@ class _Ctx:
             else:
                 alt.cost, alt.delta = cost, cost - self.plan.total_cost
                 alt.text = _dearer(alt.delta, self.problem.currency)
-        except _OutOfBudget:
+        except OutOfTime as exc:
             alt.code, alt.determined = "price", False
-            alt.text = ctrl_c_or("not analysed: the run's time budget ran out (raise --max-seconds)",
-                                 "not analysed: the run was stopped (Ctrl-C)")
-        except _Undetermined as exc:
-            alt.code, alt.determined = "price", False
+            if not exc.started:
+                alt.text = "not analysed: " + not_analysed_text()
+                return alt
             alt.low, alt.high = exc.low, exc.high
-            alt.text = ctrl_c_or(f"not determined within the time limit (raise {self.clock.more_time})",
-                                 "not determined: the run was stopped (Ctrl-C)")
+            alt.text = no_plan_text(f"raise {self.clock.more_time}")
             if exc.high is not None:  # an interval: from what the solve proved to the plan it found
                 base, cur = self.plan.total_cost, self.problem.currency
                 alt.text = (f"dearer by {max(exc.low - base, 0.0):,.0f} to {exc.high - base:,.0f} {cur} "
-                            + ctrl_c_or(f"(not proven within the time; raise {self.clock.more_time})",
-                                        "(not proven: the run was stopped by Ctrl-C)"))
+                            + not_proven_text(self.clock.more_time))
         return alt
 
     def _moved(self, fam, target: str, step) -> Limit | None:
@@ -449,24 +442,21 @@ class _Ctx:
     def _probe_cost(self, *changes, probes: Probes | None = None, **verified) -> float | None:
         """Cost of the verified plan of a probe (of the base model, or of `probes`; `verified`:
         the problem and catalog its plan is checked against); None when proven infeasible;
-        _Undetermined (with the interval the solve reached) when the time ran out first,
-        _OutOfBudget before it began."""
-        try:
-            answer = (probes or self.probes).probe(*changes, **verified)
-        except OutOfTime:
-            raise _OutOfBudget() from None
+        OutOfTime, started (with the interval the solve reached) when the time ran out first, or
+        not started before it began."""
+        answer = (probes or self.probes).probe(*changes, **verified)
         if answer.status == "infeasible":
             return None
         if answer.plan is None or (answer.status != "optimal"
                                    and (self.gap is None or answer.plan.gap > self.gap + 1e-9)):
-            raise _Undetermined(answer.why or f"stopped at a {answer.plan.gap:.1%} gap",
-                                answer.low, answer.cost)
+            raise OutOfTime(answer.why or f"stopped at a {answer.plan.gap:.1%} gap", started=True,
+                            low=answer.low, high=answer.cost)
         return answer.plan.total_cost
 
-    def _solve_forced(self, name: str, keys: set[str], *, budget: bool = True) -> float | None:
+    def _solve_forced(self, name: str, keys: set[str], *, lifted: Family | None = None) -> float | None:
         """Cost of the verified plan with job `name` only on `keys`; None when proven infeasible;
-        _Undetermined (with the interval the solve reached) when the time ran out first.
-        `budget` False: without the problem's budget (the budget family's bound lifted for the probe).
+        OutOfTime (started: with the interval the solve reached) when the time ran out first.
+        `lifted`: without that family's limit (its bound lifted for the probe).
 
         A probe, not a rebuild (solver.probes): on the one built model, the job's replicas outside
         `keys` get an upper bound of 0 for this solve (the same plans as the row `Why-<job>-only`
@@ -474,13 +464,13 @@ class _Ctx:
         it and is bounded below by the optimum. With preferences (weighed by re-solves in
         solve_problem) the problem is solved whole with that row."""
         if self.problem.preferences:
-            return self._solve(self.problem, constrain=_forced_hook(name, keys, budget))
+            return self._solve(self.problem, constrain=_forced_hook(name, keys, lifted))
         milp = self.milp
         outside = [var for (i, _), var in milp.replicas.items()
                    if milp.inst.options[i].job == name and milp.inst.options[i].config not in keys]
         changes = [VarBounds(f"job {name} only on {sorted(keys)}", True, outside, upper=0.0)]
-        if not budget:
-            changes.append(Limit("without the budget", False, BUDGET, "", None))
+        if lifted is not None:
+            changes.append(Limit(f"without the {lifted.name}", False, lifted, "", None))
         return self._probe_cost(*changes)
 
     def _elastic(self, alt: Alternative, keys: set[str]) -> None:
@@ -496,15 +486,13 @@ class _Ctx:
             answer = twin.probes.probe(VarBounds(f"job {alt.job} only on {sorted(keys)}", True, outside, upper=0.0),
                                        *slack_on("elastic", [(s[2], twin.on[i]) for i, s in enumerate(slacks)]),
                                        Objective("least slack", terms=[(s[2], s[3]) for s in slacks]), verify=False)
-        except OutOfTime:
-            raise _OutOfBudget() from None
         finally:
             twin.probes.known = []  # its plans are priced by slack: none is a start for the next
         if answer.status == "infeasible":
             alt.code, alt.text = "deadline", "no plan on it even with every limit relaxed"
             return
         if answer.solution is None:
-            raise _Undetermined(answer.why)
+            raise OutOfTime(answer.why, started=True)
         sol = answer.solution
         used = [(fam, target, sol.value(var), w * sol.value(var), limit) for fam, target, var, w, limit in slacks]
         used = [u for u in used if u[2] > TOL]
@@ -513,17 +501,15 @@ class _Ctx:
             return
         fam, target, amount, _, limit = max(used, key=lambda u: u[3])
         alt.code, alt.text = fam.lost.code, fam.lost.words(milp, target, amount, limit)
-        if alt.code == "price":  # only the budget stands in the way: what the forced plan costs without it
-            cost = self._solve_forced(alt.job, keys, budget=False)
+        if not isinstance(fam.lost.without, NotApplicable):  # only this limit stands in the way: the plan without it
+            cost = self._solve_forced(alt.job, keys, lifted=fam)
             if cost is not None:
                 alt.cost, alt.delta = cost, cost - self.plan.total_cost
-                alt.text = (f"{_dearer(alt.delta, self.problem.currency)}; over the budget by "
-                            f"{cost - self.problem.budget:,.0f} {self.problem.currency}")
-        elif alt.code == "deadline":
-            if target == alt.job and self._lead_time_blocks(alt, keys):
-                alt.code = "lead_time"
-                lead = max(self.catalog.offers[o].lead_time_days for o in alt.offers)
-                alt.text = f"lead time {lead} days leaves too little of the window: " + alt.text
+                alt.text = f"{_dearer(alt.delta, self.problem.currency)}; {fam.lost.without(self.problem, cost)}"
+        elif fam.lost.window and target == alt.job and self._lead_time_blocks(alt, keys):
+            alt.code = "lead_time"
+            lead = max(self.catalog.offers[o].lead_time_days for o in alt.offers)
+            alt.text = f"lead time {lead} days leaves too little of the window: " + alt.text
 
     def _usable_without_lead_time(self, name: str, offers: list[str]) -> bool:
         """Would preprocessing keep the job on these offers if they had no lead time? (same rules, rerun)"""
@@ -565,7 +551,7 @@ class _Ctx:
         edited = {}
         for b in binding:
             fam = family(b.kind)
-            if fam not in (AVAILABILITY, DEADLINE) or isinstance(fam.lever, NotApplicable):
+            if isinstance(fam.lever, NotApplicable):
                 continue
             step = fam.lever(self.problem, self.catalog, b.name)
             if self._moved(fam, b.name, step) is None:
@@ -593,28 +579,30 @@ class _Ctx:
             else:
                 prob, cat, _ = apply_edits(self.problem, self.catalog, edits)
                 lever.cost = self._solve(prob, cat)
-        except _OutOfBudget:
+        except OutOfTime as exc:
             lever.determined = False
-            self.notes.append(f"{relax}: not analysed, " + ctrl_c_or(
-                "the run's time budget ran out (raise --max-seconds)", "the run was stopped (Ctrl-C)"))
-        except _Undetermined as exc:
-            lever.determined = False
-            if exc.low is not None and math.isfinite(exc.low):  # what the solve proved (not -inf: none)
-                lever.low, lever.high = exc.low, exc.high
-            if lever.high is not None:  # an interval: from what the solve proved to the plan it found
-                base, cur = self.plan.total_cost, self.problem.currency
-                self.notes.append(f"{relax}: saves or costs {exc.low - base:+,.0f} to {exc.high - base:+,.0f} {cur} "
-                                  + ctrl_c_or(f"(not proven within the time; raise {self.clock.more_time})",
-                                              "(not proven: the run was stopped by Ctrl-C)"))
+            if not exc.started:
+                self.notes.append(f"{relax}: not analysed, " + not_analysed_text())
             else:
-                self.notes.append(f"{relax}: " + ctrl_c_or(f"not determined within the time limit ({exc})",
-                                                           "not determined: the run was stopped (Ctrl-C)"))
+                self._undetermined_lever(lever, relax, exc)
         except Exception as exc:  # noqa: BLE001 - an edit the model rejects is reported, not raised
             self.notes.append(f"{relax}: {exc}")
         if lever.cost is not None:
             lever.delta = lever.cost - self.plan.total_cost
         ROWS.announce(f"{relax}: {_lever_words(lever, self.plan.total_cost, self.problem.currency)}")
         return lever
+
+
+    def _undetermined_lever(self, lever: Lever, relax: str, exc: OutOfTime) -> None:
+        """A lever's solve stopped unproven: the interval it reached, or that nothing was determined."""
+        if exc.low is not None and math.isfinite(exc.low):  # what the solve proved (not -inf: none)
+            lever.low, lever.high = exc.low, exc.high
+        if lever.high is not None:  # an interval: from what the solve proved to the plan it found
+            base, cur = self.plan.total_cost, self.problem.currency
+            self.notes.append(f"{relax}: saves or costs {exc.low - base:+,.0f} to {exc.high - base:+,.0f} {cur} "
+                              + not_proven_text(self.clock.more_time))
+        else:
+            self.notes.append(f"{relax}: " + no_plan_text(str(exc)))
 
 
 def _periods_fit(own: Problem, built: Problem) -> bool:
@@ -651,7 +639,7 @@ class _Elastic:
     an elastic model was built per runner-up before (issue 34).
 
     Why a second model and not the base: the stock slack raises every offer's node bounds and
-    widens the volume discounts (solver.milp.elastic.stock_slacks, ×STOCK_RAISE), which would
+    widens the volume discounts (solver.milp.families.stock.stock_slacks, ×STOCK_RAISE), which would
     loosen the base's LP (the runners-up's LP bounds) and move its path among equally cheap
     plans. The twin holds the problem as written while its slacks are off."""
 
@@ -700,25 +688,20 @@ class _LeverModel:
 
     @classmethod
     def plan(cls, problem: Problem, catalog: Catalog, edited: dict) -> _LeverModel:
-        """The model with every lever in `edited` applied: the latest horizon any needs, each
-        job's later deadline, each offer's larger stock. On event periods (cut at every
-        deadline) a later deadline moves the others' periods: there the deadline levers are
-        left out (solved whole, `changes` None) and the model holds the stock levers."""
+        """The model with every lever in `edited` applied: each lever's edits at once, the one
+        needing the latest horizon last (so the horizon is the latest any needs). On event
+        periods (cut at every deadline) a lever that edits the problem moves the others'
+        periods: there such levers are left out (solved whole, `changes` None) and the model
+        holds the levers that edit the catalog alone."""
         if problem.periods != "uniform":
-            edited = {key: pc for key, pc in edited.items() if key[0] != DEADLINE.name}
+            edited = {key: pc for key, pc in edited.items() if pc[0] == problem}
         if not edited:
             return cls(problem, catalog, problem, catalog, {})
-        latest = max((p for p, _ in edited.values()), key=lambda p: p.horizon_days)
-        deadlines = {t: next(j for j in p.jobs if j.name == t).deadline_days
-                     for (f, t), (p, _) in edited.items() if f == DEADLINE.name}
-        jobs = [j.model_copy(update={"deadline_days": deadlines[j.name]}) if j.name in deadlines else j
-                for j in problem.jobs]
-        offers = dict(catalog.offers)
-        for (f, t), (_, cat) in edited.items():
-            if f == AVAILABILITY.name:
-                offers[t] = cat.offers[t]
-        return cls(latest.model_copy(update={"jobs": jobs}), catalog.model_copy(update={"offers": offers}),
-                   problem, catalog, edited)
+        steps = sorted(edited, key=lambda key: edited[key][0].horizon_days)
+        edits = [e for name, target in steps
+                 for e in family(name).lever(problem, catalog, target).edits]
+        both, cat, _ = apply_edits(problem, catalog, edits)
+        return cls(both, cat, problem, catalog, edited)
 
     def engine(self, base: Probes) -> Probes:
         """The model, built at its first probe on the base's clock; none once that clock is spent
@@ -726,7 +709,7 @@ class _LeverModel:
         analysed")."""
         if self.probes is None:
             if base.clock is not None and base.clock.spent():
-                raise _OutOfBudget()
+                raise OutOfTime("the run's time is spent")
             self.probes = Probes(self.problem, self.catalog, backend=base.backend, gap=base.gap, clock=base.clock)
         return self.probes
 
@@ -740,26 +723,10 @@ class _LeverModel:
         for (f, t) in self.edited:
             if (f, t) == (kind, target):
                 continue
-            if f == AVAILABILITY.name:
-                most = self.written_catalog.offers[t].max_nodes
-                held.append(Restock(f"offer {t}: {most} nodes", True, t, most))
-            else:  # uniform periods only (`plan`)
-                day = next(j for j in self.written.jobs if j.name == t).deadline_days
-                held.append(Limit(f"job {t} done by day {day}", True, DEADLINE, t, day))
+            fam = family(f)  # held back by its own bound, at the written limit
+            written = fam.relax.limit(self.written, self.written_catalog, t)
+            held.append(Limit(f"{f} of {t} at {written:g} {fam.unit}", True, fam, t, written))
         return held
-
-
-class _Undetermined(Exception):
-    """A solve stopped at its time limit without a plan or a proof: `low` what it proved, `high`
-    the cost of the plan it found (None: none)."""
-
-    def __init__(self, message: str = "", low: float | None = None, high: float | None = None) -> None:
-        super().__init__(message)
-        self.low, self.high = low, high
-
-
-class _OutOfBudget(_Undetermined):
-    """The run's --max-seconds is spent: no more solves are started."""
 
 
 def _no_lead_time(catalog: Catalog, names: list[str]) -> Catalog:

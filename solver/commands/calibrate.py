@@ -19,7 +19,7 @@ def _print_formats(value: bool) -> None:
     """--help-formats is eager: it prints and exits before typer asks for the required --gpu."""
     if not value:
         return
-    from solver import calibrate as cal
+    from solver.tools import calibrate as cal
     typer.echo(cal.LOG_FORMATS)
     typer.echo("nvidia-smi: nvidia-smi --query-gpu=timestamp,index,utilization.gpu,power.draw,clocks.sm "
                "--format=csv -l 5 > smi.csv (clocks.max.sm and clocks_event_reasons.active optional)")
@@ -59,7 +59,7 @@ def calibrate(
     with --recompute). From a step-time log: tokens/s per GPU = global batch tokens ÷
     step time ÷ GPUs, median over the steps after the warm-up, spread p10–p90.
     """
-    from solver import calibrate as cal
+    from solver.tools import calibrate as cal
 
     def action() -> None:
         from solver.errors import ProblemError

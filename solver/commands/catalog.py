@@ -108,7 +108,7 @@ def catalog_template(file: Path = typer.Argument(..., help="the quote sheet to w
     """Write a quote sheet: the offers.csv columns, their units and allowed values, and one example row."""
     def action() -> None:
         from solver.load import load_catalog
-        from solver.quotes import write_template
+        from solver.ingest.quote_template import write_template
         from solver.report.catalog_messages import render_template_written
 
         cat = load_catalog(catalog)
@@ -131,7 +131,7 @@ def catalog_import(file: Path = typer.Argument(..., help="filled quote sheet, *.
     """
     def action() -> None:
         from solver.load import load_catalog
-        from solver.quotes import import_quotes
+        from solver.ingest.quotes import import_quotes
         from solver.report.catalog_messages import render_imported
 
         result = import_quotes(file, into, skip_bad=skip_bad, force=force, sheet=sheet)
@@ -170,7 +170,7 @@ def catalog_import_skypilot(
     def action() -> None:
         from solver.load import load_catalog
         from solver.report.catalog_messages import render_skypilot_imported
-        from solver.skypilot import import_skypilot
+        from solver.ingest.skypilot import import_skypilot
 
         result = import_skypilot(folder, into, clouds=split(clouds), regions=split(regions), gpus=split(gpus),
                                  overlay=overlay, preemptions_per_day=preemptions, skip_unknown=skip_unknown,

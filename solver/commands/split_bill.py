@@ -38,8 +38,8 @@ def split_bill(
     `sacct -a -X -P -T -S 2026-11-01 -E 2026-12-01 --format=JobID,JobName,User,Account,Partition,AllocTRES,Elapsed,Start,End,State`.
     """
     def action() -> None:
-        from solver.billing import read_sacct, write_csv
-        from solver.billing import split_bill as split
+        from solver.tools.billing import read_sacct, write_csv
+        from solver.tools.billing import split_bill as split
         from solver.report.split_bill import render_bill
         from solver.report.json_out import print_json
 

@@ -1,5 +1,8 @@
 """One job on one GPU type, end to end: FLOPs, layout, card-hours, GPUs for a deadline.
 
+The GPU-hours come with the P10–P90 interval the published runs give around the estimator
+(solver.estimate.spread; tests/bench/bench_estimate.py).
+
 This is what `gpuplan estimate` prints: the seed articles' back-of-envelope sizing,
 done with the real memory accounting instead of rules of thumb.
 """
@@ -11,6 +14,7 @@ from dataclasses import asdict, dataclass
 
 from solver.estimate.efficiency import layout_efficiency
 from solver.estimate.flops import card_hours, flops_factor, training_flops
+from solver.estimate.spread import PUBLISHED
 from solver.estimate.memory import (BYTES_PER_GB, ModelShape, memory_per_gpu, minimal_layout, seed_rule_of_thumb_gb,
                                     smallest_layout)
 from solver.estimate.throughput import effective_tflops, peak_tflops
@@ -36,6 +40,8 @@ class JobEstimate:
     sustained_mfu: float | None = None    # the MFU derated for the layout, as the planner uses it
     mfu_text: str = ""                    # how: `35% × TP over PCIe 0.87 = 30.5%`
     seed_rule_text: str = ""              # the rule of thumb for this kind that seed_rule_gb applies
+    gpu_hours_p10: float | None = None    # the published runs' spread around gpu_hours (solver.estimate.spread)
+    gpu_hours_p90: float | None = None
 
     def to_dict(self) -> dict:
         return asdict(self)
@@ -71,6 +77,7 @@ def estimate_job(shape: ModelShape, tokens: float, *, kind: str, gpu_memory_gb: 
     smallest = smallest_layout(shape, kind, gpu_memory_gb, gpus_per_node=gpus_per_node, max_gpus=max_gpus,
                                micro_batch=micro_batch, lora_rank=lora_rank, nvlink=nvlink)
     hours = card_hours(flops, eff)
+    low, high = PUBLISHED.gpu_hours_interval(hours)
     group = layout.gpus if layout else 1
     raw = hours * (1 + redundancy) / (days * 24)
     gpus = max(group, math.ceil(raw / group - 1e-9) * group)
@@ -93,7 +100,7 @@ def estimate_job(shape: ModelShape, tokens: float, *, kind: str, gpu_memory_gb: 
         smallest_layout_text=smallest.describe() if smallest else layout_text_none(max_gpus, gpu_memory_gb),
         sustained_mfu=None if sustained is None else sustained.sustained,
         mfu_text=f"{mfu:.0%}" if sustained is None else sustained.text(),
-        seed_rule_text=rule_of_thumb(shape.params, kind)[1])
+        seed_rule_text=rule_of_thumb(shape.params, kind)[1], gpu_hours_p10=low, gpu_hours_p90=high)
 
 
 def rule_of_thumb(params: float, kind: str) -> tuple[float, str]:

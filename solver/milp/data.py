@@ -35,6 +35,8 @@ def add_data_costs(milp: Milp) -> None:
     jobs = {j.name: j for j in inst.problem.jobs}
     groups: dict[tuple[str, str, str], list[tuple[mb.Variable, float]]] = defaultdict(list)
     by_period: dict[str, dict[int, list[tuple[mb.Variable, float, int]]]] = defaultdict(lambda: defaultdict(list))
+    by_site: dict[tuple[str, str, str], dict[int, list[tuple[mb.Variable, float, int]]]] = defaultdict(
+        lambda: defaultdict(list))
     most = most_work(milp) if milp.replicas else {}
     for (i, t), var in milp.replicas.items():
         opt = inst.options[i]
@@ -42,6 +44,7 @@ def add_data_costs(milp: Milp) -> None:
         share = replica_work(milp, i, t) / most[i]
         groups[opt.job, offer.vendor, offer.datacenter].append((var, share))
         by_period[opt.job][t].append((var, share, i))
+        by_site[opt.job, offer.vendor, offer.datacenter][t].append((var, share, i))
     for (job_name, vendor, dc), terms in groups.items():
         job = jobs[job_name]
         offer = next(o for o in inst.catalog.offers.values() if o.vendor == vendor and o.datacenter == dc)
@@ -55,10 +58,8 @@ def add_data_costs(milp: Milp) -> None:
         lhs = mb.LinearExpr.weighted_sum([v for v, _ in terms], [w for _, w in terms])
         milp.add_row(f"Data-{job_name}-{vendor}-{dc}", lhs <= u)
         if storage > 0:
-            here = {t: [(v, w, i) for v, w, i in members if _site(inst, i) == (vendor, dc)]
-                    for t, members in by_period[job_name].items()}
             _add_storage(milp, job, (vendor, dc), u, storage, _running(milp, job_name, by_period[job_name]),
-                         {t: terms for t, terms in here.items() if terms})
+                         dict(by_site[job_name, vendor, dc]))
         if egress > 0:
             milp.cost["egress"].append((u, egress))
 
@@ -109,12 +110,6 @@ def _add_storage(milp: Milp, job, site: tuple[str, str], u: mb.Variable, per_day
             milp.add_row(f"Storage-{name}-{t}-now", work <= most * s)
         milp.cost["storage"].append((s, per_day * inst.hours[t] / 24))
         before = b
-
-
-def _site(inst, i: int) -> tuple[str, str]:
-    """The (vendor, datacenter) of option i's offer."""
-    offer = inst.configs[inst.options[i].config].offer
-    return offer.vendor, offer.datacenter
 
 
 def _running(milp: Milp, job: str, members: dict[int, list[tuple[mb.Variable, float, int]]]) -> list[int]:

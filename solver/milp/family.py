@@ -13,6 +13,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 
 from solver.milp.core import Milp, RowKey
+from solver.milp.instance import Instance
 from solver.model.catalog import Catalog
 from solver.model.plan import Binding
 from solver.model.problem import Problem
@@ -54,13 +55,23 @@ class Relax:
 
     how:   the strategy that finds its smallest lone relaxation — "days" (a search over
            whole days, each probe a full solve), "without" (the cheapest plan with the limit
-           dropped), "each" (an elastic solve per target), "together" (one elastic solve
-           with slack on every target, on a model built with raised caps).
-    limit: the written limit of a target (problem, catalog, target) → amount, for "+x %".
+           dropped: a limit on the plan's cost), "each" (an elastic solve per target), "together"
+           (one elastic solve with slack on every target, on a model built with raised caps).
+    limit: the written limit of a target (problem, catalog, target) → amount, for "+x %";
+           None: the problem writes no such limit.
     edits: (amount, target, horizon_days or None) → what-if edits making that change.
     words: (amount, target, horizon_days or None, unit) → the same change in words, naming
            every edit; `unit` is the family's unit in the problem (Family.unit_in).
-    over:  the elastic plan's use past each written limit (solver.milp.elastic.*_over).
+    over:  the elastic plan's use past each written limit (solver.milp.elastic's signature).
+    says:  the explanation's sentences about the family, by what they say (explain.PHRASES
+           names the keys each strategy needs; `{…}` fields are filled by the strategy):
+           "noun" (a combination's list), "target" (one line for every target), "smallest"
+           (what could not be determined), "alone" (it cannot help alone), and the strategy's own.
+    where: "each": the targets an Instance limits → whether the model has a variable there
+           (a target no job can use is named, but needs no solve to rule out).
+    lift:  "without": the problem with the limit dropped.
+    raised: "together": (catalog, factor) → (the catalog with every target's limit × factor,
+           {target: its written limit}).
     """
 
     how: str
@@ -68,6 +79,10 @@ class Relax:
     edits: Callable[[float, str, int | None], list[str]]
     words: Callable[[float, str, int | None, str], str]
     over: Callable | NotApplicable
+    says: dict[str, str]
+    where: Callable[[Instance], dict[str, bool]] | NotApplicable
+    lift: Callable[[Problem], Problem] | NotApplicable
+    raised: Callable[[Catalog, int], tuple[Catalog, dict[str, int]]] | NotApplicable
 
 
 @dataclass(frozen=True)
@@ -87,11 +102,40 @@ class Step:
 @dataclass(frozen=True)
 class Lost:
     """What the runners-up (solver.analysis.why) say when this family's slack is what a forced
-    plan needs most: the code, the slack's weight and written limit, and the words."""
+    plan needs most: the code, the slack's weight and written limit, and the words.
+
+    without: the forced plan solved again with this limit lifted (its bound None), and what
+             the runner-up then says after its cost: (problem, that plan's cost) → text.
+             NotApplicable: the slack's words say it all.
+    window:  the limit is the job's own time window, which an offer's lead time shortens:
+             why checks whether the lead time is the cause and says so."""
 
     code: str
     scale: Callable[[Milp, str], tuple[float, float]]        # (weight per unit of slack, written limit)
     words: Callable[[Milp, str, float, float], str]          # (milp, target, slack used, limit) → text
+    without: Callable[[Problem, float], str] | NotApplicable
+    window: bool
+
+
+@dataclass(frozen=True)
+class Deal:
+    """negotiate's lever (solver.analysis.negotiate_levers): `amount` more of the limit at each
+    target the plan runs into, valued by one probe of negotiate's model.
+
+    option:  negotiate's option that gives the amount ("kw": --kw, "nodes": --nodes).
+    targets: (plan, milp, values, written catalog) → the targets the plan uses all of, in order
+             (`values`: the plan's value of each model variable, by index; the model may be
+             built with more room than written, so a reading of its own rows may not do).
+    hold:    (milp, target, value) → undo: the limit at `value` on the built model, which must
+             have room for it (ValueError where not: the model's preprocessing was done with
+             less); periods an analysis shut stay shut.
+    no_room: the note for targets the model has no room for ({targets}, {amount}).
+    """
+
+    option: str
+    targets: Callable[..., list[str]]
+    hold: Callable[[Milp, str, float], Callable[[], None]]
+    no_room: str
 
 
 @dataclass(frozen=True)
@@ -131,11 +175,13 @@ class Labels:
     more:    (amount, target, unit) → "that much more of it" in the active language (a
              relaxation's part in the infeasibility explanation; a function, so that plural
              forms go through `ngettext`, which Babel extracts as one entry).
+    deal:    (amount) → negotiate's lever in the active language ("+5 kW", "+2 nodes").
     """
 
     name: str
     binding: str | NotApplicable
     more: Callable[[float, str, str], str] | NotApplicable
+    deal: Callable[[float], str] | NotApplicable
 
 
 MONEY = "money"
@@ -162,7 +208,8 @@ class Family:
     relax: Relax | NotApplicable
     lever: Callable[..., Step] | NotApplicable               # (problem, catalog, target, amount) → Step
     lost: Lost | NotApplicable
-    verify: Callable                          # the solver.verify check of the same rule
+    deal: Deal | NotApplicable                # negotiate's lever on its one model
+    verify: Callable | NotApplicable          # (verifier) → None: solver.verify's check of the written rule
 
     def unit_in(self, problem: Problem) -> str:
         """The unit amounts of this limit are written in for `problem` (money: its currency)."""

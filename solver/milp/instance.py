@@ -17,6 +17,7 @@ from solver.estimate.efficiency import Efficiency, layout_efficiency
 from solver.estimate.flops import flops_factor, training_flops
 from solver.estimate.memory import Layout, minimal_layout
 from solver.estimate.shape import infer_shape
+from solver.estimate.spread import job_factor
 from solver.estimate.throughput import fabric_factor, peak_tflops, scale_factor, scale_tiers, spot_loss
 from solver.milp.exclusion import Exclusion
 from solver.milp.periods import Periods, event_periods, problem_events, uniform_periods
@@ -296,10 +297,11 @@ def effective_rate(job: Job, offer: Offer, peak: float, gpu: Gpu, layout: Layout
 
 
 def sustained_mfu(job: Job, gpu: Gpu, peak: float, layout: Layout) -> Efficiency:
-    """The job's MFU on this GPU in this layout, with the factors that make it."""
+    """The job's MFU on this GPU in this layout, with the factors that make it (its confidence's factor,
+    solver.estimate.spread.job_factor, in the figure)."""
     assert job.model is not None
-    return layout_efficiency((job.mfu if job.mfu is not None else gpu.default_mfu) * job.mfu_factor,
-                             tp=layout.tp, pp=layout.pp,
+    mfu = (job.mfu if job.mfu is not None else gpu.default_mfu) * job.mfu_factor * job_factor(job)
+    return layout_efficiency(mfu, tp=layout.tp, pp=layout.pp,
                              hidden=infer_shape(job.model).hidden, peak_tflops=peak, nvlink=gpu.nvlink)
 
 

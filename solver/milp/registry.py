@@ -1,24 +1,26 @@
 """The constraint families a user can relax, each listed once with every part of it.
 
 Why: a limit's knowledge — its rows, its slack, whether a plan runs into it, how the
-infeasibility explanation relaxes it, what one more unit of it is worth, how the
-verifier checks it, its unit — used to be spread over eleven files keyed by strings, so a
-family added to build.py but forgotten in one of them failed nothing: it was silently
-missing from an explanation. Here each family is one `Family` (solver.milp.family), every
-field required, defined in its own module (solver/milp/families/<family>.py) and found
-there (`discover`); a part that does not apply is said so in words (`NotApplicable`),
-never left out. build, binding, elastic, explain, why, negotiate, the frontiers' limits
-(solver.limits) and the reports' words loop over `FAMILIES`, and
-tests/milp/test_registry.py fails when a family lacks a part or a built model has rows
-of a family that is not registered (or listed in `STRUCTURAL`).
+infeasibility explanation relaxes and words it, what one more unit of it is worth (why's
+lever, negotiate's deal), how the verifier checks it, its unit and words — used to be spread
+over eleven files keyed by strings, so a family added to build.py but forgotten in one of
+them failed nothing: it was silently missing from an explanation. Here each family is one
+`Family` (solver.milp.family), every field required, defined in its own module
+(solver/milp/families/<family>.py) and found there (`discover`); a part that does not apply
+is said so in words (`NotApplicable`), never left out. build, the verifier, explain, why,
+negotiate, the frontiers' limits (solver.limits) and the reports loop over `FAMILIES` and ask
+the family; tests/milp/test_registry.py fails when a family lacks a part (`missing_parts`),
+has one defined outside its module (`foreign_parts`: another family's rule), lacks what a
+consumer asks of a part it has (`inconsistent_parts`), or when a built model has rows of a
+family that is not registered (or listed in `STRUCTURAL`).
 
 Why in solver/milp: binding limits are read while a plan is extracted (solver.milp.extract),
 below the analyses, so the table must sit at the MILP's level or lower. Every part only
-needs the MILP, the models (solver.model: a lever or a relaxation is worded as what-if
-edits with solver.model.paths.row_path) and the verifier (solver.verify, which imports no
-MILP code: the registry points at it, never the reverse). So imports stay one-way:
-model, estimate, verify → milp (families, then this table) → api → analysis. Analyses
-reach the table through solver.api.
+needs the MILP and the models (solver.model: a lever or a relaxation is worded as what-if
+edits with solver.model.paths.row_path). The verifier (solver.verify) sits above: it calls
+each family's check through this table, and a check reads the plan through the verifier,
+never the model. Imports stay one-way: model, estimate → milp (families, then this table)
+→ verify → engine → api → analysis. Analyses reach the table through solver.api.
 """
 
 from __future__ import annotations
@@ -30,7 +32,7 @@ from dataclasses import fields, is_dataclass
 from solver.milp import families as _families
 from solver.milp.core import Milp
 from solver.milp.family import (
-    BUILT, COSTS, MONEY, NODES, ON_DEMAND, WORK, Bound, Family, Labels, Lost, NotApplicable, Relax, Rows, Step,
+    BUILT, COSTS, MONEY, NODES, ON_DEMAND, WORK, Bound, Deal, Family, Labels, Lost, NotApplicable, Relax, Rows, Step,
 )
 from solver.model.catalog import Catalog
 from solver.model.plan import Binding, JobResult
@@ -39,10 +41,11 @@ from solver.model.problem import Problem
 __all__ = [
     "FAMILIES", "BINDING_KINDS", "STRUCTURAL", "BUDGET", "POWER", "AVAILABILITY", "DEADLINE", "VENDORS", "SPOT",
     "family", "family_of_row", "as_bounded", "binding_limits", "check_kinds", "discover", "missing_parts",
+    "foreign_parts", "inconsistent_parts",
     "unregistered_rows", "unkeyed_rows",
     # the parts (solver.milp.family), for callers that name them
     "BUILT", "NODES", "WORK", "COSTS", "ON_DEMAND", "MONEY",
-    "Bound", "Family", "Labels", "Lost", "NotApplicable", "Relax", "Rows", "Step",
+    "Bound", "Deal", "Family", "Labels", "Lost", "NotApplicable", "Relax", "Rows", "Step",
 ]
 
 
@@ -144,12 +147,60 @@ def missing_parts(fam: Family) -> list[str]:
                     out.append(f"{where} (NotApplicable without a reason)")
             elif is_dataclass(value):
                 walk(value, where + ".")
-            elif value is None or value == "" or value == ():
+            elif value is None or value == "" or value == () or value == {}:
                 out.append(where)
             elif f.type.startswith(("Callable", "Callable[")) and not callable(value):
                 out.append(f"{where} (not callable)")
 
     walk(fam, f"{fam.name or '?'}.")
+    return out
+
+
+def foreign_parts(fam: Family) -> list[str]:
+    """The parts not defined in the family's own module (the module its rows are added by):
+    each `part (module)`. A family's slack, reader, lever, words and check pointing at another
+    family's (or at a shared module's) function would make two limits one, or a limit no one owns."""
+    home = getattr(fam.rows.add, "__module__", None)
+    out = []
+
+    def walk(obj, path: str) -> None:
+        for f in fields(obj):
+            value, where = getattr(obj, f.name), f"{path}{f.name}"
+            if is_dataclass(value) and not isinstance(value, NotApplicable):
+                walk(value, where + ".")
+            elif callable(value) and getattr(value, "__module__", None) != home:
+                out.append(f"{where} ({getattr(value, '__module__', '?')})")
+
+    walk(fam, f"{fam.name}.")
+    return out
+
+
+def inconsistent_parts(fam: Family, phrases: dict[str, tuple[str, ...]], parts: dict[str, tuple[str, ...]]) -> list[str]:
+    """The parts a family's consumers ask that it lacks although it has the part they follow from:
+    the sentences (`phrases`: strategy → Relax.says keys) and Relax parts (`parts`: strategy →
+    names) of its explanation strategy (solver.analysis.explain.PHRASES and PARTS, passed in: the
+    registry sits below the analyses), a written limit for why's and negotiate's levers, and the
+    words a report shows for each part it has."""
+    out = []
+    relax = None if isinstance(fam.relax, NotApplicable) else fam.relax
+    if relax is not None:
+        out += [f"{fam.name}.relax.says lacks {k!r} (explain's \"{relax.how}\" words it)"
+                for k in phrases.get(relax.how, ()) if k not in relax.says]
+        out += [f"{fam.name}.relax.{p} (explain's \"{relax.how}\" asks it)"
+                for p in parts.get(relax.how, ()) if isinstance(getattr(relax, p), NotApplicable)]
+        if isinstance(fam.labels.more, NotApplicable):
+            out.append(f"{fam.name}.labels.more (a relaxation is shown in words)")
+    if not isinstance(fam.lever, NotApplicable) and relax is None:
+        out.append(f"{fam.name}.relax (why's lever model holds a lever back at its written limit)")
+    if not isinstance(fam.deal, NotApplicable):
+        if relax is None or isinstance(fam.lever, NotApplicable):
+            out.append(f"{fam.name}.relax and lever (negotiate's lever is its written limit + an amount, as edits)")
+        if isinstance(fam.labels.deal, NotApplicable):
+            out.append(f"{fam.name}.labels.deal (negotiate's lever is shown in words)")
+    if not isinstance(fam.binding, NotApplicable) and isinstance(fam.labels.binding, NotApplicable):
+        out.append(f"{fam.name}.labels.binding (a binding limit is shown in words)")
+    if (relax is not None or not isinstance(fam.binding, NotApplicable)) and isinstance(fam.verify, NotApplicable):
+        out.append(f"{fam.name}.verify (a written limit the plan may run into is checked by the verifier)")
     return out
 
 

@@ -3,7 +3,7 @@
 Why: an unknown key was reported as "unknown key", and a misspelt required key twice over
 ("deadline_days: required key is missing [and 1 more problem]") without ever naming the
 key the user wrote (`deadline_day`). The loader's messages ask here for the keys allowed
-where an error points, to say "did you mean" (solver.load._from_validation).
+where an error points, to say "did you mean" (solver.ingest.readers.from_validation).
 """
 
 from __future__ import annotations

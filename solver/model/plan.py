@@ -96,6 +96,16 @@ class JobResult(_Out):
         default=None, description="set when the margin's search was cut by the command's budget or Ctrl-C: "
         "the highest fraction found too low so far, so the margin lies above it and at most mfu_margin "
         "(proven feasible); null: the search ended, mfu_margin is to 0.001")
+    deadline_probability: float | None = Field(
+        default=None, description="the probability that the job meets its deadline on this plan's rentals: that "
+        "the run reaches mfu_margin × planned_factor of the estimated throughput, read from the published runs' "
+        "spread, or the measurement's for a calibrated job (solver.estimate.spread); null: no margin")
+    planned_factor: float | None = Field(
+        default=None, description="the factor of the estimated throughput the job was planned with: 1, or the "
+        "quantile its confidence asks (solver.estimate.spread.job_factor); null: not computed")
+    throughput_spread: str | None = Field(
+        default=None, description="whose spread deadline_probability reads: published (the published runs') or "
+        "measured (a calibrated job's mfu_measured: its measurement's)")
     sites: list[str]
 
 

@@ -7,7 +7,7 @@ import re
 from datetime import date
 from typing import Literal
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationInfo, field_validator, model_validator
+from pydantic import BaseModel, ConfigDict, Field, PrivateAttr, ValidationInfo, field_validator, model_validator
 
 from solver.choices import Kind, Precision
 from solver.model.catalog import CURRENCY_PATTERN, DEFAULT_CURRENCY, DEFAULT_WAN_GBPS, Interconnect, Stack
@@ -197,6 +197,14 @@ class Job(_Strict):
     mfu: float | None = Field(default=None, gt=0, le=1, description="override of the GPU's default MFU")
     mfu_factor: float = Field(default=1.0, gt=0, le=1, description="every MFU of this job (its own or the GPUs') × "
                               "this: a run slower than assumed (the margin and robust analyses set it)")
+    confidence: float | None = Field(
+        default=None, gt=0, lt=1, description="plan with the throughput this job reaches with this probability "
+        "(e.g. 0.9), as far as published training runs say (solver.estimate.spread); default: the problem's, "
+        "else the estimate itself")
+    mfu_measured: bool = Field(
+        default=False, description="the job's mfu was measured (gpuplan calibrate writes it): its spread is the "
+        "measurement's (±10 %), not the published runs'")
+    _problem_confidence: float | None = PrivateAttr(default=None)   # the problem's confidence, set by Problem
     start_day: int = Field(default=0, ge=0)
     deadline_days: int = Field(gt=0)
     interruptible: bool = False
@@ -217,6 +225,11 @@ class Job(_Strict):
         "default: the problem's stacks, else any (a plan off the catalog's usual stack then says so)")
 
     @property
+    def planned_confidence(self) -> float | None:
+        """The confidence the job is planned at: its own, else its problem's (None: the estimate itself)."""
+        return self.confidence if self.confidence is not None else self._problem_confidence
+
+    @property
     def preferences(self) -> list[Prefer]:
         """The job's own preferences, in the order written (one, a list, or none)."""
         if self.prefer is None:
@@ -235,6 +248,9 @@ class Job(_Strict):
             raise ValueError("a preprocess job needs flops: its work cannot be derived from tokens")
         if any(p.job is not None for p in self.preferences):
             raise ValueError("prefer: `job` belongs in the problem's own prefer list; under a job it is that job")
+        if self.mfu_measured and self.mfu is None:
+            raise ValueError("mfu_measured: true says the job's mfu was measured; give that mfu (gpuplan calibrate "
+                             "--write-problem writes both)")
         return self
 
 
@@ -283,6 +299,9 @@ class Problem(_Strict):
     prefer: list[Prefer] = Field(default=[], description="soft preferences over every job (or the one named)")
     robust: Robust | None = Field(default=None, description="also solve the cheapest plan meeting every deadline "
                                   "at every MFU × mfu_factor (as --robust)")
+    confidence: float | None = Field(
+        default=None, gt=0, lt=1, description="plan every job (but one with its own) with the throughput it "
+        "reaches with this probability, e.g. 0.9 (solver.estimate.spread); default: the estimate itself")
     lang: Literal["en", "zh-CN"] | None = Field(
         default=None, description="language of the reports and terminal output (en, zh-CN); --lang and "
                                   "GPUPLAN_LANG too; --json never changes")
@@ -329,6 +348,10 @@ class Problem(_Strict):
         for i, pref in enumerate(self.prefer):
             if pref.job is not None and pref.job not in names:
                 raise ValueError(f"prefer[{i}].job: no job named {pref.job!r}; use one of {', '.join(names)}")
+        for i, job in enumerate(self.jobs):  # not a field: a dump keeps each job's own confidence, the problem's one
+            if job._problem_confidence != self.confidence:
+                job = self.jobs[i] = job.model_copy()   # a copy: a Job given to two problems keeps each one's
+                job._problem_confidence = self.confidence
         for i, job in enumerate(self.jobs):
             if job.deadline_days > self.horizon_days:
                 raise ValueError(f"jobs[{i}].deadline_days: job {job.name!r} has deadline_days {job.deadline_days}, "

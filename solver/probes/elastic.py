@@ -1,6 +1,8 @@
 """Elastic probes: each relaxable family's slack added once and switched off (`add_slacks`,
 `slack_on`), the least weighted slack as the objective (`Objective`), and why's elastic twin of
-the base model (`twin`). Their plans break written limits on purpose: asked with verify=False."""
+the base model (`twin`). Their plans break written limits on purpose: asked with verify=False.
+And `only_these`, the row keeping a forced runner-up's job on its own configurations (why's
+`constrain=` hook), so that no analysis writes a row with OR-Tools itself."""
 
 from __future__ import annotations
 
@@ -52,7 +54,7 @@ def slack_on(words: str, slacks: Sequence[tuple[mb.Variable, float]]) -> list[Ch
 # `why` asks its elastic questions ("which limit does this forced runner-up need most?") of a
 # twin of the base model: the same Instance, built again, with every family's slack added once
 # and switched off. Why a twin and not the base model: the stock slack raises the offers' node
-# bounds and widens the volume discounts' rows (solver.milp.elastic), which loosens the LP the
+# bounds and widens the volume discounts' rows (solver.milp.families.stock), which loosens the LP the
 # runners-up's bounds are read from and moves HiGHS' path among equally cheap plans.
 
 def twin(probes: Probes) -> Probes:
@@ -65,3 +67,11 @@ def twin(probes: Probes) -> Probes:
     other.base, other.known = None, []
     other.solves = other.answered_without_solve = 0
     return other
+
+
+def only_these(milp: api.Milp, name: str, variables: Sequence[mb.Variable]) -> None:
+    """Row `name`: Σ variables ≤ 0 (each non-negative, so all of them held at 0): a runner-up's
+    job kept off every configuration but its own (solver.analysis.why.force_job), written in the
+    model's own terms so that no analysis builds a row itself."""
+    if variables:
+        milp.add_row(name, mb.LinearExpr.sum(list(variables)) <= 0)

@@ -45,36 +45,15 @@ def early_nodes(probes: Probes, offer: str, stop: int, start: int = 0) -> list[a
 
 @dataclass(eq=False)
 class Restock(Change):
-    """One offer's stock at `most` nodes: its node and contract variables' bounds (those not
-    shut at 0) and its `Availability` rows; its volume discounts' X̄ widened where the build's
-    is smaller (solver.milp.capacity.widen_discount). Exact when the model was built with at
-    least `most` nodes of stock (size tiers and cuts are preprocessing's, from the built stock).
-    Not the availability family's set_bound: that one sets every node variable of the offer, and
-    would open the periods negotiate keeps shut before an offer's written lead time."""
+    """One offer's stock at `most` nodes, by the stock family's hold (Deal.hold,
+    solver.milp.families.stock.hold_stock: node and contract bounds not shut at 0, its
+    `Availability` rows, the volume discounts widened where needed). Not its set_bound: that
+    one sets every node variable of the offer, and would open the periods negotiate keeps shut
+    before an offer's written lead time."""
 
     offer: str = ""
     most: int = 0
     tightens: bool = False
 
     def apply(self, milp: api.Milp) -> Undo:
-        configs = {key for key, cfg in milp.inst.configs.items() if cfg.offer.offer == self.offer}
-        held = [v for (key, _), v in [*milp.nodes.items(), *milp.contracts.items()]
-                if key in configs and v.upper_bound > 0]
-        rows = [row for key, row in milp.family_rows("availability", self.offer).items() if not key.part]
-        narrow = [(kt, v.upper_bound) for kt, v in milp.full_price.items() if kt[0] in configs and v.upper_bound < self.most]
-        saved = [(v, v.upper_bound) for v in held], [(r, r.upper_bound) for r in rows]
-        for v in held:
-            v.upper_bound = self.most
-        for r in rows:
-            r.upper_bound = self.most
-        for (key, t), _ in narrow:
-            api.widen_discount(milp, key, t, self.most)
-
-        def undo() -> None:
-            for v, hi in saved[0]:
-                v.upper_bound = hi
-            for r, hi in saved[1]:
-                r.upper_bound = hi
-            for (key, t), built in narrow:
-                api.widen_discount(milp, key, t, int(built))
-        return undo
+        return api.AVAILABILITY.deal.hold(milp, self.offer, self.most)  # the stock family's own hold

@@ -23,6 +23,7 @@ def render_estimate(data: dict, days: float, redundancy: float, console: Console
             ("sustained MFU (layout)", data.get("mfu_text") or f"{data['mfu']:.0%}"),
             ("effective per GPU", f"{data['effective_tflops']:.1f} TFLOPS"),
             ("GPU-hours", f"{data['gpu_hours']:,.0f}"),
+            ("GPU-hours P10–P90 (published runs)", _interval(data)),
             (f"GPUs for {days:g} days, +{redundancy:.0%}", _gpus_for_deadline(data)),
             ("whole nodes", "—" if data["nodes"] is None else f"{data['nodes']} ({data['gpus_whole_nodes']} GPUs)"),
             ("layout (fastest group)", data["layout_text"]),
@@ -34,6 +35,13 @@ def render_estimate(data: dict, days: float, redundancy: float, console: Console
     for what, value in rows:
         table.add_row(what, value)
     console.print(table)
+
+
+def _interval(data: dict) -> str:
+    """`13,000–28,000`: the GPU-hours a run like the published ones takes, 8 in 10 of them (solver.estimate.spread)."""
+    if data.get("gpu_hours_p10") is None:
+        return "—"
+    return f"{data['gpu_hours_p10']:,.0f}–{data['gpu_hours_p90']:,.0f}"
 
 
 def _gpus_for_deadline(data: dict) -> str:

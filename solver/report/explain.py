@@ -9,7 +9,7 @@ as they are. Notes (time ran out, …) stay as written.
 from __future__ import annotations
 
 from solver.i18n import _, is_zh
-from solver.report.html import family_labels, limit_name
+from solver.report.words import family_labels, limit_name
 
 
 def explanation_lines(explanation: dict | None) -> list[str]:

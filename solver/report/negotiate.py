@@ -7,8 +7,10 @@ from rich.markup import escape
 from rich.table import Table
 
 from solver.analysis.negotiate import reason_kinds
+from solver.analysis.negotiate_levers import LEAD_TIME
 from solver.i18n import N_, _, money_unit
 from solver.report.fit import keep_whole
+from solver.report.words import family_labels
 
 
 def _money(x: float | None) -> str:
@@ -132,8 +134,7 @@ def render_negotiation(result, console: Console, written: dict | None = None) ->
             unit=cur))
         _columns(table, N_("lever"), N_("on"), N_("saves"), N_("per unit"))
         for lv in result.levers:
-            what = {"power": f"+{lv.amount:g} kW", "lead_time": _("lead time −{n} d").format(n=f"{lv.amount:g}"),
-                    "availability": _("+{n} nodes").format(n=f"{lv.amount:g}")}[lv.kind]
+            what = lever_words(lv.kind, lv.amount, lv.unit)
             per = "—" if lv.per_unit is None else f"{lv.per_unit:,.0f}/{lv.unit.rstrip('s')}"
             table.add_row(what, escape(lv.name), _("infeasible") if lv.saving is None else
                           _saving(lv.saving, lv.saving_high), per)
@@ -170,3 +171,14 @@ def _columns(table: Table, *names: str) -> None:
             table.add_column(_(name), no_wrap=True)
         else:
             table.add_column(_(name), justify="left" if name in LEFT else "right")
+
+
+def lever_words(kind: str, amount: float, unit: str) -> str:
+    """A concession in words: its family's (Labels.deal: "+5 kW", "+2 nodes"), a shorter lead time,
+    or, for a kind no family words, the amount and its unit."""
+    if kind == LEAD_TIME:  # negotiate's own lever, no family's
+        return _("lead time −{n} d").format(n=f"{amount:g}")
+    labels = family_labels(kind)
+    if labels is not None and callable(labels.deal):
+        return labels.deal(amount)
+    return f"+{amount:g} {unit}"

@@ -9,7 +9,7 @@ from rich.console import Console
 from rich.markup import escape
 from rich.table import Table
 
-from solver.billing import money
+from solver.tools.billing import money
 
 
 def grouped(amount: str) -> str:

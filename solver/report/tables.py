@@ -59,7 +59,7 @@ from solver.model.plan import Plan
 from solver.model.problem import Problem
 from solver.report.cash import cash_flow_grid
 from solver.report.days import on
-from solver.report.html import LAYOUT_GLOSS, binding_text, layout_words, limit_name, mode_name, part_name
+from solver.report.words import LAYOUT_GLOSS, binding_text, layout_words, limit_name, mode_name, part_name
 
 PLAN_SHEETS = ("allocations", "rentals", "jobs", "cost_breakdown", "cash_by_month", "cash_flow", "idle", "job_rentals",
                "binding", "assumptions")

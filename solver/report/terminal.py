@@ -18,8 +18,9 @@ from solver.model.problem import Problem
 from solver.report.contracts import contract_lines, gpus_text, merged_note, nodes_text
 from solver.report.fit import Col, Grid, fit_or_none, fitted, keep_whole
 from solver.report.days import day_text, span_note, span_text
+from solver.report.deadline import deadline_gloss, deadline_text, robust_quantile_text
 from solver.report.cash import cash_flow_grid
-from solver.report.html import LAYOUT_GLOSS, MARGIN_GLOSS, layout_words, mode_name
+from solver.report.words import LAYOUT_GLOSS, MARGIN_GLOSS, layout_words, mode_name
 from solver.i18n import N_, _, amount, headline, is_zh, language, money_unit
 from solver.report.json_out import print_json  # noqa: F401 (re-exported: callers that print plans and JSON)
 
@@ -42,8 +43,11 @@ margin (README: published MFU bands span ~10 points; a margin of 0.95 is thin): 
 
 def thin_margins(plan: Plan, threshold: float = THIN_MARGIN) -> list:
     """The jobs whose MFU margin leaves less headroom than `threshold` (1 − mfu_margin < threshold),
-    thinnest first; a job whose margin was not computed is not judged."""
-    thin = [j for j in plan.jobs if j.mfu_margin is not None and 1.0 - j.mfu_margin < threshold - 1e-9]
+    thinnest first; a job whose margin was not computed is not judged, nor one planned below the
+    estimate by its `confidence:` (its plan already carries the slower run asked for, and its
+    probability of being in time stands beside its margin)."""
+    thin = [j for j in plan.jobs if j.mfu_margin is not None and 1.0 - j.mfu_margin < threshold - 1e-9
+            and (j.planned_factor is None or j.planned_factor >= 1.0)]
     return sorted(thin, key=lambda j: -j.mfu_margin)
 
 
@@ -99,7 +103,8 @@ def render_plan(plan: Plan, console: Console, *, thin_margin: float = THIN_MARGI
     console.print(keep_whole(_cost_table(plan), console.width))
     if plan.robust_plan is not None:  # beside the optimum: what a plan surviving a slower run costs
         console.print("[bold]" + _("robust plan") + "[/] " + _("(every MFU × {factor}):").format(
-            factor=f"{plan.robust_plan.mfu_factor:g}") + f" {escape(plan.robust_plan.text)}", highlight=False)
+            factor=f"{plan.robust_plan.mfu_factor:g}") + f" {escape(plan.robust_plan.text)}"
+            + _("; ") + robust_quantile_text(plan.robust_plan.mfu_factor), highlight=False)
     if plan.rental_use:
         if any(u.idle_gpu_days >= IDLE_SHOWN for u in plan.rental_use):
             console.print(_use_table(plan, console.width))
@@ -241,11 +246,22 @@ def _jobs_table(plan: Plan, width: int = 100) -> Table:
                            escape(layout_words(j)), f"{j.memory_per_gpu_gb:.1f}",
                            day_text(plan.start_date, j.finish_day - 1) if plan.start_date and j.finish_day else
                            str(j.finish_day),
-                           f"{j.done_eflop:,.0f} / {j.required_eflop:,.0f}", margin_text(j.mfu_margin, j.mfu_margin_low)])
+                           f"{j.done_eflop:,.0f} / {j.required_eflop:,.0f}", _margin_and_deadline(j)])
     table.caption = _(LAYOUT_GLOSS)
     if any(j.mfu_margin is not None for j in plan.jobs):
         table.caption += " " + _(MARGIN_GLOSS)
+    if any(j.deadline_probability is not None for j in plan.jobs):
+        table.caption += " " + deadline_gloss()
     return fitted(table, width)
+
+
+def _margin_and_deadline(job) -> str:
+    """The margin, and under it how likely the job is in time (solver.report.deadline): `down to 94.8%` /
+    `in time 92%, planned at 66% of the estimate`."""
+    margin = margin_text(job.mfu_margin, job.mfu_margin_low)
+    if job.deadline_probability is None:
+        return margin
+    return margin + "\n" + escape(_("in time {what}").format(what=deadline_text(job)))
 
 
 def margin_text(margin: float | None, low: float | None = None) -> str:

@@ -9,7 +9,7 @@ from rich.table import Table
 from solver.analysis.whatif import Outcome, WhatIf
 from solver.i18n import N_, _, money_unit
 from solver.report.explain import explanation_lines
-from solver.report.html import binding_text
+from solver.report.words import binding_text
 from solver.report.fit import keep_whole
 
 

@@ -8,8 +8,9 @@ from rich.markup import escape
 from rich.table import Table
 
 from solver.analysis.why import Why
+from solver.api import FAMILIES, NotApplicable
 from solver.i18n import _, money_unit
-from solver.report.html import reason_name
+from solver.report.words import limit_name, reason_name
 from solver.report.fit import keep_whole
 
 
@@ -51,7 +52,7 @@ def render_why(result: Why, console: Console) -> None:
             table.add_row(escape(b.text), f"{b.slack:,.4g} {b.unit}", escape(b.relax), cost, delta)
         console.print(keep_whole(table, console.width))
     else:
-        console.print(_("binding limits: none (no power, stock, budget or deadline limit is tight)"))
+        console.print(_("binding limits: none (no {limits} limit is tight)").format(limits=_either(_bound_limits())))
     for note in result.notes:
         console.print(_("note: {text}").format(text=escape(note)))
 
@@ -91,3 +92,15 @@ def _apart(console: Console, title: str, alternatives: list) -> None:
     for alt in alternatives:
         table.add_row(escape(alt.label), reason_name(alt.code), escape(alt.text))
     console.print(keep_whole(table, console.width))
+
+
+def _bound_limits() -> list[str]:
+    """The limits a plan can run into (each family with a binding reader), in words."""
+    return [limit_name(f.name) for f in FAMILIES if not isinstance(f.binding, NotApplicable)]
+
+
+def _either(names: list[str]) -> str:
+    """"a, b or c" in the active language."""
+    if len(names) < 2:
+        return "".join(names)
+    return _("{first} or {last}").format(first=_(", ").join(names[:-1]), last=names[-1])

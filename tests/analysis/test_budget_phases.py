@@ -54,7 +54,8 @@ def test_why_s_lever_model_is_not_built_after_the_budget(monkeypatch):
     import pytest
 
     from solver.analysis import why
-    from solver.clock import RunClock
+    from solver.api import DEADLINE
+    from solver.clock import OutOfTime, RunClock
     from solver.probes import Probes
 
     problem, catalog = load_problem(SEED)
@@ -64,10 +65,11 @@ def test_why_s_lever_model_is_not_built_after_the_budget(monkeypatch):
     later = problem.model_copy(update={"jobs": [j.model_copy(update={"deadline_days": j.deadline_days + 1})
                                                 for j in problem.jobs],
                                        "horizon_days": problem.horizon_days + 1})
-    levers = why._LeverModel.plan(problem, catalog, {(why.DEADLINE.name, problem.jobs[0].name): (later, catalog)})
+    levers = why._LeverModel.plan(problem, catalog, {(DEADLINE.name, problem.jobs[0].name): (later, catalog)})
     built = count_builds(monkeypatch)
-    with pytest.raises(why._OutOfBudget):
+    with pytest.raises(OutOfTime) as stopped:
         levers.engine(base)
+    assert not stopped.value.started
     assert built == {"instance": 0, "model": 0}
 
 

@@ -486,3 +486,22 @@ def test_plans_of_an_earlier_run_are_deleted_under_the_journal(tmp_path, monkeyp
     files.finish_interrupted(plans)   # what the next write of the folder does first
     assert sorted(p.name for p in plans.iterdir()) == ["point-01.json", "point-02.json"]
     assert all(json.loads(p.read_text(encoding="utf-8")) == {"run": "new"} for p in plans.iterdir())
+
+
+def test_the_check_for_an_earlier_plan_at_the_same_cost_stops_at_nodes_not_at_a_time(monkeypatch):
+    """Its limit was a share of the solve's time: on a busy machine seed-7b-200b-30d's checks (each
+    settled at the root) ran out of it, and the golden frontier gained an 'not settled' note. Now
+    every HiGHS solve of the check stops at session.EARLIER_NODES nodes, with no time limit of its
+    own, and the checks of this problem settle (no earlier plan costs as little)."""
+    from solver import session
+    from solver.engine import child
+    from solver.load import load_problem
+
+    s = session.Session(*load_problem(SEED_PATH))
+    cheapest = s.solve()
+    asked = []
+    real = child.highs_parameters
+    monkeypatch.setattr(child, "highs_parameters", lambda **kw: asked.append(kw) or real(**kw))
+    assert s.earlier_at_same_cost() is None and s.unsettled == []
+    assert asked and all(kw["node_limit"] == session.EARLIER_NODES and kw["time_limit"] is None for kw in asked)
+    assert finish_day(cheapest) == 30 and session.PROGRESS.node_limit is None   # put back after the check

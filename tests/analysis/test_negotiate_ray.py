@@ -6,7 +6,6 @@ Ray is the `ray` extra, not `dev`: the actors' test is skipped without it, excep
 
 from __future__ import annotations
 
-import os
 import sys
 
 import pytest
@@ -18,17 +17,9 @@ from solver.cli import app
 from solver.errors import ProblemError
 from solver.load import load_problem
 from tests.builders import ROOT
+from tests.extras import need_ray
 
 SEED = ROOT / "problems" / "seed-7b-200b-30d.yaml"
-
-
-def _need_ray() -> None:
-    try:
-        import ray  # noqa: F401
-    except ImportError:
-        if os.environ.get("CI"):
-            pytest.fail("CI is set but Ray is missing: .ci/run must install the project with '.[dev,ray]'")
-        pytest.skip("Ray is not installed (pip install -e '.[dev,ray]')")
 
 
 def _answer(result) -> dict:
@@ -38,7 +29,7 @@ def _answer(result) -> dict:
 
 
 def test_ray_actors_give_the_answer_of_this_process():
-    _need_ray()
+    need_ray()
     problem, catalog = load_problem(SEED)
     here = negotiate(problem, catalog, jobs=1)
     on_ray = negotiate(problem, catalog, jobs=2, ray="local")   # two actors on a local Ray, each one build

@@ -172,5 +172,19 @@ def test_no_pool_is_started_when_the_time_is_already_spent(monkeypatch):
     assert result.base_status == "optimal"
     priced = [t for t in result.offers if t.status in ("in_plan", "not_in_plan") and not t.skipped]
     assert priced and all(not t.analysed for t in priced)
-    from solver.analysis.words import not_analysed   # issue 44: the words why's rows use too
-    assert {t.reason for t in priced} == {not_analysed()} == {"not analysed: the run's time budget ran out (raise --max-seconds)"}
+    from solver.analysis.words import NOT_ANALYSED, not_analysed_text   # issue 44: the words why's rows use too
+    assert {t.reason for t in priced} == {f"{NOT_ANALYSED}: {not_analysed_text()}"} \
+        == {"not analysed: the run's time budget ran out (raise --max-seconds)"}
+
+
+def test_a_concession_is_worded_by_its_family_and_a_new_kind_does_not_break_the_table():
+    """report/negotiate kept a kind → words dict that raised KeyError on a kind it did not list."""
+    from solver.i18n import language
+    from solver.report.negotiate import lever_words
+
+    assert lever_words("power", 50, "kW") == "+50 kW"
+    assert lever_words("availability", 2, "nodes") == "+2 nodes"
+    assert lever_words("lead_time", 7, "days") == "lead time −7 d"
+    assert lever_words("vendors_per_job", 1, "vendors") == "+1 vendors"
+    with language("zh-CN"):
+        assert lever_words("availability", 2, "nodes") not in ("+2 nodes", "")

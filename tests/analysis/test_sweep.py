@@ -7,7 +7,6 @@ one Ray sweep (local instance, two CPUs) of the same four scenarios are shared b
 from __future__ import annotations
 
 import json
-import os
 from pathlib import Path
 
 import pandas as pd
@@ -21,6 +20,7 @@ from solver.cli import app
 from solver.errors import Infeasible, ProblemError
 from solver.load import load_problem
 from tests.builders import ROOT, count_builds
+from tests.extras import need_ray
 
 HYBRID = ROOT / "problems" / "hybrid-burst.yaml"
 EXAMPLE = ROOT / "problems" / "sweeps" / "hybrid-burst-grid.yaml"
@@ -103,13 +103,7 @@ def test_each_row_says_how_it_was_solved(process_table):
 
 
 def test_the_ray_executor_gives_the_same_table_as_the_process_executor(base, process_table):
-    # Ray is the `ray` extra, not `dev`: skipped without it, except under CI (.ci/run installs it)
-    try:
-        import ray  # noqa: F401
-    except ImportError:
-        if os.environ.get("CI"):
-            pytest.fail("CI is set but Ray is missing: .ci/run must install the project with '.[dev,ray]'")
-        pytest.skip("Ray is not installed (pip install -e '.[dev,ray]')")
+    need_ray()
     ray_table = run_sweep(*base, SCENARIOS, executor="ray", jobs=2)   # two actors, each one build
     pd.testing.assert_frame_equal(ray_table.drop(columns="seconds"), process_table.drop(columns="seconds"))
 

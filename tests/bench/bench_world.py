@@ -28,7 +28,7 @@ sys.path.insert(0, str(ROOT))
 
 from solver.api import BACKENDS, build, solve_built  # noqa: E402
 from solver.load import load_problem  # noqa: E402
-from solver.skypilot import import_skypilot  # noqa: E402
+from solver.ingest.skypilot import import_skypilot  # noqa: E402
 
 SAMPLE = ROOT / "catalogs" / "public-clouds-sample"
 BEIJING = ROOT / "catalogs" / "beijing-sample"

@@ -54,7 +54,8 @@ COLUMNS = ["instance", "catalog", "jobs", "periods", "vars", "rows", "lp_s", "lp
            "lp_gap", "root_lp_gap", "root_gap", "plan_at", "opt_at", "proof_s", "total_s", "total_x_lp", "load1"]
 FAMILIES = {  # variable name prefix → family, for --attribution
     "n[": "nodes", "c[": "contracts", "m[": "replicas", "z[": "choice flags", "y[": "discount flags",
-    "v[": "discount nodes", "u[": "data sites", "r[": "running flags"}
+    "v[": "discount nodes", "u[": "data sites", "r[": "running flags", "b[": "started flags",
+    "a[": "packing", "open[": "packing", "q[": "packing"}
 
 
 @dataclass
@@ -191,8 +192,10 @@ def attribution(name: str, problem, catalog, time_limit: float) -> dict:
         row["status"] = "no plan"
         return _done(row)
     variables = milp.model.get_variables()
-    family = {v.index: FAMILIES.get(v.name[:2]) for v in variables if v.is_integral}
+    family = {v.index: FAMILIES.get(v.name.split("[", 1)[0] + "[") for v in variables if v.is_integral}
     row["lp"] = _relaxed_value(milp, family, set(), time_limit)
+    if row["lp"] is None:  # the LP itself did not finish within the limit: no share to measure
+        return _done(row)
     present = sorted({f for f in family.values() if f})
     for fam in present + ["all but replicas"]:
         keep = set(present) - {"replicas"} if fam == "all but replicas" else {fam}

@@ -18,6 +18,7 @@ import pytest
 
 from tests.builders import HANG_SECONDS, ROOT
 from tests.ctrl_c import ctrl_c, line_with, workers_started
+from tests.extras import need_ray
 
 SEED = "problems/seed-7b-200b-30d.yaml"   # solves in seconds; three offers to price, one in the plan
 ROWS = {"GPUPLAN_HEARTBEAT_SECONDS": "1000"}   # each row a line on stderr as it is known; no timed lines
@@ -25,16 +26,6 @@ GRID = """grid:
   "offers[*].price*=": [0.8, 0.9, 1.0, 1.1, 1.2, 1.3]
   "jobs[*].deadline_days=": [28, 30]
 """
-
-
-def _need_ray() -> None:
-    """Ray is the `ray` extra, not `dev`: skipped without it, except under CI (.ci/run installs it)."""
-    try:
-        import ray  # noqa: F401
-    except ImportError:
-        if os.environ.get("CI"):
-            pytest.fail("CI is set but Ray is missing: .ci/run must install the project with '.[dev,ray]'")
-        pytest.skip("Ray is not installed (pip install -e '.[dev,ray]')")
 
 
 def _clean_stop(run) -> None:
@@ -95,7 +86,7 @@ def test_sweep_ctrl_c_while_its_pool_starts(grid):
 def test_sweep_on_ray_ctrl_c_stops_ray_too(grid, when):
     """Before: a segfault (exit -11) with no output in 4 of 13 runs, and `ray::DashboardAgent` or
     `RuntimeEnvAgent` still running after gpuplan exited in 3 of 13."""
-    _need_ray()
+    need_ray()
     trigger = workers_started("raylet") if when == "raylet" else line_with(r"row 2/12: ")
     run = ctrl_c(["sweep", SEED, "--grid", grid, "--jobs", "2", "--executor", "ray"], trigger, env=ROWS)
     _clean_stop(run)
@@ -104,7 +95,7 @@ def test_sweep_on_ray_ctrl_c_stops_ray_too(grid, when):
 
 
 def test_negotiate_on_ray_ctrl_c_while_ray_starts_stops_ray_too():
-    _need_ray()
+    need_ray()
     run = ctrl_c(["negotiate", SEED, "--jobs", "2", "--ray", "local", "--json"], workers_started("raylet"), env=ROWS)
     _clean_stop(run)
     assert json.loads(run.stdout)["base_cost"] == pytest.approx(307180)

@@ -9,7 +9,7 @@ from typer.testing import CliRunner
 
 from solver import api
 from solver.cli import app
-from solver.engine import child
+from solver.engine import child, tiebreak
 from tests.builders import ROOT
 
 PROBLEM = str(ROOT / "problems" / "debug-then-train.yaml")
@@ -44,7 +44,7 @@ def test_without_the_flag_no_node_limit_is_set(monkeypatch):
     real = child.highs_parameters
     monkeypatch.setattr(child, "highs_parameters", lambda **kw: asked.append(kw) or real(**kw))
     assert CliRunner().invoke(app, ["solve", PROBLEM, "--json"]).exit_code == 0
-    assert asked and all(kw["node_limit"] in (None, 500) for kw in asked)  # 500: the tie-break's own
+    assert asked and all(kw["node_limit"] in (None, tiebreak.NODES) for kw in asked)  # the tie-break's own
 
 
 def test_another_backend_is_exit_2_naming_the_option():

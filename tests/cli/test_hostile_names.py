@@ -237,7 +237,8 @@ def test_outside_text_in_an_error_message_is_shown_escaped(tmp_path):
 def test_a_prefilled_csv_template_imports_back_to_the_same_names(hostile, tmp_path):
     """The leading quote that keeps =… from being a formula is read off again on import."""
     from solver.load import load_catalog
-    from solver.quotes import read_quotes, write_template
+    from solver.ingest.quote_template import write_template
+    from solver.ingest.quotes import read_quotes
 
     catalog = load_catalog(hostile.parent / "cat")
     write_template(tmp_path / "q.csv", catalog, prefill=True)

@@ -15,7 +15,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 from typer.testing import CliRunner
 
-from solver.billing import largest_remainder, read_sacct, split_bill, to_cents
+from solver.tools.billing import largest_remainder, read_sacct, split_bill, to_cents
 from solver.commands import split_bill as command
 from solver.errors import ProblemError
 from tests.builders import DATA

@@ -99,7 +99,7 @@ def test_the_discount_stays_exact_where_why_raises_the_stock(nodes):
     from solver.analysis.why import STOCK_RAISE
     from solver.api import build
     from solver.engine.solve import solve_milp
-    from solver.milp.elastic import stock_slacks
+    from solver.milp.families.stock import stock_slacks
 
     cat = catalog(hourly("B", 5, max_nodes=2, discount_from_gpus=8, discount_pct=5))
     _, milp = build(problem(job("j", days=10, deadline_days=10), horizon_days=10), cat)

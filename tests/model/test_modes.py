@@ -15,7 +15,7 @@ from solver.load import load_problem
 from solver.model.catalog import MODE_UNITS, Offer
 from solver.model.modes import MODES, UNIT_DAYS, Mode, legend_order
 from solver.model.plan import Plan
-from solver.report.html import gantt_svg
+from solver.report.charts import gantt_svg
 from tests.builders import ROOT
 
 HYBRID = ROOT / "problems" / "hybrid-burst.yaml"

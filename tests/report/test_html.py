@@ -28,7 +28,8 @@ import pytest
 
 from solver.api import solve_problem
 from solver.load import load_problem
-from solver.report.html import check_html_path, nice_ticks, render_html, write_html
+from solver.report.charts import nice_ticks
+from solver.report.html import check_html_path, render_html, write_html
 from tests.builders import HANG_SECONDS, ROOT
 
 HYBRID = ROOT / "problems" / "hybrid-burst.yaml"
@@ -356,7 +357,7 @@ CROWDED = [(30, 2.0e6, "a"), (31, 1.98e6, "b"), (32, 1.97e6, "c"), (60, 1.2e6, "
 
 def _labels(svg: str) -> tuple[dict, dict, tuple]:
     """Label boxes (as placed, from x/y and the size estimate), point centres, and the plot area."""
-    from solver.report.html import LABEL_CHAR_PX, LABEL_HEIGHT_PX
+    from solver.report.charts import LABEL_CHAR_PX, LABEL_HEIGHT_PX
     from solver.report.labels import Box
     centres = {i: (float(x), float(y)) for i, (x, y) in
                enumerate(re.findall(r'<circle class="point[^"]*" cx="([\d.]+)" cy="([\d.]+)"', svg), 1)}
@@ -375,8 +376,8 @@ def _labels(svg: str) -> tuple[dict, dict, tuple]:
 def test_frontier_labels_inside_the_axes_and_beside_their_own_point(points):
     import html as html_module  # noqa: F401 - the module-level html name is the report's
 
-    from solver.report.html import WIDTH, frontier_svg
-    from solver.report.html import frontier_points as as_points
+    from solver.report.charts import WIDTH, frontier_svg
+    from solver.report.charts import frontier_points as as_points
     pts, x_label, y_label, _ = as_points(points, "CNY")
     pts[len(pts) // 2].knee = True
     svg = frontier_svg(pts, x_label, y_label, current=(pts[-1].x, pts[-1].y))

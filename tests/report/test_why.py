@@ -54,3 +54,17 @@ def test_a_runner_up_below_an_unproven_plan_is_cheaper_not_a_tie():
     texts = [a.text for j in result.jobs for a in j.alternatives]
     assert any(t.startswith("cheaper than the plan by 480 CNY") for t in texts), texts
     assert not any("optimum" in t for t in texts)
+
+
+def test_no_binding_limit_names_every_family_that_can_bind_in_either_language():
+    """The line for a plan that runs into nothing lists the registry's limits (no list of its own)."""
+    from solver.api import FAMILIES, NotApplicable
+    from solver.i18n import language
+    from solver.report.why import _bound_limits, _either
+
+    can_bind = [f for f in FAMILIES if not isinstance(f.binding, NotApplicable)]
+    assert _bound_limits() == [f.labels.name for f in can_bind]
+    assert _either(["a", "b", "c"]) == "a, b or c" and _either(["a"]) == "a"
+    with language("zh-CN"):
+        assert _either(["甲", "乙", "丙"]) == "甲、乙、丙"
+        assert "budget" not in _either(_bound_limits())

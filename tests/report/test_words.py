@@ -9,7 +9,9 @@ from rich.console import Console
 
 from tests.builders import catalog, hourly, job, monthly, problem, solve
 from solver.model.ledger import _to_cents
-from solver.report.html import LAYOUT_GLOSS, cost_shares, render_html
+from solver.report.charts import cost_shares
+from solver.report.html import render_html
+from solver.report.words import LAYOUT_GLOSS
 from solver.report.tables import plan_tables
 
 

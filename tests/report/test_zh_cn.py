@@ -23,7 +23,8 @@ from rich.cells import cell_len
 from solver.api import solve_problem
 from solver.i18n import language
 from solver.load import load_problem
-from solver.report.html import FABRIC_NAMES, render_html
+from solver.report.html import render_html
+from solver.report.words import FABRIC_NAMES
 from solver.report.tables import plan_tables, write_csv_dir, write_xlsx
 from tests.builders import HANG_SECONDS, ROOT
 from tests.report.test_html import Driver, _browser

@@ -20,7 +20,8 @@ from solver.i18n import language
 from solver.load import load_problem
 from solver.model.ledger import cash_flow
 from solver.model.plan import Plan
-from solver.report.html import WIDTH, cost_svg, label_px, render_html
+from solver.report.charts import WIDTH, cost_svg, label_px
+from solver.report.html import render_html
 from solver.report.tables import allocation_rows, plan_tables, write_xlsx
 from solver.report.terminal import render_plan
 from tests.builders import DATA, ROOT

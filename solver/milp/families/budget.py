@@ -5,16 +5,21 @@ from __future__ import annotations
 
 import math
 
+import ortools.linear_solver.python.model_builder as mb
+
 from solver.i18n import N_, _, money_unit
-from solver.milp import binding, elastic
 from solver.milp.core import Milp, RowKey
-from solver.milp.family import COSTS, MONEY, Bound, Family, Labels, Lost, Relax, Rows, Step, whole
+from solver.milp.elastic import over_amount, stretch
+from solver.milp.family import COSTS, MONEY, Bound, Family, Labels, Lost, NotApplicable, Relax, Rows, Step, whole
+from solver.milp.solution import Solution
 from solver.model.catalog import Catalog
+from solver.model.plan import Binding, JobResult
 from solver.model.problem import Problem
-from solver.verify import _Verifier
 
 TARGETS = ("", "budget")
 """The one budget's target: "" (its RowKey's) or "budget" (as explain and why name it)."""
+BUDGET_SLACK = 0.005
+"""The budget binds when less than 0.5 % of it is left."""
 
 
 def add_budget(milp: Milp) -> None:
@@ -59,6 +64,41 @@ def _check(target: str) -> None:
         raise KeyError(f"the budget has one target, not {target!r}")
 
 
+# --- slack, binding, check: the parts an analysis and the verifier ask -------------------------
+
+def budget_slack(milp: Milp) -> mb.Variable | None:
+    """s ≥ 0 with cost ≤ budget + s; None when the problem has no budget."""
+    row = milp.keyed.get(RowKey("budget"))
+    return None if row is None else stretch(milp, [row], "budget")
+
+
+def budget_slacks(milp: Milp, targets=None, caps=None, factor: int = 1) -> dict[str, mb.Variable]:
+    s = budget_slack(milp)
+    return {} if s is None else {"budget": s}
+
+
+def budget_over(sol, written: Catalog, targets=None) -> list[tuple[str, float]]:
+    over = over_amount(sum(sol.cost_parts().values()), sol.milp.inst.problem.budget)
+    return [] if over is None else [("budget", over)]
+
+
+def budget_binding(sol: Solution, jobs: list[JobResult]) -> list[Binding]:
+    budget = sol.milp.inst.problem.budget
+    if budget is None or sol.objective < budget * (1 - BUDGET_SLACK):
+        return []
+    horizon = sol.milp.inst.problem.horizon_days
+    currency = sol.milp.inst.problem.currency
+    return [Binding(kind="budget", name="budget", start_day=0, end_day=horizon, used=round(sol.objective, 2),
+                    limit=budget, unit=currency, text=f"budget: {sol.objective:,.0f} of {budget:,.0f} {currency} used")]
+
+
+def check_budget(v) -> None:
+    """The verifier's rule: the schedule's cost, as the verifier adds it up (v.total), within
+    the budget (v: solver.verify.rules.Verifier)."""
+    if v.p.budget is not None and v.total > v.p.budget + v.TOL_MONEY:
+        v.fail(f"budget: plan costs {v.total:,.2f} {v.p.currency}, budget is {v.p.budget:,.2f}")
+
+
 def _budget_lever(problem: Problem, catalog: Catalog, target: str, amount: float | None = None) -> Step:
     step = max(1, round(problem.budget * 0.01)) if amount is None else amount
     words = f"+{step:,} {problem.currency} budget" + (" (1 %)" if amount is None else "")
@@ -74,16 +114,28 @@ FAMILY = Family(
     name="budget", order=10, unit=MONEY, targets="budget",
     rows=Rows(add_budget, ("Budget",), COSTS),
     bounds=Bound(budget_bound, set_budget_bound, written_budget),
-    labels=Labels(N_("budget"), N_("budget: {used} of {limit} {unit} used"), more_budget),
-    slack=elastic.budget_slacks,
-    binding=binding.budget_binding,
+    labels=Labels(N_("budget"), N_("budget: {used} of {limit} {unit} used"), more_budget,
+                  NotApplicable("negotiate values more kW, nodes and shorter lead times, not more budget")),
+    slack=budget_slacks,
+    binding=budget_binding,
     relax=Relax("without", limit=lambda problem, catalog, target: problem.budget,
                 edits=lambda a, target, horizon: [f"budget+={whole(a)}"],
                 words=lambda a, target, horizon, unit: f"{whole(a):,} {unit} more budget",
-                over=elastic.budget_over),
+                over=budget_over,
+                says={"noun": "budget", "target": "budget", "smallest": "the cheapest plan without a budget",
+                      "alone": "more budget alone does not make it feasible ({why})",
+                      "none": "there is no plan even without a budget",
+                      "any": "any budget", "more": "more budget",
+                      "within": " within the budget of {limit:,.0f} {unit}"},
+                where=NotApplicable("relaxed by dropping it, not target by target"),
+                lift=lambda problem: problem.model_copy(update={"budget": None}),
+                raised=NotApplicable("dropped, not raised")),
     lever=_budget_lever,
     lost=Lost("price", scale=lambda milp, target: (1 / milp.inst.problem.budget, milp.inst.problem.budget),
               words=lambda milp, target, amount, limit: f"over the budget by {amount:,.0f} "
-                                                        f"{milp.inst.problem.currency}"),
-    verify=_Verifier._budget,
+                                                        f"{milp.inst.problem.currency}",
+              without=lambda problem, cost: f"over the budget by {cost - problem.budget:,.0f} {problem.currency}",
+              window=False),
+    deal=NotApplicable("negotiate values more kW, nodes and shorter lead times, not this limit"),
+    verify=check_budget,
 )

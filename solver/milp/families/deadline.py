@@ -4,15 +4,19 @@ and its every part (solver.milp.family)."""
 
 from __future__ import annotations
 
+import math
+
+import ortools.linear_solver.python.model_builder as mb
+
 from solver.i18n import N_, ngettext
-from solver.milp import binding, elastic
 from solver.milp.core import Milp
 from solver.milp.family import WORK, Bound, Family, Labels, Lost, NotApplicable, Relax, Rows, Step, plural, whole
-from solver.milp.work import add_work, asked_work
+from solver.milp.solution import Solution
+from solver.milp.work import add_work, add_work_slack, asked_work
 from solver.model.catalog import Catalog
 from solver.model.paths import row_path
+from solver.model.plan import Binding, JobResult
 from solver.model.problem import Problem
-from solver.verify import _Verifier
 
 TOL = 1e-6
 WORK_WEIGHT = 1000.0
@@ -54,6 +58,56 @@ def set_deadline_bound(milp: Milp, job: str, day: int | None) -> None:
     for (i, t), var in milp.replicas.items():
         if not job or milp.inst.options[i].job == job:
             var.upper_bound = 0.0 if day is not None and ends[t] > day else milp.built_replica_ub[i, t]
+
+
+def add_deadline(milp: Milp) -> None:
+    """Σ_{replicas of j in periods inside [start_j, deadline_j)} work·replicas ≥ required_j
+    rows `Work-<j>` (solver.milp.work.add_work writes them: the same rows carry the work every
+    job must get done, so a deadline is where a job's replicas may run)."""
+    add_work(milp)
+
+
+# --- slack, binding, check: the parts an analysis and the verifier ask -------------------------
+
+def work_slacks(milp: Milp, targets=None, caps=None, factor: int = 1) -> dict[str, mb.Variable]:
+    """s_j ≥ 0 EFLOP of each job's work allowed undone (solver.milp.work.add_work_slack)."""
+    out = {}
+    for job in [j.name for j in milp.inst.problem.jobs] if targets is None else targets:
+        out[job] = milp.model.new_num_var(0, math.inf, f"slack[work,{job}]")
+        add_work_slack(milp, job, out[job])
+    return out
+
+
+def deadline_binding(sol: Solution, jobs: list[JobResult]) -> list[Binding]:
+    problem = sol.milp.inst.problem
+    out = []
+    for job, result in zip(problem.jobs, jobs):
+        if result.finish_day >= job.deadline_days:
+            out.append(Binding(kind="deadline", name=job.name, start_day=job.start_day, end_day=job.deadline_days,
+                               used=result.finish_day, limit=job.deadline_days, unit="days",
+                               text=f"deadline of {job.name}: runs until day {job.deadline_days}"))
+    return out
+
+
+def check_deadline(v) -> None:
+    """The verifier's rule: each assignment inside its job's window, and each job's work done by
+    then, at the verifier's own reading of the work (v: solver.verify.rules.Verifier)."""
+    for job, a in v.placed:
+        start, end = v.days(a.period)
+        if start < job.start_day or end > job.deadline_days:
+            v.fail(f"window: job {job.name} runs in days {start}-{end}, outside "
+                   f"[{job.start_day}, {job.deadline_days})")
+    for job in v.p.jobs:
+        need = v.need(job)
+        if v.work[job.name] < need * (1 - 1e-6):
+            v.fail(f"work: job {job.name} gets {v.work[job.name]:.4g} FLOPs by its deadline, "
+                   f"needs {need:.4g} (redundancy included)")
+
+
+def written_deadline(problem: Problem, catalog: Catalog, target: str) -> int:
+    """A job's written deadline; any other target ("every job"): the latest of them."""
+    mine = [j.deadline_days for j in problem.jobs if j.name == target]
+    return mine[0] if mine else max(j.deadline_days for j in problem.jobs)
 
 
 def _deadline_edits(a: float, target: str, horizon: int | None) -> list[str]:
@@ -117,17 +171,28 @@ def more_days(amount: float, target: str, unit: str) -> str:
 
 FAMILY = Family(
     name="deadline", order=40, unit="days", targets="job",
-    rows=Rows(add_work, ("Work",), WORK),
+    rows=Rows(add_deadline, ("Work",), WORK),
     bounds=Bound(deadline_bound, set_deadline_bound,
                  NotApplicable("only moved earlier on a built model: a plan then meets the written deadline")),
-    labels=Labels(N_("deadline"), N_("deadline of {name}: runs until day {limit}"), more_days),
-    slack=elastic.work_slacks,
-    binding=binding.deadline_binding,
-    relax=Relax("days", limit=lambda problem, catalog, target: max(j.deadline_days for j in problem.jobs),
+    labels=Labels(N_("deadline"), N_("deadline of {name}: runs until day {limit}"), more_days,
+                  NotApplicable("negotiate values more kW, nodes and shorter lead times, not later deadlines")),
+    slack=work_slacks,
+    binding=deadline_binding,
+    relax=Relax("days", limit=written_deadline,
                 edits=_deadline_edits, words=_deadline_words,
                 over=NotApplicable("days change the periods and the jobs' windows: no linear slack, "
-                                   "a search over whole days instead")),
+                                   "a search over whole days instead"),
+                says={"noun": "deadline", "target": "every job", "smallest": "the smallest deadline extension",
+                      "alone": "moving every deadline alone, by up to {cap} days, does not make it feasible{within}",
+                      "later": "a later deadline (up to {cap} days)", "smallest_later": "the smallest later deadline",
+                      "held": "the deadlines stay as written"},
+                where=NotApplicable("every job's deadline moves together"),
+                lift=NotApplicable("a model has no variables past a deadline: moved, never dropped"),
+                raised=NotApplicable("moved by whole days, not raised by a factor")),
     lever=_deadline_lever,
-    lost=Lost("deadline", scale=_work_scale, words=_unfinished_words),
-    verify=_Verifier._assignments,   # each assignment inside its job's window; the work done by then
+    lost=Lost("deadline", scale=_work_scale, words=_unfinished_words,
+              without=NotApplicable("a model has no variables past a deadline: the work left undone says it"),
+              window=True),
+    deal=NotApplicable("negotiate values more kW, nodes and shorter lead times, not this limit"),
+    verify=check_deadline,
 )

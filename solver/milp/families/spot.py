@@ -19,7 +19,6 @@ from solver.milp.core import Milp, RowKey
 from solver.milp.family import ON_DEMAND, Bound, Family, Labels, NotApplicable, Rows, row_limit
 from solver.milp.work import replica_work
 from solver.model.modes import MODES
-from solver.verify import spot_work as verified_spot_work
 
 KEY = RowKey("spot")
 
@@ -71,11 +70,14 @@ FAMILY = Family(
     bounds=Bound(spot_bound, set_spot_bound,
                  NotApplicable("no problem writes a spot share for the verifier to check")),
     labels=Labels(N_("spot"), NotApplicable("no plan runs into a spot share it was not asked for"),
-                  NotApplicable("no infeasibility explanation relaxes a spot share")),
+                  NotApplicable("no infeasibility explanation relaxes a spot share"),
+                  NotApplicable("the frontier sweeps ε itself")),
     slack=NotApplicable("a frontier's ε, set on its row; no analysis stretches it"),
     binding=NotApplicable("no problem writes a spot share: a plan cannot run into one"),
     relax=NotApplicable("not a written limit, so never the cause of an infeasible problem"),
     lever=NotApplicable("the frontier sweeps ε itself"),
     lost=NotApplicable("a runner-up is forced onto offers, not onto a share of spot work"),
-    verify=verified_spot_work,   # the frontier checks its ε on the plan's work on spot offers
+    deal=NotApplicable("the frontier sweeps ε itself"),
+    verify=NotApplicable("no problem writes a spot share: the frontier checks its ε on the plan's "
+                         "work on spot offers, read by solver.verify.spot_work"),
 )

@@ -17,7 +17,6 @@ from ortools.linear_solver.python import model_builder as mb
 from solver.i18n import N_
 from solver.milp.core import Milp, RowKey
 from solver.milp.family import ON_DEMAND, Bound, Family, Labels, NotApplicable, Rows, row_limit
-from solver.verify import vendors_rented
 
 COUNT = RowKey("vendors", part="count")
 """The key of the row `Frontier-Vendors` (Σ flags ≤ ε)."""
@@ -57,7 +56,7 @@ def set_vendor_bound(milp: Milp, target: str, count: float | None) -> None:
     kept: later counts move the count row's bound only.
 
     The flags' rows take each node variable's upper bound as it is then: set this after any
-    stock bound is lowered, never before stock is raised (solver.milp.elastic)."""
+    stock bound is lowered, never before stock is raised (solver.milp.families.stock.stock_slacks)."""
     _check(target)
     row = milp.keyed.get(COUNT)
     if row is None:
@@ -83,11 +82,14 @@ FAMILY = Family(
     bounds=Bound(vendor_bound, set_vendor_bound,
                  NotApplicable("no problem writes a vendor count for the verifier to check")),
     labels=Labels(N_("vendors"), NotApplicable("no plan runs into a vendor count it was not asked for"),
-                  NotApplicable("no infeasibility explanation relaxes a vendor count")),
+                  NotApplicable("no infeasibility explanation relaxes a vendor count"),
+                  NotApplicable("the frontier sweeps ε itself")),
     slack=NotApplicable("a frontier's ε, set on the count row; no analysis stretches it"),
     binding=NotApplicable("no problem writes a vendor count: a plan cannot run into one"),
     relax=NotApplicable("not a written limit, so never the cause of an infeasible problem"),
     lever=NotApplicable("the frontier sweeps ε itself"),
     lost=NotApplicable("a runner-up is forced onto one vendor's offers; the count is not asked"),
-    verify=vendors_rented,   # the frontier checks its ε on the plan's vendors
+    deal=NotApplicable("the frontier sweeps ε itself"),
+    verify=NotApplicable("no problem writes a vendor count: the frontier checks its ε on the plan's "
+                         "vendors, read by solver.verify.vendors_rented"),
 )

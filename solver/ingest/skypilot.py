@@ -6,13 +6,13 @@ type and region (lambda, nebius, cudo, azure, ...) or one per availability zone 
 and writes one datacenter per (cloud, region) and, per GPU box and region, an hourly offer (Price, USD
 per instance-hour) and a spot offer (SpotPrice) into into/datacenters.csv and into/offers.csv.
 
-Rows become instances (solver.skypilot_offers): zones are folded into their region (the highest zone
+Rows become instances (solver.ingest.skypilot_offers): zones are folded into their region (the highest zone
 price is kept: a plan never counts on the luckiest zone; the range is noted), a zone listed under two
-regions is kept under one (solver.skypilot_regions), and GCP's machine types that carry GPUs
+regions is kept under one (solver.ingest.skypilot_regions), and GCP's machine types that carry GPUs
 (a2-highgpu-8g, ...) are priced as their host row plus the accelerator rows priced apart in the same
 zone; attachable GPUs (V100, T4, ...) get a host VM (clouds.gcp.host_vm, default n1-standard-8). A row
 is CPU-only only when nothing in it names a GPU. The card is read from everything the row says
-(solver.skypilot_gpus); an unknown or ambiguous card, or one gpus.csv lacks, is reported with its file
+(solver.ingest.skypilot_gpus); an unknown or ambiguous card, or one gpus.csv lacks, is reported with its file
 and rows and nothing is written (or, with skip_unknown, those rows are left out and listed).
 
 What the files do not carry comes from an overlay YAML (OVERLAY_HELP, README): per cloud its
@@ -40,13 +40,13 @@ from typing import Any, Literal
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from solver.errors import ProblemError
-from solver.load import TABLES, _from_validation, _read_table, read_yaml
+from solver.ingest.readers import TABLES, from_validation, read_table, read_yaml
 from solver.model.catalog import LEGACY_COLUMNS, Catalog, Datacenter, Offer, inconsistencies
 from solver.model.modes import MODES
-from solver.quotes import COLUMNS as OFFER_COLUMNS, _text as cell_text, offer_cells, write_tables_together
-from solver.skypilot_gpus import ACCELERATORS, identify
-from solver.skypilot_offers import Instance, dc_id, make_offers
-from solver.skypilot_rows import HOST_VM, BadRow, Row, one_region_per_zone, parse, priced_apart
+from solver.ingest.tables import COLUMNS as OFFER_COLUMNS, csv_text, offer_cells, write_tables_together
+from solver.ingest.skypilot_gpus import ACCELERATORS, identify
+from solver.ingest.skypilot_offers import Instance, dc_id, make_offers
+from solver.ingest.skypilot_rows import HOST_VM, BadRow, Row, one_region_per_zone, parse, priced_apart
 
 __all__ = ["ACCELERATORS", "DEFAULT_DIR", "SkyPilotError", "SkyPilotImport", "import_skypilot"]
 
@@ -229,7 +229,7 @@ def _target(into: Path) -> tuple[dict, list[dict[str, str]], list[dict[str, str]
     if not into.is_dir():
         raise ProblemError("catalog folder not found", file=str(into), key="--into",
                            fix="give a folder that holds gpus.csv (and datacenters.csv, offers.csv if it has them)")
-    gpu_rows = _read_table(into / "gpus.csv", *TABLES["gpus.csv"])
+    gpu_rows = read_table(into / "gpus.csv", *TABLES["gpus.csv"])
     old_dcs = _raw_rows(into / "datacenters.csv", TABLES["datacenters.csv"][0])
     old_offers = _raw_rows(into / "offers.csv", Offer)
     return gpu_rows, old_dcs, old_offers
@@ -240,7 +240,7 @@ def _raw_rows(path: Path, model: type[BaseModel]) -> list[dict[str, str]]:
     if not path.is_file():
         return []
     key = "offer" if model is Offer else "datacenter"
-    _read_table(path, model, key)
+    read_table(path, model, key)
     with open(path, newline="", encoding="utf-8-sig") as fh:
         return [{LEGACY_COLUMNS.get(k, k): (v or "") for k, v in row.items()} for row in csv.DictReader(fh)]
 
@@ -252,7 +252,7 @@ def _read_overlay(path: str | Path | None) -> Overlay:
     try:
         return Overlay.model_validate(data or {})
     except ValidationError as exc:
-        raise _from_validation(exc, str(path)) from None
+        raise from_validation(exc, str(path)) from None
 
 
 
@@ -390,7 +390,7 @@ def _unchanged(into: Path, tables) -> bool:
             return False
         with open(path, newline="", encoding="utf-8-sig") as fh:
             held = [line for line in csv.reader(fh) if line]
-        wanted = [list(columns)] + [[cell_text(row.get(c)) for c in columns] for row in rows]
+        wanted = [list(columns)] + [[csv_text(row.get(c)) for c in columns] for row in rows]
         if held != wanted:
             return False
     return True
@@ -409,7 +409,7 @@ def _check_whole(into: Path, gpu_rows: dict, dc_rows: list[dict], offer_rows: li
         dcs = {d["datacenter"]: Datacenter.model_validate(clean(d)) for d in dc_rows}
         offers = {o["offer"]: Offer.model_validate(clean(o)) for o in offer_rows}
     except ValidationError as exc:
-        raise _from_validation(exc, str(into), prefix="merged catalog") from None
+        raise from_validation(exc, str(into), prefix="merged catalog") from None
     if len(offers) != len(offer_rows):
         seen: set[str] = set()
         dup = next(o["offer"] for o in offer_rows if o["offer"] in seen or seen.add(o["offer"]))

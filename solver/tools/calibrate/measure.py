@@ -1,23 +1,6 @@
-"""Calibration: the MFU a short measured run achieved, in the planner's own terms.
-
-Seed 003 Q2: before renting, run a few hundred steps on one card of the type, measure
-the throughput, then extrapolate. Seed 002: log nvidia-smi during a small experiment to
-build a cost baseline good to within 10 %. This module turns such a measurement into the
-one number the planner needs, the MFU, counted exactly as the planner counts it:
-
-    MFU = c · N · (tokens/s per GPU) / peak
-
-with c = flops_factor(kind, recompute) (6 for pretraining, 8 with full recompute, see
-estimate.flops), N the active parameters and peak the dense BF16 (or FP8) figure of the
-catalog row (estimate.throughput.peak_tflops). The planner divides its rate by 8/6 when
-a layout recomputes activations, so state `recompute=True` when the measured run used
-full activation recomputation: the MFU then includes that forward pass, as the planner
-assumes. The planner further derates by an offer's performance clause and spot losses;
-the measured MFU is the card's as measured, before those.
-
-Inputs read here (formats in the function docstrings): a training log with step times,
-a CSV of step times, and an nvidia-smi CSV log. Writers edit a problem YAML or a copy of a
-catalog with the fewest changed lines, never overwriting a file unless asked to.
+"""Calibration's measurement: step times from a training log (or a CSV of them) and an nvidia-smi
+log read, and the MFU they give computed exactly as the planner counts it (the package's docstring
+gives the formula). The writers of the number are solver.tools.calibrate.writers.
 """
 
 from __future__ import annotations
@@ -25,14 +8,11 @@ from __future__ import annotations
 import csv
 import io
 import re
-import shutil
 from dataclasses import asdict, dataclass, field
-from datetime import date
 from pathlib import Path
 
 import numpy as np
 
-from solver import files
 from solver.errors import ProblemError
 from solver.estimate.flops import flops_factor
 from solver.estimate.throughput import peak_tflops
@@ -382,174 +362,3 @@ def calibrate(gpu: Gpu, *, params: float, active_params: float | None = None, ki
 def _positive(key: str, value: float) -> None:
     if not (value > 0 and np.isfinite(value)):
         raise ProblemError(f"must be a positive number, got {value!r}", key=key, fix="give a finite number above 0")
-
-
-# ---- writers ---------------------------------------------------------------------------------
-
-
-def set_job_mfu(text: str, job: str, mfu: float, note: str = "") -> str:
-    """The problem YAML text with `mfu:` of job `job` set, every other line untouched.
-
-    Block-style job items only (`- name: x` then `key: value` lines); an existing `mfu:`
-    line keeps its place, otherwise one is added right after `name:`. Raises ValueError
-    when the job or the `jobs:` list cannot be found in that style.
-    """
-    lines = text.splitlines(keepends=True)
-    start = next((i for i, ln in enumerate(lines) if re.match(r"jobs\s*:\s*(#.*)?$", ln.rstrip("\r\n"))), None)
-    if start is None:
-        raise ValueError("no top-level block `jobs:` key")
-    items: list[list[int]] = []
-    dash_col = None
-    for i in range(start + 1, len(lines)):
-        raw = lines[i].rstrip("\r\n")
-        if not raw.strip() or raw.lstrip().startswith("#"):
-            continue
-        indent = len(raw) - len(raw.lstrip())
-        is_item = raw.lstrip().startswith("- ") or raw.strip() == "-"
-        if dash_col is None:
-            if not is_item:
-                break
-            dash_col = indent
-        if indent < dash_col or (indent == dash_col and not is_item):
-            break
-        if indent == dash_col and is_item:
-            items.append([])
-        items[-1].append(i)
-    for item in items:
-        first = lines[item[0]]
-        after_dash = first[dash_col + 1:]
-        key_col = dash_col + 1 + len(after_dash) - len(after_dash.lstrip(" "))
-        if after_dash.lstrip().startswith("{"):
-            continue
-        keys = {}
-        for i in item:
-            match = re.match(r"(\s*-?\s*)([A-Za-z_]\w*)\s*:(.*)$", lines[i].rstrip("\r\n"))
-            if match and len(match.group(1)) == key_col:
-                keys[match.group(2)] = (i, match.group(3))
-        if "name" not in keys:
-            continue
-        value = re.sub(r"\s+#.*$", "", keys["name"][1]).strip().strip("'\"")
-        if value != job:
-            continue
-        newline = "\r\n" if lines[keys["name"][0]].endswith("\r\n") else "\n"
-        comment = f"  # {note}" if note else ""
-        if "mfu" in keys:
-            i = keys["mfu"][0]
-            prefix = re.match(r"(\s*-?\s*mfu\s*:)", lines[i]).group(1)
-            lines[i] = f"{prefix} {mfu:.3f}{comment}{newline}"
-        else:
-            i = keys["name"][0]
-            if not lines[i].endswith(("\n", "\r")):
-                lines[i] += newline
-            lines.insert(i + 1, f"{' ' * key_col}mfu: {mfu:.3f}{comment}{newline}")
-        return "".join(lines)
-    raise ValueError(f"no block-style job named {job!r} under `jobs:`")
-
-
-def calibrated_path(path: Path) -> Path:
-    """problems/x.yaml → problems/x.calibrated.yaml (beside it, so a relative `catalog:` still works)."""
-    return path.with_name(f"{path.stem}.calibrated{path.suffix or '.yaml'}")
-
-
-def write_problem_mfu(path: str | Path, job: str, mfu: float, *, in_place: bool = False,
-                      force: bool = False, note: str = "") -> Path:
-    """Set job `job`'s mfu in a problem YAML; returns the file written.
-
-    Writes `<name>.calibrated.yaml` beside the problem (refused if it exists, unless
-    `force`), or the problem itself with `in_place`. Comments and layout survive: only
-    the `mfu:` line changes or is added. The result is parsed and validated before it
-    is written.
-    """
-    import yaml
-    from pydantic import ValidationError
-
-    from solver.load import read_text
-    from solver.model.problem import Problem
-
-    path = Path(path)
-    if not path.is_file():
-        raise ProblemError("problem file not found", file=str(path), key="--write-problem", fix="check the path")
-    text = read_text(path)
-    try:
-        new = set_job_mfu(text, job, mfu, note)
-    except ValueError as exc:
-        raise ProblemError(str(exc), file=str(path), key="--job",
-                           fix=f"write `mfu: {mfu:.3f}` under the job by hand (flow-style items are not edited)") from None
-    try:
-        problem = Problem.model_validate(yaml.safe_load(new))
-    except (yaml.YAMLError, ValidationError) as exc:
-        raise ProblemError(f"the edited problem does not validate ({str(exc).splitlines()[0]})", file=str(path),
-                           key="--job", fix=f"write `mfu: {mfu:.3f}` under the job by hand") from None
-    assert any(j.name == job and j.mfu is not None and abs(j.mfu - round(mfu, 3)) < 1e-9 for j in problem.jobs)
-    target = path if in_place else calibrated_path(path)
-    if target.exists() and not in_place and not force:
-        raise ProblemError("file exists, not overwritten", file=str(target), key="--write-problem",
-                           fix="remove it, pass --force, or --in-place to edit the problem itself")
-    if target.is_symlink() and not force:
-        raise ProblemError("is a symbolic link; it is not written through", file=str(target), key="--write-problem",
-                           fix="give the real file's path, or pass --force to replace the link itself")
-    files.write_text(target, new, newline="")  # atomic; the file's own line ends (read_text keeps CRLF)
-    return target
-
-
-def set_gpu_mfu(text: str, gpu: str, mfu: float, note: str = "") -> tuple[str, str, str]:
-    """gpus.csv text with `gpu`'s default_mfu set and `note` appended to its source.
-
-    Returns (new text, old line, new line); other lines are untouched. Raises ValueError
-    when the GPU or the column is missing.
-    """
-    lines = text.splitlines(keepends=True)
-    header = next(csv.reader([lines[0]])) if lines else []
-    if "default_mfu" not in header or "gpu" not in header:
-        raise ValueError("gpus.csv has no gpu or default_mfu column")
-    g, m = header.index("gpu"), header.index("default_mfu")
-    s = header.index("source") if "source" in header else None
-    for i, line in enumerate(lines[1:], 1):
-        row = next(csv.reader([line]), [])
-        if len(row) > g and row[g].strip() == gpu:
-            row[m] = f"{mfu:.3f}"
-            if s is not None and note:
-                row[s] = f"{row[s].strip()}; {note}"
-            out = io.StringIO()
-            csv.writer(out, lineterminator="").writerow(row)
-            ending = line[len(line.rstrip("\r\n")):]
-            new_line = out.getvalue() + ending
-            old = line.rstrip("\r\n")
-            lines[i] = new_line
-            return "".join(lines), old, new_line.rstrip("\r\n")
-    raise ValueError(f"no row for gpu {gpu!r}")
-
-
-def write_catalog_mfu(catalog: str | Path, out: str | Path, gpu: str, mfu: float, *, force: bool = False,
-                      note: str = "") -> tuple[Path, str, str]:
-    """Copy a catalog folder to `out` with `gpu`'s default_mfu set; never overwrites without `force`."""
-    catalog, out = Path(catalog), Path(out)
-    if catalog.resolve() == out.resolve() and not force:
-        raise ProblemError("refusing to overwrite the catalog itself", file=str(out), key="--catalog-out",
-                           fix="write a new folder, or pass --force")
-    src = catalog / "gpus.csv"
-    try:
-        new, old_line, new_line = set_gpu_mfu(src.read_text(encoding="utf-8"), gpu, mfu, note)
-    except ValueError as exc:
-        raise ProblemError(str(exc), file=str(src), key="--gpu",
-                           fix="name a GPU of that gpus.csv (gpuplan catalog show)") from None
-    if (out / "gpus.csv").exists() and not force:
-        raise ProblemError("catalog exists, not overwritten", file=str(out / "gpus.csv"), key="--catalog-out",
-                           fix="choose a new folder or pass --force")
-    try:
-        out.mkdir(parents=True, exist_ok=True)
-    except OSError as exc:
-        raise files.write_error(exc, out, "--catalog-out") from None
-    copies = [(out / other.name, lambda tmp, other=other: shutil.copyfile(other, tmp))
-              for other in sorted(catalog.iterdir())
-              if other.is_file() and other.name != "gpus.csv" and not other.name.startswith(".")
-              and other.resolve() != (out / other.name).resolve()]
-    files.replace_together([*copies, (out / "gpus.csv", lambda tmp: tmp.write_text(new, encoding="utf-8"))], out)
-    return out, old_line, new_line
-
-
-def provenance(cal: Calibration) -> str:
-    """The comment written beside a calibrated number."""
-    how = f" over {cal.steps} steps" if cal.steps else ""
-    return (f"calibrated {date.today().isoformat()} by gpuplan calibrate on {cal.gpu}: "
-            f"{cal.tokens_per_sec_per_gpu:.0f} tokens/s/GPU{how}")   # no comma: stays one unquoted CSV cell

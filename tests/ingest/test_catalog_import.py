@@ -16,7 +16,10 @@ from solver.cli import app
 from solver.errors import ProblemError
 from solver.load import load_catalog
 from solver.model.catalog import Offer
-from solver.quotes import COLUMNS, EXAMPLE_ID, QuoteSheetError, import_quotes, write_template
+from solver.ingest.quote_sheet import EXAMPLE_ID
+from solver.ingest.quote_template import write_template
+from solver.ingest.quotes import QuoteSheetError, import_quotes
+from solver.ingest.tables import COLUMNS
 from tests.builders import ROOT
 
 SAMPLE = ROOT / "catalogs" / "beijing-sample"
@@ -102,11 +105,29 @@ def test_template_sheets(template):
 def test_template_refuses_to_overwrite(template, tmp_path):
     path = tmp_path / "t.xlsx"
     path.write_text("mine")
-    with pytest.raises(ProblemError, match="not overwritten"):
+    with pytest.raises(ProblemError, match="already exists"):
         write_template(path)
     assert path.read_text() == "mine"
     with pytest.raises(ProblemError, match="xlsx"):
         write_template(tmp_path / "t.ods")
+
+
+def test_template_is_checked_as_every_output_file(tmp_path):
+    """The sheet goes through files.check_new_file: a folder, a missing folder and a link (even a
+    dangling one) are refused in its words, and --force replaces the link, not its target."""
+    (tmp_path / "sheet.xlsx").mkdir()
+    with pytest.raises(ProblemError, match="is a folder"):
+        write_template(tmp_path / "sheet.xlsx")
+    with pytest.raises(ProblemError, match="folder does not exist"):
+        write_template(tmp_path / "nowhere" / "q.csv")
+    link = tmp_path / "q.csv"
+    link.symlink_to(tmp_path / "elsewhere.csv")
+    with pytest.raises(ProblemError, match="symbolic link") as err:
+        write_template(link)
+    assert err.value.key == "FILE" and not (tmp_path / "elsewhere.csv").exists()
+    write_template(link, force=True)
+    assert not link.is_symlink() and link.read_text(encoding="utf-8").startswith("offer,")
+    assert not (tmp_path / "elsewhere.csv").exists()
 
 
 # ---------------------------------------------------------------- round trips
@@ -142,6 +163,16 @@ def test_round_trip_csv(target, tmp_path):
     for row in FILLED:
         assert catalog.offers[row["offer"]] == expected(row)
 
+
+def test_a_csv_sheet_that_is_not_utf8_is_named(target, tmp_path):
+    """A quote sheet saved in GBK is a ProblemError naming the file (solver.ingest.readers.csv_rows); nothing written."""
+    path = tmp_path / "quotes.csv"
+    path.write_bytes((",".join(COLUMNS) + "\n报价,北京\n").encode("gbk"))
+    before = (target / "offers.csv").exists()
+    with pytest.raises(ProblemError, match="not a readable CSV table") as err:
+        import_quotes(path, target)
+    assert err.value.file == str(path) and "UTF-8" in err.value.fix
+    assert (target / "offers.csv").exists() == before
 
 def test_round_trip_prefilled_sample(target, tmp_path):
     """The whole sample catalog out to a sheet and back: the same 50-odd offers."""

@@ -17,7 +17,7 @@ from typing import Any, Callable
 
 from solver.model.catalog import Datacenter, Offer
 from solver.model.modes import MODES
-from solver.skypilot_regions import residency_tags
+from solver.ingest.skypilot_regions import residency_tags
 
 INTERCONNECT_NAMES = {"efa": "roce", "infiniband": "ib_ndr", "ib": "ib_ndr", "none": "ethernet"}
 """Overlay spellings → the catalog's interconnect names. EFA (AWS's RDMA fabric over Ethernet) is

@@ -12,7 +12,7 @@ import typer
 import yaml
 from typer.testing import CliRunner
 
-from solver import calibrate as cal
+from solver.tools import calibrate as cal
 from solver.commands import calibrate as command
 from solver.errors import ProblemError
 from solver.load import load_catalog, load_problem
@@ -154,13 +154,13 @@ def test_write_problem_keeps_comments_and_never_overwrites(tmp_path):
     out = tmp_path / "debug-then-train.calibrated.yaml"
     assert src.read_text() == before                                  # the problem itself untouched
     new = out.read_text().splitlines()
-    assert len(new) == len(before.splitlines()) + 1                   # one line added, comments kept
+    assert len(new) == len(before.splitlines()) + 2                   # mfu and mfu_measured added, comments kept
     assert [ln for ln in new if "mfu" not in ln] == before.splitlines()
     prob, _ = load_problem(out)
     jobs = {j.name: j for j in prob.jobs}
     assert jobs["train-7b"].mfu == pytest.approx(0.404, abs=0.001) and jobs["debug-7b"].mfu is None
     again = run(*args, "--write-problem", src)
-    assert again.exit_code == 2 and "not overwritten" in again.output
+    assert again.exit_code == 2 and "already exists" in again.output
     # an existing `mfu:` line is replaced in place (seed-13b-100b states 0.60)
     seed = tmp_path / "seed-13b-100b.yaml"
     res = run("--gpu", "A100-80G", "--tokens-per-sec-per-gpu", 2000, "--problem", seed, "--job", "pretrain-13b",
@@ -200,4 +200,28 @@ def test_write_gpu_row_and_new_catalog(tmp_path):
     assert len(changed) == 1
     res = run("--gpu", "A100-80G", "--catalog", CATALOG, "--tokens-per-sec-per-gpu", 3120, "--params", 7e9,
               "--catalog-out", out)
-    assert res.exit_code == 2 and "not overwritten" in res.output
+    assert res.exit_code == 2 and "already exists" in res.output
+
+
+def test_written_files_are_checked_as_every_output_file(tmp_path):
+    """--write-problem and --catalog-out go through files.check_new_file: --in-place replaces the
+    problem but not through a link (without --force), and an existing catalog folder's gpus.csv
+    is not replaced through a link either."""
+    shutil.copytree(CATALOG, tmp_path / "catalogs" / "beijing-sample")
+    real = tmp_path / "real.yaml"
+    real.write_text((ROOT / "problems" / "seed-13b-100b.yaml").read_text().replace("../catalogs/", "catalogs/"))
+    link = tmp_path / "seed.yaml"
+    link.symlink_to(real)
+    before = real.read_text()
+    args = ("--gpu", "A100-80G", "--tokens-per-sec-per-gpu", 2000, "--problem", link, "--job", "pretrain-13b")
+    res = run(*args, "--write-problem", link, "--in-place")
+    assert res.exit_code == 2 and "symbolic link" in res.output and real.read_text() == before
+    res = run(*args, "--write-problem", link, "--in-place", "--force")
+    assert res.exit_code == 0, res.output
+    assert not link.is_symlink() and "mfu:" in link.read_text() and real.read_text() == before
+    out = tmp_path / "out"
+    out.mkdir()
+    (out / "gpus.csv").symlink_to(tmp_path / "theirs.csv")
+    res = run("--gpu", "A100-80G", "--catalog", CATALOG, "--tokens-per-sec-per-gpu", 3120, "--params", 7e9,
+              "--catalog-out", out)
+    assert res.exit_code == 2 and "symbolic link" in res.output and not (tmp_path / "theirs.csv").exists()

@@ -1,9 +1,14 @@
-"""Independent check of a plan against its problem and catalog. No solver, no MILP code.
+"""The verifier's rules: a plan checked against its problem and catalog, no solver involved.
 
 Why: a MILP can be mis-built in ways that still solve (a wrong coefficient, a missing
 row). This module re-derives every rule from the problem text and the catalog rows —
-units, windows, capacity, memory, power, work, cost — in its own code, so a plan is
-shown only when two independent readings of the rules agree.
+units, windows, capacity, memory, work, cost — in its own code, so a plan is shown only
+when two independent readings of the rules agree. The rules of a limit a user can relax
+(the budget, a site's power quota, an offer's stock, a job's deadline) are that family's
+check (solver.milp.families.<family>: `Family.verify`), which the verifier calls through
+the registry, in the families' order, with itself as the reader of the plan: a check uses
+the verifier's readings (`held_days`, `work_done`, `need`, `total`) and `fail`, never the
+MILP's (tests/milp/test_registry.py).
 """
 
 from __future__ import annotations
@@ -11,61 +16,27 @@ from __future__ import annotations
 import math
 from collections import defaultdict
 
-from solver.errors import PlanRejected
 from solver.estimate.efficiency import layout_efficiency
-from solver.estimate.flops import flops_factor, training_flops
+from solver.estimate.flops import flops_factor
 from solver.estimate.memory import minimal_layout
 from solver.estimate.shape import infer_shape
+from solver.estimate.spread import job_factor
 from solver.estimate.throughput import fabric_factor, peak_tflops, scale_factor, spot_loss
+from solver.milp import registry
 from solver.model.catalog import DEFAULT_WAN_GBPS, Catalog, Offer
 from solver.model.modes import MODES
 from solver.model.plan import Plan
 from solver.model.problem import Job, Problem
-from solver.verify_shown import ShownFields
-
-DAYS_PER_UNIT = {"hour": 1 / 24, "month": 30.0, "year": 365.0}
-TOL_MONEY = 1.0
-TOL_REL = 1e-6
+from solver.verify.helpers import TOL_MONEY, TOL_REL, job_flops, node_cost, node_share, restrict_ok, term_days
+from solver.verify.packing import packs
+from solver.verify.shown import ShownFields
 
 
-def verify_plan(problem: Problem, catalog: Catalog, plan: Plan) -> list[str]:
-    """Every violated rule, in words; an empty list means the plan is valid."""
-    v = _Verifier(problem, catalog, plan)
-    v.run()
-    return v.violations
+class Verifier(ShownFields):
+    """One plan's check: its rules run in order (`run`), each broken one a line in `violations`."""
 
+    TOL_MONEY = TOL_MONEY   # a family's check compares money within this (solver.milp.families.budget)
 
-def check_plan(problem: Problem, catalog: Catalog, plan: Plan) -> None:
-    """Raise PlanRejected when the plan breaks any rule."""
-    violations = verify_plan(problem, catalog, plan)
-    if violations:
-        raise PlanRejected(violations)
-
-
-def vendors_rented(plan: Plan) -> set[str]:
-    """Vendors the plan rents anything from: what a vendor-count limit (a frontier's ε,
-    solver.milp.families.vendors) counts, read from the plan alone."""
-    return {a.vendor for a in plan.allocations}
-
-
-def spot_work(problem: Problem, catalog: Catalog, plan: Plan) -> tuple[float, float]:
-    """(FLOPs the plan does on preemptible (spot) offers, FLOPs it does in all), read from the
-    problem, the catalog and the schedule alone: what a spot-work limit (a frontier's ε,
-    solver.milp.families.spot) bounds, as the verifier counts work."""
-    v = _Verifier(problem, catalog, plan)
-    pieces: dict[tuple[str, int], list] = defaultdict(list)
-    for a in plan.schedule.assignments:
-        pieces[a.job, a.period].append(a)
-    spot = total = 0.0
-    for (name, _), group in pieces.items():
-        for a in group:
-            done = v._work(v.jobs[name], group, a)
-            total += done
-            spot += done if MODES[catalog.offers[a.offer].mode].preemptible else 0.0
-    return spot, total
-
-
-class _Verifier(ShownFields):
     def __init__(self, problem: Problem, catalog: Catalog, plan: Plan) -> None:
         self.p, self.cat, self.plan = problem, catalog, plan
         self.pd = plan.schedule.period_days
@@ -74,6 +45,9 @@ class _Verifier(ShownFields):
         self.violations: list[str] = []
         self.data_parts: dict[str, float] = defaultdict(float)   # storage and egress, for the breakdown
         self.held: dict[tuple[str, str, int], int] = defaultdict(int)
+        self.total = 0.0                                          # the schedule's cost (set by _cost)
+        self.work: dict[str, float] = defaultdict(float)          # FLOPs each job's assignments do (_assignments)
+        self.placed: list[tuple[Job, object]] = []                 # (job, assignment) of known jobs and offers
 
     def fail(self, text: str) -> None:
         self.violations.append(text)
@@ -92,17 +66,26 @@ class _Verifier(ShownFields):
     def hours(self, t: int) -> float:
         return 24.0 * (min(self.p.horizon_days, (t + 1) * self.pd) - t * self.pd)
 
+    def days(self, t: int) -> tuple[int, int]:
+        """Period t's first day and the day after its last (the horizon cuts the last period)."""
+        return t * self.pd, min((t + 1) * self.pd, self.p.horizon_days)
+
+    def need(self, job: Job) -> float:
+        """FLOPs the job must get done, redundancy included."""
+        return job_flops(job) * (1 + self.p.redundancy)
+
     def run(self) -> None:
         expected = self.p.period_days or (1 if self.p.horizon_days <= 120 or self.p.periods == "events" else 5)
         if self.pd != expected:
             self.fail(f"plan uses {self.pd}-day periods, the problem {expected}-day periods")
         self._rentals()
-        self._availability()
-        self._power()
         self._assignments()
         self._cost()
+        for fam in registry.FAMILIES:   # each limit's own rule: the budget, power, stock, deadlines
+            if not isinstance(fam.verify, registry.NotApplicable):
+                fam.verify(self)
         self._summaries()
-        self._shown()   # solver.verify_shown: every field the plan shows
+        self._shown()   # solver.verify.shown: every field the plan shows
 
     def _offer(self, name: str, interconnect: str, what: str) -> Offer | None:
         offer = self.cat.offers.get(name)
@@ -112,7 +95,7 @@ class _Verifier(ShownFields):
         if interconnect not in offer.interconnect:
             self.fail(f"{what}: offer {name} has no interconnect {interconnect}")
             return None
-        if not _restrict_ok(self.p.restrict, offer, interconnect):
+        if not restrict_ok(self.p.restrict, offer, interconnect):
             self.fail(f"{what}: offer {name} is excluded by the problem's restrict list")
         return offer
 
@@ -128,7 +111,7 @@ class _Verifier(ShownFields):
                 self.fail(f"contract on {offer.offer} starts outside the horizon (period {c.start_period})")
             if c.nodes <= 0:
                 self.fail(f"contract on {offer.offer} with {c.nodes} nodes: counts must be positive")
-            end_day = c.start_period * self.pd + _term_days(offer)
+            end_day = c.start_period * self.pd + term_days(offer)
             for t in range(max(c.start_period, 0), self.n_periods):  # periods wholly inside the term
                 if min((t + 1) * self.pd, self.p.horizon_days) > end_day:
                     break
@@ -151,36 +134,13 @@ class _Verifier(ShownFields):
             self.fail(f"{what} of {offer.offer} in period {period} (day {period * self.pd}) "
                       f"before its lead time of {offer.lead_time_days} days")
 
-    def _availability(self) -> None:
-        """Stock day by day, over each contract's whole term (not only the periods it may be
-        used in): a vendor's nodes stay rented to its last day."""
-        per_offer: dict[tuple[str, int], int] = defaultdict(int)
-        for name, day, nodes in self._held_days():
-            per_offer[name, day] += nodes
-        for (name, day), nodes in sorted(per_offer.items()):
-            if nodes > self.cat.offers[name].max_nodes:
-                self.fail(f"availability: {nodes} nodes of {name} on day {day}, "
-                          f"max_nodes is {self.cat.offers[name].max_nodes}")
-
-    def _power(self) -> None:
-        """Power day by day: a rack draws to its contract's last day."""
-        draw: dict[tuple[str, int], float] = defaultdict(float)
-        for name, day, nodes in self._held_days():
-            offer = self.cat.offers[name]
-            if offer.counts_power:
-                draw[offer.datacenter, day] += nodes * (offer.node_kw or 0.0)
-        for (dc, day), kw in sorted(draw.items()):
-            quota = self.cat.datacenters[dc].power_quota_kw
-            if kw > quota + 1e-6:
-                self.fail(f"power: {kw:.1f} kW at {dc} on day {day} exceeds the quota of {quota:.1f} kW")
-
-    def _held_days(self):
+    def held_days(self):
         """(offer, day, nodes) for every day of the horizon on which a contract or rental holds nodes."""
         for c in self.plan.schedule.contracts:
             offer = self.cat.offers.get(c.offer)
             if offer is not None and MODES[offer.mode].committed and c.nodes > 0:
                 first = c.start_period * self.pd
-                for day in range(max(first, 0), min(first + math.ceil(_term_days(offer)), self.p.horizon_days)):
+                for day in range(max(first, 0), min(first + math.ceil(term_days(offer)), self.p.horizon_days)):
                     yield offer.offer, day, c.nodes
         for r in self.plan.schedule.rentals:
             if r.offer in self.cat.offers and r.nodes > 0:
@@ -202,9 +162,10 @@ class _Verifier(ShownFields):
             if a.replicas <= 0 or a.group_gpus <= 0:
                 self.fail(f"assignment of {a.job}: {a.replicas} replicas of {a.group_gpus} GPUs: must be positive")
             self._job_may_use(job, offer, a.interconnect, a.period, a.group_gpus)
+            self.placed.append((job, a))
             gpn = offer.gpus_per_node
             # a group within one node cannot straddle two: a node holds gpn // k of them
-            taken = _node_share(a.group_gpus, gpn)
+            taken = node_share(a.group_gpus, gpn)
             used[a.offer, a.interconnect, a.period] += a.replicas * taken
             link = self.cat.datacenters[offer.datacenter].link_group
             spot = " (spot)" if MODES[offer.mode].preemptible else ""  # a reclaimed spot node stalls the whole job
@@ -221,14 +182,9 @@ class _Verifier(ShownFields):
         for (name, ic, t), pieces in on_config.items():
             if any(a.within_one_node for a in pieces) and name in self.cat.offers:
                 self._packing(name, ic, t, pieces)
-        work: dict[str, float] = defaultdict(float)
         for (name, t), pieces in by_job_period.items():
-            work[name] += sum(self._work(self.jobs[name], pieces, a) for a in pieces)
+            self.work[name] += sum(self._work(self.jobs[name], pieces, a) for a in pieces)
         for job in self.p.jobs:
-            need = _job_flops(job) * (1 + self.p.redundancy)
-            if work[job.name] < need * (1 - 1e-6):
-                self.fail(f"work: job {job.name} gets {work[job.name]:.4g} FLOPs by its deadline, "
-                          f"needs {need:.4g} (redundancy included)")
             if job.single_site and len(groups[job.name]) > 1:
                 self.fail(f"site: synchronous job {job.name} is split over fabrics (vendor@link group/interconnect/GPU) "
                           f"{sorted(groups[job.name])}")
@@ -244,7 +200,7 @@ class _Verifier(ShownFields):
                       f"{sorted({(a.offer, a.interconnect) for a in pieces})}")
             return
         gpn = self.cat.offers[claimed[0].offer].gpus_per_node
-        share = sum(a.replicas * _node_share(a.group_gpus, gpn) for a in claimed)
+        share = sum(a.replicas * node_share(a.group_gpus, gpn) for a in claimed)
         if share > gpn:
             self.fail(f"one node: job {job} claims one node in period {t} but its groups take "
                       f"{share:g} GPUs of {gpn}-GPU nodes")
@@ -256,21 +212,18 @@ class _Verifier(ShownFields):
         bundles: dict[str, float] = defaultdict(float)
         loose: dict[float, int] = defaultdict(int)
         for a in pieces:
-            share = _node_share(a.group_gpus, gpn)
+            share = node_share(a.group_gpus, gpn)
             if a.within_one_node:
                 bundles[a.job] += a.replicas * share
             else:
                 loose[share] += a.replicas
         nodes = self.held.get((name, ic, t), 0)
-        if max(bundles.values()) <= gpn and not _packs(nodes, gpn, sorted(bundles.values(), reverse=True), loose):
+        if max(bundles.values()) <= gpn and not packs(nodes, gpn, sorted(bundles.values(), reverse=True), loose):
             self.fail(f"packing: jobs {sorted(bundles)} each run inside one node of {name}/{ic} in period {t}; "
                       f"they and the other groups do not fit on the {nodes} nodes held")
 
     def _job_may_use(self, job: Job, offer: Offer, ic: str, t: int, group: int) -> None:
-        start, end = t * self.pd, min((t + 1) * self.pd, self.p.horizon_days)
-        if start < job.start_day or end > job.deadline_days:
-            self.fail(f"window: job {job.name} runs in days {start}-{end}, outside "
-                      f"[{job.start_day}, {job.deadline_days})")
+        start = t * self.pd
         wait = self._transfer_wait(job, offer.datacenter)
         if wait and start < job.start_day + wait:
             self.fail(f"data: job {job.name} runs at {offer.datacenter} from day {start}, before its dataset "
@@ -280,7 +233,7 @@ class _Verifier(ShownFields):
         dc = self.cat.datacenters[offer.datacenter]
         if job.residency and job.residency not in dc.residency:
             self.fail(f"residency: job {job.name} needs {job.residency}, {dc.datacenter} has {list(dc.residency)}")
-        if not _restrict_ok(job.restrict, offer, ic):
+        if not restrict_ok(job.restrict, offer, ic):
             self.fail(f"restrict: job {job.name} may not use {offer.offer}/{ic}")
         layout = self._layout(job, offer)
         if layout is None or group < layout.gpus:
@@ -308,7 +261,7 @@ class _Verifier(ShownFields):
         """
         offer, gpu = self.cat.offers[a.offer], self.cat.gpus[self.cat.offers[a.offer].gpu]
         gpus = a.replicas * a.group_gpus
-        mfu = (job.mfu if job.mfu is not None else gpu.default_mfu) * job.mfu_factor
+        mfu = (job.mfu if job.mfu is not None else gpu.default_mfu) * job.mfu_factor * job_factor(job)
         perf = (offer.perf_guarantee_pct or 90.0) / 100
         loss = spot_loss(offer.preemptions_per_day, job.checkpoint_interval_hours, job.restart_hours) \
             if MODES[offer.mode].preemptible else 0.0
@@ -330,18 +283,18 @@ class _Verifier(ShownFields):
         for c in self.plan.schedule.contracts:
             offer = self.cat.offers.get(c.offer)
             if offer is not None and c.interconnect in offer.interconnect:
-                total += _node_cost(offer, c.interconnect, _term_days(offer), c.nodes) * self.rate(offer)
+                total += node_cost(offer, c.interconnect, term_days(offer), c.nodes) * self.rate(offer)
         for r in self.plan.schedule.rentals:
             offer = self.cat.offers.get(r.offer)
             if offer is not None and r.interconnect in offer.interconnect:
-                total += _node_cost(offer, r.interconnect, self.hours(r.period) / 24, r.nodes) * self.rate(offer)
+                total += node_cost(offer, r.interconnect, self.hours(r.period) / 24, r.nodes) * self.rate(offer)
         total += self._data_cost()
+        self.total = total
         if not math.isclose(total, self.plan.total_cost, rel_tol=TOL_REL, abs_tol=TOL_MONEY):
             self.fail(f"cost: the schedule costs {total:,.2f} {self.p.currency}, the plan says {self.plan.total_cost:,.2f}")
         parts = sum(self.plan.cost_breakdown.values())
         if not math.isclose(parts, self.plan.total_cost, rel_tol=TOL_REL, abs_tol=TOL_MONEY):
             self.fail(f"cost: breakdown adds up to {parts:,.2f}, total is {self.plan.total_cost:,.2f}")
-        self._budget(total)
 
     def _summaries(self) -> None:
         """The plan's job × rental GPU-days, idle capacity and cash flow (solver.model.ledger), each
@@ -388,10 +341,6 @@ class _Verifier(ShownFields):
             if not math.isclose(paid, plan.total_cost, rel_tol=TOL_REL, abs_tol=TOL_MONEY + 0.01 * len(plan.cash_flow)):
                 self.fail(f"cash_flow: payments add up to {paid:,.2f}, the plan costs {plan.total_cost:,.2f}")
 
-    def _budget(self, total: float) -> None:
-        if self.p.budget is not None and total > self.p.budget + TOL_MONEY:
-            self.fail(f"budget: plan costs {total:,.2f} {self.p.currency}, budget is {self.p.budget:,.2f}")
-
     def _data_cost(self) -> float:
         sites = {(a.job, self.cat.offers[a.offer].vendor, self.cat.offers[a.offer].datacenter)
                  for a in self.plan.schedule.assignments if a.offer in self.cat.offers and a.job in self.jobs}
@@ -434,110 +383,3 @@ class _Verifier(ShownFields):
             return 0
         bits_per_day = min(a.wan_gbps or DEFAULT_WAN_GBPS, b.wan_gbps or DEFAULT_WAN_GBPS) * 1e9 * 86_400
         return math.ceil(job.data.dataset_tb * 8e12 / bits_per_day - 1e-9)
-
-
-def _node_share(group: int, gpn: int) -> float:
-    """GPUs of nodes a group takes: a group inside one node may not straddle two."""
-    return float(group) if group >= gpn else gpn / (gpn // group)
-
-
-def _packs(nodes: int, gpn: int, bundles: list[float], loose: dict[float, int]) -> bool:
-    """Can the bundles (each inside one node) and the loose groups be placed on `nodes` nodes?
-
-    Bundles go to nodes by exhaustive search over the multiset of what the nodes have left
-    (remembered, so equal states are searched once). Loose groups smaller than a node fill
-    the bundles' leftovers, searched exhaustively too; the rest of them is counted against
-    the nodes no bundle uses — the rule the planner itself uses for groups, exact for node
-    shares dividing one another — and groups spanning nodes take any GPUs still free.
-    """
-    eps = 1e-9
-    small = {c: n for c, n in loose.items() if c <= gpn}   # a group of a whole node fits no leftover
-    spanning = sum(c * n for c, n in loose.items() if c > gpn)
-    placed: dict[tuple, bool] = {}
-    filled: dict[tuple, bool] = {}
-
-    def place(i: int, lefts: tuple[float, ...]) -> bool:
-        if len(lefts) > nodes:
-            return False
-        if i == len(bundles):
-            return fill(lefts, tuple(sorted(small.items())))
-        if (i, lefts) not in placed:
-            options = [tuple(sorted(lefts[:k] + (left - bundles[i],) + lefts[k + 1:]))
-                       for k, left in enumerate(lefts) if bundles[i] <= left + eps]
-            options.append(tuple(sorted(lefts + (gpn - bundles[i],))))
-            placed[i, lefts] = any(place(i + 1, option) for option in dict.fromkeys(options))
-        return placed[i, lefts]
-
-    def fill(lefts: tuple[float, ...], counts: tuple) -> bool:
-        return fill_from(lefts, 0, counts, 0.0)
-
-    def fill_from(lefts: tuple[float, ...], k: int, counts: tuple, spare: float) -> bool:
-        """Leftovers k.. of the bundles' nodes get whole groups; `spare`: GPUs left in those before k."""
-        key = (lefts, k, counts, round(spare, 6))
-        if key in filled:
-            return filled[key]
-        if k == len(lefts):
-            free = gpn * (nodes - len(lefts))
-            rest = sum(c * n for c, n in counts)
-            ok = rest <= free + eps and rest + spanning <= free + spare + eps
-        else:
-            have = dict(counts)
-            shares = sorted((c for c in have if have[c] > 0), reverse=True)
-            ok = any(fill_from(lefts, k + 1, tuple(sorted((c, n - taken.get(c, 0)) for c, n in have.items())),
-                               spare + lefts[k] - sum(c * n for c, n in taken.items()))
-                     for taken in _fillings(lefts[k], shares, have))
-        filled[key] = ok
-        return ok
-
-    return place(0, ())
-
-
-def _fillings(left: float, shares: list[float], counts: dict[float, int]):
-    """Every way to put whole groups into one node's leftover, the fullest first (a few dozen at most)."""
-    out: list[dict[float, int]] = []
-
-    def walk(k: int, room: float, chosen: dict[float, int]) -> None:
-        if k == len(shares):
-            out.append(dict(chosen))
-            return
-        c = shares[k]
-        for n in range(min(counts[c], int((room + 1e-9) // c)), -1, -1):
-            chosen[c] = n
-            walk(k + 1, room - n * c, chosen)
-        chosen.pop(c, None)
-
-    walk(0, left, {})
-    return sorted(out, key=lambda f: -sum(c * n for c, n in f.items()))
-
-
-def _term_days(offer: Offer) -> float:
-    unit = offer.price_unit.rsplit("_", 1)[1]
-    return max(offer.min_term_days, DAYS_PER_UNIT[unit])
-
-
-def _node_cost(offer: Offer, ic: str, days: float, nodes: int) -> float:
-    """Money in the offer's currency for `nodes` nodes over `days`: rent + interconnect, volume discount on rent, then the fee."""
-    unit_days = DAYS_PER_UNIT[offer.price_unit.rsplit("_", 1)[1]]
-    units = days / unit_days
-    rent = offer.price * (offer.gpus_per_node if "_gpu_" in offer.price_unit else 1) * units * nodes
-    link = offer.interconnect_price[offer.interconnect.index(ic)] * units * nodes
-    if offer.discount_from_gpus is not None and nodes * offer.gpus_per_node >= offer.discount_from_gpus:
-        rent *= 1 - (offer.discount_pct or 0) / 100
-    return (rent + link) * (1 + offer.platform_fee_pct / 100)
-
-
-def _restrict_ok(restrict, offer: Offer, ic: str) -> bool:
-    if restrict is None:
-        return True
-    checks = ((restrict.gpus, offer.gpu), (restrict.modes, offer.mode), (restrict.vendors, offer.vendor),
-              (restrict.datacenters, offer.datacenter), (restrict.interconnects, ic),
-              (restrict.offers, offer.offer))
-    return all(not allow or value in allow for allow, value in checks)
-
-
-def _job_flops(job: Job) -> float:
-    if job.flops is not None:
-        return job.flops
-    assert job.model is not None and job.tokens is not None
-    return training_flops(job.model.params, job.tokens, job.kind, active_params=job.model.active_params,
-                          trials=job.trials)

@@ -1,4 +1,4 @@
-"""What a plan shows, re-derived from its schedule: the checks solver.verify adds for the fields
+"""What a plan shows, re-derived from its schedule: the checks solver.verify.rules adds for the fields
 people read (`ShownFields`, a part of its verifier).
 
 Why: the verifier checked the schedule's rules and total, not the summary printed from it. In a
@@ -16,43 +16,15 @@ from __future__ import annotations
 import math
 from collections import defaultdict
 
-from solver.estimate.flops import training_flops
-from solver.model.catalog import Offer
+from solver.verify.helpers import node_parts, term_days
 
 TOL_CENTS = 0.01
 """Each shown amount is rounded to the cent."""
 
-_UNIT_DAYS = {"hour": 1 / 24, "month": 30.0, "year": 365.0}
-
-
-def node_parts(offer: Offer, ic: str, days: float, nodes: int) -> dict[str, float]:
-    """Money in the offer's currency for `nodes` nodes over `days`, split as the breakdown is:
-    GPU rent and interconnect at list price, the platform fee on both, and the volume discount
-    (negative) on the rent and its fee."""
-    unit_days = _UNIT_DAYS[offer.price_unit.rsplit("_", 1)[1]]
-    units = days / unit_days
-    rent = offer.price * (offer.gpus_per_node if "_gpu_" in offer.price_unit else 1) * units * nodes
-    link = offer.interconnect_price[offer.interconnect.index(ic)] * units * nodes if offer.interconnect_price else 0.0
-    fee = offer.platform_fee_pct / 100
-    discounted = offer.discount_from_gpus is not None and nodes * offer.gpus_per_node >= offer.discount_from_gpus
-    discount = -rent * (offer.discount_pct or 0) / 100 * (1 + fee) if discounted else 0.0
-    return {"gpu_rent": rent, "interconnect": link, "platform_fee": (rent + link) * fee, "volume_discount": discount}
-
-
-def term_days(offer: Offer) -> float:
-    return max(offer.min_term_days, _UNIT_DAYS[offer.price_unit.rsplit("_", 1)[1]])
-
-
-def _need_flops(job) -> float:
-    if job.flops is not None:
-        return job.flops
-    return training_flops(job.model.params, job.tokens, job.kind, active_params=job.model.active_params,
-                          trials=job.trials)
-
 
 class ShownFields:
-    """Checks of the shown fields; mixed into solver.verify's verifier, whose problem (`p`),
-    catalog (`cat`), plan, period length (`pd`), `hours`, `rate`, `_work` and `fail` they use."""
+    """Checks of the shown fields; mixed into solver.verify.rules' verifier, whose problem (`p`),
+    catalog (`cat`), plan, period length (`pd`), `hours`, `rate`, `need`, `_work` and `fail` they use."""
 
     def _lines(self) -> list[tuple[tuple, dict[str, float]]]:
         """The allocation lines the schedule makes, each (offer, interconnect, nodes, start, end)
@@ -136,7 +108,7 @@ class ShownFields:
             said = (r.finish_day, r.gpus, sorted(r.gpu_types), sorted(r.sites))
             if said != truth:
                 self.fail(f"jobs: {r.name} shows finish day/GPUs/GPU types/sites {said}, its assignments give {truth}")
-            need = _need_flops(job) * (1 + self.p.redundancy) / 1e18
+            need = self.need(job) / 1e18
             if not math.isclose(r.required_eflop, need, rel_tol=1e-6, abs_tol=0.0015):
                 self.fail(f"jobs: {r.name} shows {r.required_eflop:,.3f} EFLOP required, it needs {need:,.3f}")
             # The plan counts work at the one size tier its job chose, which is never faster than this

@@ -15,7 +15,7 @@ import pytest
 
 from solver.errors import ProblemError
 from solver.load import load_catalog
-from solver.skypilot import ACCELERATORS, SkyPilotError, import_skypilot
+from solver.ingest.skypilot import ACCELERATORS, SkyPilotError, import_skypilot
 from tests.builders import ROOT, catalog_folder
 
 SAMPLE = ROOT / "catalogs" / "public-clouds-sample"
@@ -208,10 +208,22 @@ def test_filters_and_the_spot_rate_override(target):
 
 
 def test_the_default_folder_is_skypilots_own(monkeypatch, tmp_path, target):
-    import solver.skypilot as skypilot
+    import solver.ingest.skypilot as skypilot
 
     monkeypatch.setattr(skypilot, "DEFAULT_DIR", tmp_path / "nowhere")
     with pytest.raises(ProblemError, match="no SkyPilot catalogs found"):
         import_skypilot(None, target)
     monkeypatch.setattr(skypilot, "DEFAULT_DIR", RAW)
     assert {c.cloud for c in import_skypilot(None, target, clouds=["nebius"]).clouds} == {"nebius"}
+
+
+def test_a_vms_csv_that_is_not_utf8_is_named(tmp_path, target):
+    """A price list saved in a local encoding is a ProblemError naming the file (solver.ingest.readers.csv_rows)."""
+    folder = _cloud(tmp_path, "aws", "")
+    (folder / "aws" / "vms.csv").write_bytes((AWS_HEADER + "\np5.48xlarge,H100,8,192,2048,,98.32,30.3,东京,\n")
+                                             .encode("gbk"))
+    before = _snapshot(target)
+    with pytest.raises(ProblemError, match="not a readable CSV file") as err:
+        import_skypilot(folder, target, clouds=["aws"])
+    assert err.value.file.endswith("vms.csv") and "vms.csv as it is" in err.value.fix
+    assert _snapshot(target) == before

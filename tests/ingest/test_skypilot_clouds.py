@@ -12,8 +12,8 @@ from pathlib import Path
 import pytest
 
 from solver.load import load_catalog
-from solver.skypilot import SkyPilotError, import_skypilot
-from solver.skypilot_gpus import identify
+from solver.ingest.skypilot import SkyPilotError, import_skypilot
+from solver.ingest.skypilot_gpus import identify
 from tests.builders import ONE_B, ROOT, catalog_folder
 
 CLOUDS = ROOT / "tests" / "data" / "skypilot-v7"
@@ -282,6 +282,6 @@ def test_a_box_takes_the_overlay_entry_of_any_of_its_sizes(tmp_path, target):
     ("germanywestcentral", ("eu",)), ("australiaeast", ("apac",)), ("uaenorth", ("me",)), ("moon-base-1", ()),
 ])
 def test_residency_from_every_region_spelling(region, tags):
-    from solver.skypilot_regions import residency_tags
+    from solver.ingest.skypilot_regions import residency_tags
 
     assert residency_tags(region) == tags

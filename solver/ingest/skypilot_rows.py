@@ -11,18 +11,17 @@ Every bad cell becomes a BadRow naming file, row and column.
 
 from __future__ import annotations
 
-import csv
 import math
 from collections import defaultdict
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from solver.errors import ProblemError
 from solver.model.catalog import MAX_GPUS_PER_NODE
 from solver.model.magnitudes import MAX
-from solver.skypilot_gpus import ATTACHABLE, NOT_GPUS, gcp_family, names_gpu
-from solver.skypilot_offers import span
-from solver.skypilot_regions import zone_owner
+from solver.ingest.skypilot_gpus import ATTACHABLE, NOT_GPUS, gcp_family, names_gpu
+from solver.ingest.skypilot_offers import span
+from solver.ingest.readers import csv_rows
+from solver.ingest.skypilot_regions import zone_owner
 
 HOST_VM = "n1-standard-8"
 """The host GCP attaches V100, T4, P100 and P4 accelerators to when the overlay names none
@@ -63,12 +62,7 @@ def parse(result: CloudResult, path: Path, bad: list[BadRow]) -> tuple[list[Row]
     """The file's rows: those with a GPU, the GPU-less hosts by (type, region, zone), and the accelerators
     priced apart from any VM by (name, count, region, zone). CPU-only rows are counted, bad cells listed."""
     name = str(path)
-    try:
-        with open(path, newline="", encoding="utf-8-sig") as fh:
-            records = list(csv.reader(fh))
-    except (UnicodeDecodeError, csv.Error) as exc:
-        raise ProblemError(f"not a readable CSV file ({exc})", file=name,
-                           fix="give SkyPilot's vms.csv as it is") from None
+    records = csv_rows(path, what="file", fix="give SkyPilot's vms.csv as it is")
     gpu_rows: list[Row] = []
     hosts: dict[tuple, Row] = {}
     apart: dict[tuple, Row] = {}
