@@ -20,22 +20,6 @@ OUT_OF_TIME = "the run's time budget ran out (raise --max-seconds)"
 STOPPED = "the run was stopped (Ctrl-C)"
 """Why something was left undetermined when Ctrl-C ended the run."""
 NOT_ANALYSED = "not analysed"
-NOT_DETERMINED = "not determined"
-
-
-def left_by_time() -> str:
-    """What ended the run: OUT_OF_TIME, or STOPPED after Ctrl-C."""
-    return ctrl_c_or(OUT_OF_TIME, STOPPED)
-
-
-def not_analysed() -> str:
-    """'not analysed: …' for a row the run's end kept from starting."""
-    return f"{NOT_ANALYSED}: {left_by_time()}"
-
-
-def not_determined() -> str:
-    """'not determined: …' for a row whose solve the run's end cut short."""
-    return f"{NOT_DETERMINED}: {left_by_time()}"
 
 
 def no_plan_text(hint: str = "") -> str:
@@ -46,7 +30,7 @@ def no_plan_text(hint: str = "") -> str:
 
 def not_analysed_text() -> str:
     """A question never asked: the run's budget was spent (or Ctrl-C came) before its solve could start."""
-    return left_by_time()
+    return ctrl_c_or(OUT_OF_TIME, STOPPED)
 
 
 def not_proven_text(more_time: str) -> str:

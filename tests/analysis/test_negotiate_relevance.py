@@ -172,8 +172,9 @@ def test_no_pool_is_started_when_the_time_is_already_spent(monkeypatch):
     assert result.base_status == "optimal"
     priced = [t for t in result.offers if t.status in ("in_plan", "not_in_plan") and not t.skipped]
     assert priced and all(not t.analysed for t in priced)
-    from solver.analysis.words import not_analysed   # issue 44: the words why's rows use too
-    assert {t.reason for t in priced} == {not_analysed()} == {"not analysed: the run's time budget ran out (raise --max-seconds)"}
+    from solver.analysis.words import NOT_ANALYSED, not_analysed_text   # issue 44: the words why's rows use too
+    assert {t.reason for t in priced} == {f"{NOT_ANALYSED}: {not_analysed_text()}"} \
+        == {"not analysed: the run's time budget ran out (raise --max-seconds)"}
 
 
 def test_a_concession_is_worded_by_its_family_and_a_new_kind_does_not_break_the_table():
