@@ -310,10 +310,11 @@ class Session:
         if self.finish(last) <= after + 1:
             return None
         saved = self.limits
-        limit = None if nodes is None or self.engine.backend == "highs" else max(0.5, EFFORT * self.last_seconds)
+        highs = self.engine.backend == "highs"
+        limit = None if nodes is None or highs else max(0.5, EFFORT * self.last_seconds)
         self.set_budget(last.objective * (1 + 1e-9) + 1e-6)
         try:
-            with _nodes_at_most(nodes):
+            with _nodes_at_most(nodes if highs else None):
                 _, sol = self._earliest(self.finish(last), lo=after, known=last, step_first=True, probe_limit=limit)
         except Infeasible as exc:
             if exc.proven:

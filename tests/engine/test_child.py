@@ -110,7 +110,10 @@ def test_ctrl_c_in_the_middle_of_a_solve_keeps_the_plan_so_far_and_leaves_no_chi
     env = {**os.environ, child.INTERRUPT_AT_PLAN: "2", "TMPDIR": str(tmp_path)}
     env.pop("GPUPLAN_INTERRUPT_AFTER_SOLVES", None)
     env.pop("GPUPLAN_IN_PROCESS", None)
-    run = subprocess.run([sys.executable, "-m", "solver.cli", "solve", str(STOPPED), "--json"], cwd=ROOT,
+    # --deterministic: every step by nodes, none by the clock (the first plan's own limit is 10 s), so
+    # the second solve in a child is the same on any load; without it the storage problem's run once
+    # ended at load 15 with no signal sent (exit 0)
+    run = subprocess.run([sys.executable, "-m", "solver.cli", "solve", str(STOPPED), "--json", "--deterministic"], cwd=ROOT,
                          env=env, capture_output=True, text=True, timeout=1800)
     assert run.returncode == 130, run.stderr
     plan = json.loads(run.stdout)
