@@ -1,0 +1,330 @@
+"""Job schedules as columns (Dantzig–Wolfe on the jobs): a lower bound, and plans from the columns.
+
+Why (issue 43, item 2, second design): the LP relaxation of the built model is ~14 % below
+the optimum at the median of the realistic suite (22.8 % on issue 33's storage problem).
+What it relaxes sits mostly inside one job: its whole replicas, its fabric choice, its
+storage from its first GPU day, its running flags. Here each job's rows are kept whole and
+convexified instead: a column is one integer schedule of one job (everything its own rows
+say, solved as a MILP), and the master LP picks a convex combination of columns per job.
+
+The decomposition is the Lagrangian one of solver.engine.experimental.lagrange, read as a
+Dantzig–Wolfe master (`split`: every row over more than one owner goes to the master, the
+rest falls into blocks). The master couples the blocks through those rows: the `Use` rows
+(a job's replicas on a configuration's rented nodes), stock per offer and period when
+the offer's configurations have different owners, power per site and period, the budget,
+symmetry and covering cuts that mix owners. A block's pricing problem is its own rows
+solved as a MILP by HiGHS with the master's duals as costs on the master's rows.
+
+Who owns the rentals, and why the bound stays valid when jobs share them. A configuration
+that only one job can use (the Instance gives that job alone options on it) has its nodes,
+contracts and volume discounts in that job's block: its column pays whole nodes, whole
+contract terms and the discount exactly ("private"). A configuration two or more jobs can
+use keeps its rentals in a block of their own, the rental block, whose columns are integer
+rentals (whole nodes, whole terms, discounts, stock and power as the model says) priced by
+the `Use` rows' duals; the jobs' columns reach it only through the master. So a contract
+two jobs hold one after the other, a node two small jobs share, a discount their nodes earn
+together: each is one rental column, paid once. Every plan of the model is the sum of one
+column per block (each block's part of the plan meets that block's rows) meeting the
+master's rows, so the master's optimum over all columns, and its LP, are at most the
+model's optimum: the bound is valid for every problem, shared contracts included.
+`ownership="pooled"` puts every configuration's rentals in the rental block (the Lagrangian
+split exactly); it is weaker, never stronger, and kept to measure what private rentals give.
+
+What it does not capture, by construction: a configuration several jobs may use is priced
+by convex combinations, so one job's whole contract term or whole node on it can be
+averaged over its possible start days (a 10-day job on a 30-day term pays as little as a
+third of it, as in the LP), unless the job's integer replicas force the capacity.
+
+The bound at any iteration is the Lagrangian one, L(π) = offset + Σ_blocks min_b(c + Gᵀπ)x
+− πᵀh with each block's minimum replaced by its MILP's proven bound (weak duality: valid
+for every π ≥ 0, whether or not the generation converged); at convergence it equals the
+master LP's value (the Dantzig–Wolfe bound). The model it bounds is the built one, whose
+optimum is at most the problem's (packing rows are added lazily, solver.milp.packing).
+
+Price-and-branch (`price_and_branch`): the restricted master with 0/1 choices over the
+columns generated, solved by HiGHS; its pick is a plan of the model (every row met), read
+and checked by the independent verifier.
+
+Off the default path (solver.engine.experimental): nothing imports this module but its
+tests and tests/bench/bench_columns.py.
+"""
+
+from __future__ import annotations
+
+import math
+import time
+from dataclasses import dataclass, field
+
+import numpy as np
+from ortools.linear_solver.python import model_builder as mb
+
+from solver.engine.experimental import lagrange
+from solver.engine.highs_options import HIGHS_PRESOLVE_RULES_OFF
+from solver.milp.core import Milp
+
+PRIVATE, POOLED = "private", "pooled"
+"""Ownership of rentals: a configuration only one job can use in that job's block (PRIVATE),
+or every configuration's in the rental block (POOLED)."""
+TOLERANCE = 1e-6
+"""Relative reduced cost (of the master's value) below which a column is not added, and
+relative distance between master and bound at which the generation stops."""
+BLOCK_GAP = 1e-6
+"""Relative gap each pricing MILP is solved to; its proven bound is what enters the bound."""
+SMOOTHING = 0.5
+"""Wentges' smoothing: duals priced at SMOOTHING·(best bound's duals) + (1 − SMOOTHING)·(master's)."""
+MASTER_OPTIONS = f"presolve_rule_off={HIGHS_PRESOLVE_RULES_OFF}\noutput_flag=false"
+
+
+def column_owners(milp: Milp, ownership: str = PRIVATE) -> np.ndarray:
+    """Each variable's owner (lagrange.owners' labels), the rentals of a configuration only one
+    job has options on given to that job when `ownership` is PRIVATE."""
+    label = lagrange.owners(milp)
+    if ownership == POOLED:
+        return label
+    if ownership != PRIVATE:
+        raise ValueError(f"ownership {ownership!r}: {PRIVATE} or {POOLED}")
+    job_no = {job.name: k + 1 for k, job in enumerate(milp.inst.problem.jobs)}
+    users: dict[str, set[str]] = {}
+    for option in milp.inst.options:
+        users.setdefault(option.config, set()).add(option.job)
+    for table in (milp.nodes, milp.contracts, milp.full_price, milp.discount_flag):
+        for key, var in table.items():
+            who = users.get(key[0], set())
+            if len(who) == 1:
+                label[var.index] = job_no[next(iter(who))]
+    return label
+
+
+@dataclass
+class Column:
+    """One block's integer solution: its values (the block's variables, in order), its cost and
+    what it puts on each master row (G x over the block's columns)."""
+
+    block: int
+    values: np.ndarray
+    cost: float
+    use: np.ndarray
+
+
+@dataclass
+class Bound:
+    """What the generation gave: `bound` a valid lower bound on the model's optimum (the best
+    Lagrangian value), `master` the restricted master LP's last value (with the objective's
+    offset; ≥ the Dantzig–Wolfe bound, NaN before the columns met every master row), and how it went."""
+
+    bound: float
+    master: float
+    iterations: int
+    columns: int
+    seconds: float
+    converged: bool
+    history: list[tuple[float, float, float]] = field(default_factory=list)  # (seconds, bound, master)
+
+
+class Generation:
+    """The decomposed model, its columns and master; `run` generates, `price_and_branch` picks."""
+
+    def __init__(self, milp: Milp, ownership: str = PRIVATE) -> None:
+        self.milp = milp
+        self.proto = milp.model.export_to_proto()
+        self.parts = lagrange.split(self.proto, column_owners(milp, ownership))
+        n = len(self.parts.cost)
+        block_of = np.empty(n, dtype=np.int64)
+        for b, cols in enumerate(self.parts.blocks):
+            block_of[cols] = b
+        self._entry_block = block_of[self.parts.g_col]
+        self.columns: list[Column] = []
+
+    @property
+    def rows(self) -> int:
+        return len(self.parts.h)
+
+    def _use(self, block: int, values: np.ndarray) -> np.ndarray:
+        """G x of one block's solution, per master row."""
+        x = np.zeros(len(self.parts.cost))
+        x[self.parts.blocks[block]] = values
+        mask = self._entry_block == block
+        return np.bincount(self.parts.g_row[mask], weights=self.parts.g_val[mask] * x[self.parts.g_col[mask]],
+                           minlength=self.rows)
+
+    def price(self, pi: np.ndarray, deadline: float, phase1: bool = False) -> list[tuple[float, float, Column]] | None:
+        """Each block's (proven bound, objective, solution) under the costs c + Gᵀπ (Gᵀπ alone in
+        phase 1); None when a block has no answer by the deadline."""
+        cost = self.parts.lagrangian_cost(pi) - (self.parts.cost if phase1 else 0.0)
+        out = []
+        for b, (cols, model) in enumerate(zip(self.parts.blocks, self.parts.models)):
+            answer = _solve_block(model, cost[cols], deadline - time.perf_counter())
+            if answer is None:
+                return None
+            bound, values = answer
+            column = Column(b, values, float(self.parts.cost[cols] @ values), self._use(b, values))
+            out.append((bound, float(cost[cols] @ values), column))
+        return out
+
+    def lagrangian(self, pi: np.ndarray, priced: list[tuple[float, float, Column]]) -> float:
+        """L(π) from the blocks' proven bounds: valid for every π ≥ 0."""
+        return self.parts.offset + sum(bound for bound, _, _ in priced) - float(pi @ self.parts.h)
+
+    def _master(self, integral: bool, phase1: bool = False):
+        """The restricted master: λ per column, one convexity row per block and the master rows.
+        `phase1`: each master row gets a slack and the objective is their sum (the columns' costs
+        left out), until the columns can meet every row."""
+        model = mb.Model()
+        lam = [model.new_var(0.0, 1.0, integral, f"l{k}") for k in range(len(self.columns))]
+        by_block: list[list[int]] = [[] for _ in self.parts.blocks]
+        for k, col in enumerate(self.columns):
+            by_block[col.block].append(k)
+        convex = [model.add(mb.LinearExpr.sum([lam[k] for k in ks]) == 1.0) for ks in by_block]
+        uses = np.array([col.use for col in self.columns]).T if self.columns else np.zeros((self.rows, 0))
+        coupled, slack = [], []
+        for r in range(self.rows):
+            nz = np.flatnonzero(np.abs(uses[r]) > 1e-12)
+            if not len(nz) and self.parts.h[r] >= 0:
+                coupled.append(None)  # met by every column: its dual is 0
+                continue
+            terms = mb.LinearExpr.weighted_sum([lam[k] for k in nz], uses[r, nz].tolist())
+            if phase1:
+                s = model.new_num_var(0.0, math.inf, f"s{r}")
+                slack.append(s)
+                terms = terms - s
+            coupled.append(model.add(terms <= float(self.parts.h[r])))
+        if phase1:
+            model.minimize(mb.LinearExpr.sum(slack))
+        else:
+            model.minimize(mb.LinearExpr.weighted_sum(lam, [col.cost for col in self.columns]))
+        return model, lam, convex, coupled, slack
+
+    def master_lp(self, phase1: bool = False) -> tuple[float, np.ndarray, np.ndarray]:
+        """The restricted master LP: (value without the offset, α per block, π per master row ≥ 0);
+        in phase 1 the value is the slack the columns still need."""
+        model, _lam, convex, coupled, _slack = self._master(False, phase1)
+        solver = mb.Solver("glop")  # HiGHS through the model builder returns row activities as duals (OR-Tools 9.15)
+        status = solver.solve(model)
+        if status != mb.SolveStatus.OPTIMAL:
+            raise RuntimeError(f"restricted master LP: {status.name}")
+        alpha = np.array([solver.dual_value(ct) for ct in convex])
+        pi = np.zeros(self.rows)
+        for r, ct in enumerate(coupled):
+            if ct is not None:
+                pi[r] = max(0.0, -solver.dual_value(ct))  # a ≤ row of a minimisation has a dual ≤ 0
+        return solver.objective_value, alpha, pi
+
+    def run(self, seconds: float, *, iterations: int | None = None, start: np.ndarray | None = None,
+            smoothing: float = SMOOTHING) -> Bound:
+        """Column generation until no column prices out (the master LP is then the Dantzig–Wolfe
+        bound), `iterations` master solves, or `seconds`. `start`: a plan's values (all variables),
+        split into one first column per block. The bound reported is the best L(π) seen.
+
+        Phase 1 (only while the columns cannot meet every master row together): the master
+        minimises the rows' slack and the blocks are priced by its duals alone. Phase 2: the
+        master's own costs, the blocks priced at duals smoothed towards the best bound's
+        (Wentges), and at the master's own when the smoothed ones find no column."""
+        began = time.perf_counter()
+        deadline = began + seconds
+        if start is not None:
+            for b, cols in enumerate(self.parts.blocks):
+                values = np.asarray(start, dtype=float)[cols]
+                self.columns.append(Column(b, values, float(self.parts.cost[cols] @ values), self._use(b, values)))
+        best_pi = lagrange.row_prices(self.parts, self.proto, lagrange.start_prices(self.milp))
+        priced = self.price(best_pi, deadline)
+        if priced is None:
+            return Bound(-math.inf, math.nan, 0, len(self.columns), time.perf_counter() - began, False)
+        best = self.lagrangian(best_pi, priced)
+        self.columns += [col for _, _, col in priced]
+        history = [(time.perf_counter() - began, best, math.nan)]
+        done, converged, master, phase1 = 0, False, math.nan, True
+        while time.perf_counter() < deadline and (iterations is None or done < iterations):
+            value, alpha, pi = self.master_lp(phase1)
+            done += 1
+            if phase1 and value <= 1e-7 * max(1.0, float(np.abs(self.parts.h).max(initial=0.0))):
+                phase1 = False
+                value, alpha, pi = self.master_lp()
+            if not phase1:
+                master = value + self.parts.offset
+                if master - best <= TOLERANCE * max(1.0, abs(master)):
+                    converged = True
+                    break
+            added, priced = self._add_columns(pi, alpha, best_pi, 0.0 if phase1 else smoothing, deadline, phase1)
+            if priced is None:
+                break
+            if not phase1 and priced[0] > best:
+                best, best_pi = priced
+            history.append((time.perf_counter() - began, best, master))
+            if not added:
+                converged = not phase1  # no column prices out: the master is the bound
+                if phase1:
+                    raise RuntimeError("the columns cannot meet the master's rows: the model has no plan")
+                break
+        if converged and math.isfinite(master):
+            best = max(best, master - TOLERANCE * max(1.0, abs(master)))
+        return Bound(best, master, done, len(self.columns), time.perf_counter() - began, converged, history)
+
+    def _add_columns(self, pi: np.ndarray, alpha: np.ndarray, center: np.ndarray, weight: float,
+                     deadline: float, phase1: bool) -> tuple[int, tuple[float, np.ndarray] | None]:
+        """Price the blocks (at the smoothed duals first, then the master's if that found none),
+        add each column of negative reduced cost at the master's duals: (columns added, (L at
+        the duals priced, those duals) or None when out of time; L is −inf in phase 1)."""
+        added, bound = 0, None
+        for trial in ((weight, 0.0) if weight > 0 else (0.0,)):
+            at = trial * center + (1 - trial) * pi
+            priced = self.price(at, deadline, phase1)
+            if priced is None:
+                return added, None
+            value = -math.inf if phase1 else self.lagrangian(at, priced)
+            if bound is None or value > bound[0]:
+                bound = (value, at)
+            for b, (_low, _obj, col) in enumerate(priced):
+                base = 0.0 if phase1 else col.cost
+                if base + float(pi @ col.use) - alpha[b] < -TOLERANCE * max(1.0, abs(alpha[b])):
+                    self.columns.append(col)
+                    added += 1
+            if added:
+                break
+        return added, bound
+
+    def price_and_branch(self, seconds: float) -> tuple[float, np.ndarray] | None:
+        """The restricted master with one whole column per block, each master row met: its cost
+        (with the offset) and the model's variables at that pick; None without one in `seconds`."""
+        model, lam, *_ = self._master(integral=True)
+        solver = mb.Solver("highs")
+        solver.set_time_limit_in_seconds(max(seconds, 0.1))
+        solver.set_solver_specific_parameters(MASTER_OPTIONS)
+        status = solver.solve(model)
+        if status not in (mb.SolveStatus.OPTIMAL, mb.SolveStatus.FEASIBLE):
+            return None
+        x = np.zeros(len(self.parts.cost))
+        for k, col in enumerate(self.columns):
+            if solver.value(lam[k]) > 0.5:
+                x[self.parts.blocks[col.block]] = col.values
+        return float(self.parts.cost @ x) + self.parts.offset, x
+
+
+def _solve_block(model: mb.Model, cost: np.ndarray, seconds: float) -> tuple[float, np.ndarray] | None:
+    """The block's proven lower bound under `cost` and its best solution (integers rounded);
+    None if it has none by then."""
+    if seconds <= 0:
+        return None
+    model.helper.clear_objective()  # set_objective_coefficients skips zeros: a cost back to 0 kept its old value
+    model.helper.set_objective_coefficients(list(range(len(cost))), cost.tolist())
+    solver = mb.Solver("highs")
+    solver.set_time_limit_in_seconds(max(seconds, 0.1))
+    solver.set_solver_specific_parameters(f"{MASTER_OPTIONS}\nmip_rel_gap={BLOCK_GAP}")
+    status = solver.solve(model)
+    if status not in (mb.SolveStatus.OPTIMAL, mb.SolveStatus.FEASIBLE):
+        return None
+    bound = solver.best_objective_bound
+    if status == mb.SolveStatus.OPTIMAL:
+        bound = min(solver.objective_value, bound) if math.isfinite(bound) else solver.objective_value
+    if not math.isfinite(bound):
+        return None
+    values = solver.values(model.get_variables()).to_numpy().copy()
+    integral = np.array([v.is_integral for v in model.get_variables()], dtype=bool)
+    values[integral] = np.round(values[integral])
+    return bound - 1e-9 * abs(bound), values
+
+
+def column_bound(milp: Milp, seconds: float, *, ownership: str = PRIVATE, iterations: int | None = None,
+                 start: np.ndarray | None = None) -> tuple[Bound, Generation]:
+    """The Dantzig–Wolfe bound of a built model (and the generation, for price-and-branch)."""
+    gen = Generation(milp, ownership)
+    return gen.run(seconds, iterations=iterations, start=start), gen
