@@ -51,14 +51,18 @@ tests and tests/bench/bench_columns.py.
 
 from __future__ import annotations
 
+import datetime as dt
 import math
+import tempfile
 import time
 from dataclasses import dataclass, field
+from pathlib import Path
 
 import numpy as np
 from ortools.linear_solver.python import model_builder as mb
 
 from solver.engine.experimental import lagrange
+from solver.engine.export import to_mathopt
 from solver.engine.highs_options import HIGHS_PRESOLVE_RULES_OFF
 from solver.milp.core import Milp
 
@@ -68,7 +72,7 @@ or every configuration's in the rental block (POOLED)."""
 TOLERANCE = 1e-6
 """Relative reduced cost (of the master's value) below which a column is not added, and
 relative distance between master and bound at which the generation stops."""
-BLOCK_GAP = 1e-6
+BLOCK_GAP = 1e-4
 """Relative gap each pricing MILP is solved to; its proven bound is what enters the bound."""
 SMOOTHING = 0.5
 """Wentges' smoothing: duals priced at SMOOTHING·(best bound's duals) + (1 − SMOOTHING)·(master's)."""
@@ -124,8 +128,10 @@ class Bound:
 class Generation:
     """The decomposed model, its columns and master; `run` generates, `price_and_branch` picks."""
 
-    def __init__(self, milp: Milp, ownership: str = PRIVATE) -> None:
+    def __init__(self, milp: Milp, ownership: str = PRIVATE, block_seconds: float = math.inf) -> None:
         self.milp = milp
+        self.block_seconds = block_seconds
+        """Most seconds one pricing MILP may take; stopped early, its proven bound enters L(π)."""
         self.proto = milp.model.export_to_proto()
         self.parts = lagrange.split(self.proto, column_owners(milp, ownership))
         n = len(self.parts.cost)
@@ -134,6 +140,10 @@ class Generation:
             block_of[cols] = b
         self._entry_block = block_of[self.parts.g_col]
         self.columns: list[Column] = []
+        self.sides = _master_sides(self.proto, column_owners(milp, ownership))
+        """Each master row's (model row, +1 for its upper side or −1 for its lower), as split made them."""
+        self.timing = np.zeros(len(self.parts.blocks))
+        """Seconds each block's pricing took, summed."""
 
     @property
     def rows(self) -> int:
@@ -147,19 +157,41 @@ class Generation:
         return np.bincount(self.parts.g_row[mask], weights=self.parts.g_val[mask] * x[self.parts.g_col[mask]],
                            minlength=self.rows)
 
-    def price(self, pi: np.ndarray, deadline: float, phase1: bool = False) -> list[tuple[float, float, Column]] | None:
+    def price(self, pi: np.ndarray, deadline: float,
+              phase1: bool = False) -> list[tuple[float, float, Column | None]] | None:
         """Each block's (proven bound, objective, solution) under the costs c + Gᵀπ (Gᵀπ alone in
         phase 1); None when a block has no answer by the deadline."""
         cost = self.parts.lagrangian_cost(pi) - (self.parts.cost if phase1 else 0.0)
         out = []
         for b, (cols, model) in enumerate(zip(self.parts.blocks, self.parts.models)):
-            answer = _solve_block(model, cost[cols], deadline - time.perf_counter())
+            began = time.perf_counter()
+            answer = _solve_block(model, cost[cols], min(deadline - began, self.block_seconds))
+            self.timing[b] += time.perf_counter() - began
             if answer is None:
                 return None
             bound, values = answer
+            if values is None:  # a bound and no solution: nothing to add from this block
+                out.append((bound, math.inf, None))
+                continue
             column = Column(b, values, float(self.parts.cost[cols] @ values), self._use(b, values))
             out.append((bound, float(cost[cols] @ values), column))
         return out
+
+    def lp_duals(self, seconds: float) -> tuple[float, np.ndarray] | None:
+        """The LP relaxation of the whole model (HiGHS through MathOpt) and its duals on the master
+        rows, as π ≥ 0: L at these duals is at least the LP's value (each block's integer minimum
+        is at least its LP's), so the generation starts at or above the plain LP bound. None if
+        HiGHS has no optimum in `seconds`."""
+        from ortools.math_opt.python import mathopt
+
+        model = to_mathopt(_model_of(_relaxed(self.proto)))
+        params = mathopt.SolveParameters(time_limit=dt.timedelta(seconds=max(seconds, 1.0)), enable_output=False)
+        result = mathopt.solve(model, mathopt.SolverType.HIGHS, params=params)
+        if result.termination.reason != mathopt.TerminationReason.OPTIMAL:
+            return None
+        duals = result.dual_values(list(model.linear_constraints()))  # row k has id k (to_mathopt)
+        pi = np.array([max(0.0, -sign * duals[row]) for row, sign in self.sides])  # ≤ rows: duals ≤ 0
+        return result.objective_value(), pi
 
     def lagrangian(self, pi: np.ndarray, priced: list[tuple[float, float, Column]]) -> float:
         """L(π) from the blocks' proven bounds: valid for every π ≥ 0."""
@@ -210,10 +242,12 @@ class Generation:
         return solver.objective_value, alpha, pi
 
     def run(self, seconds: float, *, iterations: int | None = None, start: np.ndarray | None = None,
-            smoothing: float = SMOOTHING) -> Bound:
+            smoothing: float = SMOOTHING, pi_start: np.ndarray | None = None) -> Bound:
         """Column generation until no column prices out (the master LP is then the Dantzig–Wolfe
         bound), `iterations` master solves, or `seconds`. `start`: a plan's values (all variables),
-        split into one first column per block. The bound reported is the best L(π) seen.
+        split into one first column per block. `pi_start`: the first duals priced (default:
+        lagrange's start prices; `lp_duals` gives better ones). The bound reported is the best
+        L(π) seen.
 
         Phase 1 (only while the columns cannot meet every master row together): the master
         minimises the rows' slack and the blocks are priced by its duals alone. Phase 2: the
@@ -225,12 +259,13 @@ class Generation:
             for b, cols in enumerate(self.parts.blocks):
                 values = np.asarray(start, dtype=float)[cols]
                 self.columns.append(Column(b, values, float(self.parts.cost[cols] @ values), self._use(b, values)))
-        best_pi = lagrange.row_prices(self.parts, self.proto, lagrange.start_prices(self.milp))
+        best_pi = pi_start if pi_start is not None else lagrange.row_prices(
+            self.parts, self.proto, lagrange.start_prices(self.milp))
         priced = self.price(best_pi, deadline)
         if priced is None:
             return Bound(-math.inf, math.nan, 0, len(self.columns), time.perf_counter() - began, False)
         best = self.lagrangian(best_pi, priced)
-        self.columns += [col for _, _, col in priced]
+        self.columns += [col for _, _, col in priced if col is not None]
         history = [(time.perf_counter() - began, best, math.nan)]
         done, converged, master, phase1 = 0, False, math.nan, True
         while time.perf_counter() < deadline and (iterations is None or done < iterations):
@@ -250,13 +285,11 @@ class Generation:
             if not phase1 and priced[0] > best:
                 best, best_pi = priced
             history.append((time.perf_counter() - began, best, master))
-            if not added:
-                converged = not phase1  # no column prices out: the master is the bound
+            if not added:  # no column prices out; with every block proven, L at the master's duals is the master
                 if phase1:
                     raise RuntimeError("the columns cannot meet the master's rows: the model has no plan")
+                converged = master - best <= TOLERANCE * max(1.0, abs(master))
                 break
-        if converged and math.isfinite(master):
-            best = max(best, master - TOLERANCE * max(1.0, abs(master)))
         return Bound(best, master, done, len(self.columns), time.perf_counter() - began, converged, history)
 
     def _add_columns(self, pi: np.ndarray, alpha: np.ndarray, center: np.ndarray, weight: float,
@@ -274,6 +307,8 @@ class Generation:
             if bound is None or value > bound[0]:
                 bound = (value, at)
             for b, (_low, _obj, col) in enumerate(priced):
+                if col is None:
+                    continue
                 base = 0.0 if phase1 else col.cost
                 if base + float(pi @ col.use) - alpha[b] < -TOLERANCE * max(1.0, abs(alpha[b])):
                     self.columns.append(col)
@@ -299,9 +334,9 @@ class Generation:
         return float(self.parts.cost @ x) + self.parts.offset, x
 
 
-def _solve_block(model: mb.Model, cost: np.ndarray, seconds: float) -> tuple[float, np.ndarray] | None:
-    """The block's proven lower bound under `cost` and its best solution (integers rounded);
-    None if it has none by then."""
+def _solve_block(model: mb.Model, cost: np.ndarray, seconds: float) -> tuple[float, np.ndarray | None] | None:
+    """The block's proven lower bound under `cost` and its best solution (integers rounded; None
+    when HiGHS stopped with a bound and no solution); None without a bound by then."""
     if seconds <= 0:
         return None
     model.helper.clear_objective()  # set_objective_coefficients skips zeros: a cost back to 0 kept its old value
@@ -310,21 +345,59 @@ def _solve_block(model: mb.Model, cost: np.ndarray, seconds: float) -> tuple[flo
     solver.set_time_limit_in_seconds(max(seconds, 0.1))
     solver.set_solver_specific_parameters(f"{MASTER_OPTIONS}\nmip_rel_gap={BLOCK_GAP}")
     status = solver.solve(model)
-    if status not in (mb.SolveStatus.OPTIMAL, mb.SolveStatus.FEASIBLE):
+    if status not in (mb.SolveStatus.OPTIMAL, mb.SolveStatus.FEASIBLE, mb.SolveStatus.NOT_SOLVED):
         return None
     bound = solver.best_objective_bound
     if status == mb.SolveStatus.OPTIMAL:
         bound = min(solver.objective_value, bound) if math.isfinite(bound) else solver.objective_value
     if not math.isfinite(bound):
         return None
+    if status == mb.SolveStatus.NOT_SOLVED:
+        return bound - 1e-9 * abs(bound), None
     values = solver.values(model.get_variables()).to_numpy().copy()
     integral = np.array([v.is_integral for v in model.get_variables()], dtype=bool)
     values[integral] = np.round(values[integral])
     return bound - 1e-9 * abs(bound), values
 
 
+def _master_sides(proto, owner: np.ndarray) -> list[tuple[int, int]]:
+    """lagrange.split's master rows in order: (model row, +1 upper side | −1 lower side)."""
+    out = []
+    for r, row in enumerate(proto.constraint):
+        labels = {int(o) for o in owner[np.asarray(row.var_index, dtype=np.int64)] if o >= 0}
+        if len(labels) > 1:
+            out += [(r, sign) for sign, side in ((1, row.upper_bound), (-1, row.lower_bound)) if math.isfinite(side)]
+    return out
+
+
+def _relaxed(proto):
+    """A copy of the model with every integrality dropped."""
+    copy = type(proto)()
+    copy.CopyFrom(proto)
+    for var in copy.variable:
+        var.is_integer = False
+    return copy
+
+
+def _model_of(proto) -> mb.Model:
+    """A model builder model of `proto` (it loads protos from files only)."""
+    with tempfile.TemporaryDirectory(prefix="gpuplan-columns-") as folder:
+        path = Path(folder) / "model.pb"
+        path.write_bytes(proto.SerializeToString())
+        model = mb.Model()
+        model.import_from_proto_file(str(path))
+    return model
+
+
 def column_bound(milp: Milp, seconds: float, *, ownership: str = PRIVATE, iterations: int | None = None,
-                 start: np.ndarray | None = None) -> tuple[Bound, Generation]:
-    """The Dantzig–Wolfe bound of a built model (and the generation, for price-and-branch)."""
-    gen = Generation(milp, ownership)
-    return gen.run(seconds, iterations=iterations, start=start), gen
+                 start: np.ndarray | None = None, from_lp: bool = True,
+                 block_seconds: float = math.inf) -> tuple[Bound, Generation]:
+    """The Dantzig–Wolfe bound of a built model (and the generation, for price-and-branch);
+    `from_lp`: the first duals are the LP relaxation's (`Generation.lp_duals`)."""
+    began = time.perf_counter()
+    gen = Generation(milp, ownership, block_seconds)
+    lp = gen.lp_duals(seconds) if from_lp else None
+    bound = gen.run(seconds - (time.perf_counter() - began), iterations=iterations, start=start,
+                    pi_start=None if lp is None else lp[1])
+    bound.seconds = time.perf_counter() - began
+    return bound, gen
