@@ -74,6 +74,8 @@ TOLERANCE = 1e-6
 relative distance between master and bound at which the generation stops."""
 BLOCK_GAP = 1e-4
 """Relative gap each pricing MILP is solved to; its proven bound is what enters the bound."""
+ABSOLUTE_GAP = 1e-5
+"""Each pricing MILP stops within this share of the first bound (over the blocks) of its optimum."""
 SMOOTHING = 0.5
 """Wentges' smoothing: duals priced at SMOOTHING·(best bound's duals) + (1 − SMOOTHING)·(master's)."""
 MASTER_OPTIONS = f"presolve_rule_off={HIGHS_PRESOLVE_RULES_OFF}\noutput_flag=false"
@@ -142,6 +144,10 @@ class Generation:
         self.columns: list[Column] = []
         self.sides = _master_sides(self.proto, column_owners(milp, ownership))
         """Each master row's (model row, +1 for its upper side or −1 for its lower), as split made them."""
+        self.pricers = [_Pricer(model) for model in self.parts.models]
+        self.absolute_gap = 0.0
+        """Absolute gap each pricing MILP stops at (its proven bound still enters L(π)): a reduced
+        cost near 0 makes a relative gap unreachable; `run` sets it from the first bound."""
         self.timing = np.zeros(len(self.parts.blocks))
         """Seconds each block's pricing took, summed."""
 
@@ -165,7 +171,7 @@ class Generation:
         out = []
         for b, (cols, model) in enumerate(zip(self.parts.blocks, self.parts.models)):
             began = time.perf_counter()
-            answer = _solve_block(model, cost[cols], min(deadline - began, self.block_seconds))
+            answer = self.pricers[b].solve(cost[cols], min(deadline - began, self.block_seconds), self.absolute_gap)
             self.timing[b] += time.perf_counter() - began
             if answer is None:
                 return None
@@ -265,6 +271,8 @@ class Generation:
         if priced is None:
             return Bound(-math.inf, math.nan, 0, len(self.columns), time.perf_counter() - began, False)
         best = self.lagrangian(best_pi, priced)
+        if not self.absolute_gap and math.isfinite(best):
+            self.absolute_gap = ABSOLUTE_GAP * abs(best) / max(1, len(self.parts.blocks))
         self.columns += [col for _, _, col in priced if col is not None]
         history = [(time.perf_counter() - began, best, math.nan)]
         done, converged, master, phase1 = 0, False, math.nan, True
@@ -334,30 +342,49 @@ class Generation:
         return float(self.parts.cost @ x) + self.parts.offset, x
 
 
-def _solve_block(model: mb.Model, cost: np.ndarray, seconds: float) -> tuple[float, np.ndarray | None] | None:
-    """The block's proven lower bound under `cost` and its best solution (integers rounded; None
-    when HiGHS stopped with a bound and no solution); None without a bound by then."""
-    if seconds <= 0:
-        return None
-    model.helper.clear_objective()  # set_objective_coefficients skips zeros: a cost back to 0 kept its old value
-    model.helper.set_objective_coefficients(list(range(len(cost))), cost.tolist())
-    solver = mb.Solver("highs")
-    solver.set_time_limit_in_seconds(max(seconds, 0.1))
-    solver.set_solver_specific_parameters(f"{MASTER_OPTIONS}\nmip_rel_gap={BLOCK_GAP}")
-    status = solver.solve(model)
-    if status not in (mb.SolveStatus.OPTIMAL, mb.SolveStatus.FEASIBLE, mb.SolveStatus.NOT_SOLVED):
-        return None
-    bound = solver.best_objective_bound
-    if status == mb.SolveStatus.OPTIMAL:
-        bound = min(solver.objective_value, bound) if math.isfinite(bound) else solver.objective_value
-    if not math.isfinite(bound):
-        return None
-    if status == mb.SolveStatus.NOT_SOLVED:
-        return bound - 1e-9 * abs(bound), None
-    values = solver.values(model.get_variables()).to_numpy().copy()
-    integral = np.array([v.is_integral for v in model.get_variables()], dtype=bool)
-    values[integral] = np.round(values[integral])
-    return bound - 1e-9 * abs(bound), values
+class _Pricer:
+    """One block's pricing MILP in MathOpt (HiGHS), built once, its objective set per pricing.
+
+    Why MathOpt, not the model builder the blocks come as: through the model builder, HiGHS
+    stopped by its time limit gives neither its incumbent nor its bound (status UNKNOWN, issue 33's
+    storage problem: both job blocks at 15 s), and its objective setter skips zero costs."""
+
+    def __init__(self, model: mb.Model) -> None:
+        self.model = to_mathopt(model)
+        self.vars = list(self.model.variables())  # id k is the block's variable k (to_mathopt)
+        self.integral = np.array([v.integer for v in self.vars], dtype=bool)
+
+    def solve(self, cost: np.ndarray, seconds: float, absolute_gap: float = 0.0):
+        """(proven lower bound under `cost`, best solution with integers rounded, or None when
+        HiGHS stopped with a bound and no solution); None without a bound."""
+        from ortools.math_opt.python import mathopt
+
+        if seconds <= 0:
+            return None
+        self.model.objective.clear()
+        self.model.objective.is_maximize = False
+        for var, c in zip(self.vars, cost.tolist()):
+            if c:
+                self.model.objective.set_linear_coefficient(var, c)
+        params = mathopt.SolveParameters(time_limit=dt.timedelta(seconds=max(seconds, 0.1)), enable_output=False,
+                                         relative_gap_tolerance=BLOCK_GAP, absolute_gap_tolerance=absolute_gap)
+        result = mathopt.solve(self.model, mathopt.SolverType.HIGHS, params=params)
+        bound = result.termination.objective_bounds.dual_bound
+        if result.termination.reason == mathopt.TerminationReason.OPTIMAL and result.has_primal_feasible_solution():
+            bound = min(bound, result.objective_value()) if math.isfinite(bound) else result.objective_value()
+        if not math.isfinite(bound):
+            return None
+        bound -= 1e-9 * abs(bound)
+        if not result.has_primal_feasible_solution():
+            return bound, None
+        values = np.array(result.variable_values(self.vars), dtype=float)
+        values[self.integral] = np.round(values[self.integral])
+        return bound, values
+
+
+def _solve_block(model: mb.Model, cost: np.ndarray, seconds: float):
+    """One pricing of a model builder block (a _Pricer built for it)."""
+    return _Pricer(model).solve(cost, seconds)
 
 
 def _master_sides(proto, owner: np.ndarray) -> list[tuple[int, int]]:
@@ -397,6 +424,8 @@ def column_bound(milp: Milp, seconds: float, *, ownership: str = PRIVATE, iterat
     began = time.perf_counter()
     gen = Generation(milp, ownership, block_seconds)
     lp = gen.lp_duals(seconds) if from_lp else None
+    if lp is not None:
+        gen.absolute_gap = ABSOLUTE_GAP * abs(lp[0]) / max(1, len(gen.parts.blocks))
     bound = gen.run(seconds - (time.perf_counter() - began), iterations=iterations, start=start,
                     pi_start=None if lp is None else lp[1])
     bound.seconds = time.perf_counter() - began
