@@ -297,7 +297,9 @@ class Generation:
                 if phase1:
                     raise RuntimeError("the columns cannot meet the master's rows: the model has no plan")
                 converged = master - best <= TOLERANCE * max(1.0, abs(master))
-                break
+                if converged or not math.isfinite(self.block_seconds):
+                    break
+                self.block_seconds *= 2  # a pricing stopped by its limit left the gap: give it longer
         return Bound(best, master, done, len(self.columns), time.perf_counter() - began, converged, history)
 
     def _add_columns(self, pi: np.ndarray, alpha: np.ndarray, center: np.ndarray, weight: float,
