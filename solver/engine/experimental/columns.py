@@ -171,7 +171,12 @@ class Generation:
         out = []
         for b, (cols, model) in enumerate(zip(self.parts.blocks, self.parts.models)):
             began = time.perf_counter()
-            answer = self.pricers[b].solve(cost[cols], min(deadline - began, self.block_seconds), self.absolute_gap)
+            limit = self.block_seconds
+            answer = self.pricers[b].solve(cost[cols], min(deadline - began, limit), self.absolute_gap)
+            while answer is None and time.perf_counter() < deadline and math.isfinite(limit):
+                limit *= 2  # not even a bound in that time: try longer
+                answer = self.pricers[b].solve(cost[cols], min(deadline - time.perf_counter(), limit),
+                                               self.absolute_gap)
             self.timing[b] += time.perf_counter() - began
             if answer is None:
                 return None
