@@ -13,7 +13,9 @@ rest falls into blocks). The master couples the blocks through those rows: the `
 (a job's replicas on a configuration's rented nodes), stock per offer and period when
 the offer's configurations have different owners, power per site and period, the budget,
 symmetry and covering cuts that mix owners. A block's pricing problem is its own rows
-solved as a MILP by HiGHS with the master's duals as costs on the master's rows.
+solved as a MILP by HiGHS (through MathOpt) with the master's duals as costs on the master's
+rows; the master LP is solved by Glop (its duals; HiGHS through the model builder returns
+row activities in their place, OR-Tools 9.15), its first duals are the LP relaxation's.
 
 Who owns the rentals, and why the bound stays valid when jobs share them. A configuration
 that only one job can use (the Instance gives that job alone options on it) has its nodes,
@@ -44,6 +46,14 @@ optimum is at most the problem's (packing rows are added lazily, solver.milp.pac
 Price-and-branch (`price_and_branch`): the restricted master with 0/1 choices over the
 columns generated, solved by HiGHS; its pick is a plan of the model (every row met), read
 and checked by the independent verifier.
+
+Measured (tests/bench/HISTORY.md, "2026-12-08: issue 43, column bound prototype"): on issue
+33's storage problem the restricted master stalled at 367,600 against the optimum 406,000
+(the Dantzig–Wolfe bound is at most that: a gap of at least 9.5 %, the LP's 11.6 %) while the
+proven L(π) stayed at the LP's value; the volume discount that makes most of that gap sits on
+offers both jobs may use, so it stays in the rental block and is convexified as in the LP.
+Not wired into the engine: a valid bound of this kind closes the per-job part of the gap
+(storage, fabric choice, whole replicas, private terms), not the shared rentals.
 
 Off the default path (solver.engine.experimental): nothing imports this module but its
 tests and tests/bench/bench_columns.py.
