@@ -48,12 +48,15 @@ columns generated, solved by HiGHS; its pick is a plan of the model (every row m
 and checked by the independent verifier.
 
 Measured (tests/bench/HISTORY.md, "2026-12-08: issue 43, column bound prototype"): on issue
-33's storage problem the restricted master stalled at 367,600 against the optimum 406,000
-(the Dantzig–Wolfe bound is at most that: a gap of at least 9.5 %, the LP's 11.6 %) while the
-proven L(π) stayed at the LP's value; the volume discount that makes most of that gap sits on
-offers both jobs may use, so it stays in the rental block and is convexified as in the LP.
-Not wired into the engine: a valid bound of this kind closes the per-job part of the gap
-(storage, fabric choice, whole replicas, private terms), not the shared rentals.
+33's storage problem (optimum 406,000, LP 359,020) the restricted master went down from the
+optimal plan to 367,600 = 406,000 − 38,400, the volume discount the LP takes at a fractional
+flag (3 nodes of a 4-node threshold, on an offer both jobs may use, so in the rental block):
+the Dantzig–Wolfe bound is at most that, a gap of at least 9.5 % against the LP's 11.6 %. It
+did not converge: pricing cut at 2-15 s per block found no better column, while an exact
+pricing at the master's last duals found one of reduced cost −362,867 (53 s); the proven
+L(π) stayed at or below the LP's value. Not wired into the engine: a valid bound of this kind
+closes the per-job part of the gap (storage, fabric choice, whole replicas, private terms),
+not the shared rentals, and needs minutes of exact pricing where HiGHS proves the whole model.
 
 Off the default path (solver.engine.experimental): nothing imports this module but its
 tests and tests/bench/bench_columns.py.
