@@ -298,8 +298,11 @@ class Generation:
             value, alpha, pi = self.master_lp(phase1)
             done += 1
             if phase1 and value <= 1e-7 * max(1.0, float(np.abs(self.parts.h).max(initial=0.0))):
-                phase1 = False
-                value, alpha, pi = self.master_lp()
+                try:
+                    value, alpha, pi = self.master_lp()
+                    phase1 = False
+                except RuntimeError:  # slack within tolerance, yet the master without it is infeasible
+                    pass
             if not phase1:
                 master = value + self.parts.offset
                 if master - best <= TOLERANCE * max(1.0, abs(master)):
