@@ -13,6 +13,9 @@ every test solves in its own process (GPUPLAN_IN_PROCESS=1, inherited by the com
 except those marked `child_process`: tests/engine/test_child.py and tests/cli/test_ctrl_c.py, which
 exercise the child and the stops end to end.
 
+SIGINT ignored by whatever started the run (pytest-xdist's workers, a background shell) is set back
+to Python's default, so the commands a test starts hear an injected Ctrl-C as a terminal's would.
+
 Property-based tests (hypothesis) draw the same examples on every run by default, so CI's answer
 does not depend on luck (a fresh clone once drew a catalog name too long for the file system
 that earlier runs never had); `HYPOTHESIS_PROFILE=explore python -m pytest ...` draws new ones
@@ -20,6 +23,7 @@ each run, to look for such cases on purpose.
 """
 
 import os
+import signal
 
 import pytest
 from hypothesis import settings
@@ -34,6 +38,12 @@ os.environ["GPUPLAN_MAX_SECONDS"] = str(HANG_SECONDS)   # assigned, not defaulte
 os.environ["GPUPLAN_HEARTBEAT_SECONDS"] = "0"   # no progress lines: their count depends on speed
 os.environ.pop("GPUPLAN_EXPERIMENTAL", None)   # the default solve path (solver.engine.switches): a shell's switch must not change answers
 os.environ["GPUPLAN_IN_PROCESS"] = "1"   # the child's start-up only where a test is about the child (below)
+if signal.getsignal(signal.SIGINT) is signal.SIG_IGN:
+    # A runner that starts this process with SIGINT ignored (pytest-xdist's workers, `nohup … &`) hands
+    # that to every command a test starts, and an ignored Ctrl-C never reaches the commands' own
+    # handler: the Ctrl-C tests (tests/cli/test_anytime.py, test_ctrl_c.py) would see exit 0. Default
+    # here: a handled signal is reset to the default at exec, an ignored one is inherited.
+    signal.signal(signal.SIGINT, signal.default_int_handler)
 
 
 @pytest.fixture(autouse=True)
