@@ -236,18 +236,12 @@ class Output:
 OUTPUT = Output()
 MAX_WIDTH = 100
 """Tables are laid out for at most 100 columns: they fit a split screen and a pasted ticket."""
-MIN_WIDTH = 40
-"""Below this a COLUMNS value is not honoured (tables of ids and money cannot be laid out narrower)."""
 
 
 def plan_console() -> Console:
-    """Console for results: at most 100 columns. Piped, 100 unless COLUMNS asks for fewer (rich would
-    assume 80 with no COLUMNS; `COLUMNS=80 gpuplan solve P | less` was laid out at 100 and wrapped)."""
+    """Console for results: at most 100 columns (exactly 100 when piped; rich would assume 80)."""
     probe = Console()
-    if probe.is_terminal:
-        return Console(width=min(probe.width, MAX_WIDTH), **colour())
-    asked = os.environ.get("COLUMNS", "").strip()
-    width = min(int(asked), MAX_WIDTH) if asked.isdigit() and int(asked) >= MIN_WIDTH else MAX_WIDTH
+    width = min(probe.width, MAX_WIDTH) if probe.is_terminal else MAX_WIDTH
     return Console(width=width, **colour())
 
 
