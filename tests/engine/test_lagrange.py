@@ -95,3 +95,18 @@ def test_a_big_solve_with_the_lagrangian_child_has_its_bound_and_a_verified_plan
     sol = solve_milp(milp, time_limit=60)
     check_plan(prob, cat, extract_plan(sol))
     assert 0 < sol.bound <= sol.objective
+
+
+def test_a_block_priced_again_with_a_zero_cost_forgets_the_old_one():
+    """OR-Tools' set_objective_coefficients skips zero coefficients, so a multiplier that fell to 0
+    kept its old cost: the block's minimum read -5 where it is 0, a wrong Lagrangian bound."""
+    import numpy as np
+    from ortools.linear_solver.python import model_builder as mb
+
+    from solver.engine.experimental.lagrange import solve_block
+
+    model = mb.Model()
+    x, y = model.new_num_var(0, 1, "x"), model.new_num_var(0, 1, "y")
+    model.add(x + y >= 1)
+    assert solve_block(model, np.array([-5.0, 1.0]), 5)[0] == -5.0
+    assert solve_block(model, np.array([0.0, 1.0]), 5)[0] == 0.0

@@ -213,6 +213,7 @@ def _block_models(proto, blocks: list[np.ndarray], kept: list[int]) -> list[mb.M
 def solve_block(model: mb.Model, cost: np.ndarray, seconds: float) -> tuple[float, np.ndarray] | None:
     """The block's proven lower bound under `cost` and its best solution; None if it has none
     (infeasible, or out of time)."""
+    model.helper.clear_objective()  # set_objective_coefficients skips zeros: a cost gone to 0 kept its old value
     model.helper.set_objective_coefficients(list(range(len(cost))), cost.tolist())
     solver = mb.Solver("highs")
     solver.set_time_limit_in_seconds(max(seconds, 0.1))
